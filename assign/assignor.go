@@ -1,0 +1,61 @@
+package assign
+
+// Assignor computes a target assignment. The set of assignors is closed:
+// every implementation lives in this package, so that all of them go through
+// the same validation and the same KIP-429 post-pass in Run.
+type Assignor interface {
+	// Name is the protocol name the assignor answers to, e.g.
+	// "cooperative-sticky".
+	Name() string
+	// Version distinguishes behaviourally different implementations of the
+	// same name; older versions stay runnable so a rollback is a policy edit.
+	Version() int
+	// Protocols lists the rebalance protocols the assignor supports; the
+	// first one is its default.
+	Protocols() []RebalanceProtocol
+
+	// memberData returns the partitions the member previously had and the
+	// generation they belong to, by the assignor's own rule (owned
+	// partitions for cooperative-sticky, user data for sticky).
+	memberData(m *Member) (owned []TopicPartitions, generation int32)
+	// plan fills target[p] with the dense index of the member that should
+	// own global partition p, or -1 to leave it unassigned.
+	plan(st *state, target []int32)
+}
+
+// Supports reports whether a runs the given protocol.
+func Supports(a Assignor, p RebalanceProtocol) bool {
+	for _, q := range a.Protocols() {
+		if q == p {
+			return true
+		}
+	}
+	return false
+}
+
+// Ref names an assignor and version, as "cooperative-sticky@2".
+func Ref(a Assignor) string {
+	return a.Name() + "@" + itoa(a.Version())
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	neg := n < 0
+	if neg {
+		n = -n
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	if neg {
+		i--
+		b[i] = '-'
+	}
+	return string(b[i:])
+}

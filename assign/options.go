@@ -1,0 +1,31 @@
+package assign
+
+// Option tunes one Run. Options are sealed: only this package defines them.
+type Option interface{ apply(*options) }
+
+type options struct {
+	rackAware bool
+	maxMoves  int
+	freeze    bool
+}
+
+func defaultOptions() options { return options{rackAware: true} }
+
+type optionFunc func(*options)
+
+func (f optionFunc) apply(o *options) { f(o) }
+
+// WithRackAware turns KIP-881 rack-aware assignment on or off. Default: on;
+// it only takes effect when members report racks and partitions have replica
+// racks that are not everywhere the same.
+func WithRackAware(on bool) Option { return optionFunc(func(o *options) { o.rackAware = on }) }
+
+// WithMaxMoves caps how many partitions one round takes away from their
+// live previous owners, so a large reshuffle spreads over several
+// rebalances. Partitions nobody owns are not counted. Default: 0, no cap.
+func WithMaxMoves(n int) Option { return optionFunc(func(o *options) { o.maxMoves = n }) }
+
+// WithFreeze keeps every partition with its live previous owner (if the
+// owner still subscribes to its topic) and only places partitions nobody
+// owns; for incidents. Default: off.
+func WithFreeze(on bool) Option { return optionFunc(func(o *options) { o.freeze = on }) }

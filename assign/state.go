@@ -1,0 +1,96 @@
+package assign
+
+// state is the dense, validated form of a Group that the assignors work on.
+// Members, topics and partitions are small integers so that the hot paths
+// index flat slices instead of maps of strings:
+//
+//   - member i is members[i]; members are sorted by member id;
+//   - topic t is topics[t]; only topics present in metadata with at least one
+//     partition and subscribed by at least one member; sorted by name;
+//   - global partition p of topic t is start[t] + partition number, so
+//     ascending p is (topic name, partition) order.
+type state struct {
+	group    *Group
+	protocol RebalanceProtocol
+	opts     options
+
+	members []*Member // sorted by ID
+
+	topics  []*Topic // sorted by name
+	topicID map[string]int32
+	start   []int32 // len(topics)+1; start[len(topics)] is the partition total
+	topicOf []int32 // global partition -> topic
+
+	// subs[i] lists, ascending, the topics member i subscribes to that exist.
+	// Members with equal subscriptions share one backing slice.
+	subs [][]int32
+	// subscribers[t] lists, ascending, the members subscribing to topic t.
+	subscribers [][]int32
+	// equalSubs is true when every member subscribes to the same set of
+	// existing topics.
+	equalSubs bool
+
+	// prev[p] is the member that owned p before this round by the assignor's
+	// memberData rule after claim resolution, or -1. A partition claimed by
+	// two members in the same (highest) generation has prev -1 and
+	// contested[p] set (KAFKA-12984).
+	prev      []int32
+	contested []bool // nil when nothing is contested
+	// claims[i] lists, ascending and without duplicates, the existing
+	// partitions member i reported in memberData, stale claims included.
+	claims [][]int32
+	// gen[i] is member i's generation from memberData (NoGeneration if none).
+	gen []int32
+
+	// Racks (KIP-881), only set when rack-aware assignment applies.
+	rackAware   bool
+	rackNames   []string
+	memberRack  []int32 // per member: rack id, or -1
+	partRackIdx []int32 // len P+1 when rackAware: racks of p are partRacks[partRackIdx[p]:partRackIdx[p+1]]
+	partRacks   []int32 // rack ids, ascending per partition
+
+	warnings []string
+}
+
+// numPartitions is the number of partitions of subscribed, existing topics.
+func (st *state) numPartitions() int { return int(st.start[len(st.topics)]) }
+
+// partitionOf returns topic and partition number of global partition p.
+func (st *state) partitionOf(p int32) (topic int32, partition int32) {
+	t := st.topicOf[p]
+	return t, p - st.start[t]
+}
+
+// subscribes reports whether member m subscribes to topic t.
+func (st *state) subscribes(m int32, t int32) bool {
+	s := st.subs[m]
+	lo, hi := 0, len(s)
+	for lo < hi {
+		h := int(uint(lo+hi) >> 1)
+		if s[h] < t {
+			lo = h + 1
+		} else {
+			hi = h
+		}
+	}
+	return lo < len(s) && s[lo] == t
+}
+
+// rackMatches reports whether member m may consume p without crossing racks:
+// true when rack-aware assignment is off, m has no rack, or a replica of p
+// lives in m's rack.
+func (st *state) rackMatches(m int32, p int32) bool {
+	if !st.rackAware {
+		return true
+	}
+	r := st.memberRack[m]
+	if r < 0 {
+		return true
+	}
+	for _, x := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+		if x == r {
+			return true
+		}
+	}
+	return false
+}
