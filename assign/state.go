@@ -39,6 +39,9 @@ type state struct {
 	// claims[i] lists, ascending and without duplicates, the existing
 	// partitions member i reported in memberData, stale claims included.
 	claims [][]int32
+	// unsubscribedOwned[i] lists what member i claims of existing topics
+	// that no member subscribes to any more; it only feeds Revoked.
+	unsubscribedOwned map[int32][]TopicPartitions
 	// gen[i] is member i's generation from memberData (NoGeneration if none).
 	gen []int32
 

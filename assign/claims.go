@@ -1,0 +1,140 @@
+package assign
+
+import (
+	"fmt"
+	"slices"
+)
+
+// resolveClaims reads every member's previous partitions through the
+// assignor's memberData rule and settles who owned each partition.
+//
+// Conflicting claims are settled by generation (KAFKA-12984, KIP-792): the
+// claim with the highest generation wins; a claim without a generation
+// (NoGeneration) loses to any real one (KAFKA-13419); when two or more
+// members claim a partition in the same highest generation, nobody owns it
+// and it is marked contested, so that the cooperative post-pass withholds it
+// from everyone this round. Unlike the Java client, the outcome does not
+// depend on the order members are visited in, and no state survives the call.
+func (st *state) resolveClaims(a Assignor, meta map[string]*Topic) {
+	n := st.numPartitions()
+	st.prev = make([]int32, n)
+	for i := range st.prev {
+		st.prev[i] = -1
+	}
+	prevGen := make([]int32, n)
+	st.gen = make([]int32, len(st.members))
+	st.claims = make([][]int32, len(st.members))
+
+	owned := make([][]TopicPartitions, len(st.members))
+	total := 0
+	for i, m := range st.members {
+		owned[i], st.gen[i] = a.memberData(m)
+		for _, tp := range owned[i] {
+			total += len(tp.Partitions)
+		}
+	}
+	flat := make([]int32, 0, total)
+	var ignored, stale, contested int
+	var unsubscribedOwned map[int32][]TopicPartitions
+
+	for i := range st.members {
+		m := int32(i)
+		begin := len(flat)
+		cursor := 0 // owned lists are usually sorted by topic: walk st.topics alongside
+		for _, tp := range owned[i] {
+			t, ok := st.lookupTopic(tp.Topic, &cursor)
+			if !ok {
+				// A topic nobody subscribes to any more: the owner must
+				// give it up; remember it for the revocation report.
+				if mt, exists := meta[tp.Topic]; exists {
+					var keep []int32
+					for _, p := range tp.Partitions {
+						if p >= 0 && p < mt.Partitions {
+							keep = append(keep, p)
+						} else {
+							ignored++
+						}
+					}
+					if len(keep) > 0 {
+						if unsubscribedOwned == nil {
+							unsubscribedOwned = make(map[int32][]TopicPartitions)
+						}
+						unsubscribedOwned[m] = append(unsubscribedOwned[m], TopicPartitions{Topic: tp.Topic, Partitions: keep})
+					}
+				} else {
+					ignored += len(tp.Partitions)
+				}
+				continue
+			}
+			base, count := st.start[t], st.start[t+1]-st.start[t]
+			for _, p := range tp.Partitions {
+				if p < 0 || p >= count {
+					ignored++
+					continue
+				}
+				flat = append(flat, base+p)
+			}
+		}
+		c := flat[begin:len(flat):len(flat)]
+		if !slices.IsSorted(c) {
+			slices.Sort(c)
+		}
+		c = slices.Compact(c)
+		flat = flat[:begin+len(c)]
+		st.claims[i] = c
+
+		g := st.gen[i]
+		for _, p := range c {
+			switch o := st.prev[p]; {
+			case o == -1 && (st.contested == nil || !st.contested[p]):
+				st.prev[p], prevGen[p] = m, g
+			case g > prevGen[p]:
+				if o == -1 {
+					st.contested[p] = false
+					contested--
+				}
+				st.prev[p], prevGen[p] = m, g
+				stale++
+			case g == prevGen[p]:
+				if o != -1 {
+					if st.contested == nil {
+						st.contested = make([]bool, n)
+					}
+					st.contested[p] = true
+					st.prev[p] = -1
+					contested++
+				}
+				stale++
+			default:
+				stale++
+			}
+		}
+	}
+	st.unsubscribedOwned = unsubscribedOwned
+	if ignored > 0 {
+		st.warnings = append(st.warnings, fmt.Sprintf("%d owned partition(s) of topics or partitions that no longer exist were ignored", ignored))
+	}
+	if stale > 0 {
+		st.warnings = append(st.warnings, fmt.Sprintf("%d conflicting ownership claim(s) were resolved by generation", stale))
+	}
+	if contested > 0 {
+		st.warnings = append(st.warnings, fmt.Sprintf("%d partition(s) claimed by several members in the same generation are withheld from all of them", contested))
+	}
+}
+
+// lookupTopic finds a topic's dense id. Owned lists are written sorted by
+// topic, so the next topic is usually at *cursor or just after it; the map
+// is the fallback.
+func (st *state) lookupTopic(name string, cursor *int) (int32, bool) {
+	for c := *cursor; c < len(st.topics) && c < *cursor+2; c++ {
+		if st.topics[c].Name == name {
+			*cursor = c + 1
+			return int32(c), true
+		}
+	}
+	t, ok := st.topicID[name]
+	if ok {
+		*cursor = int(t) + 1
+	}
+	return t, ok
+}

@@ -1,0 +1,36 @@
+package assign
+
+// freeze keeps every partition with its previous owner when that owner still
+// subscribes to the topic (and, if rack-aware, still matches its rack);
+// only partitions without such an owner follow the plan. An incident tool:
+// nothing moves between live members.
+func (st *state) freeze(target []int32) {
+	for p, o := range st.prev {
+		if o >= 0 && st.keepable(o, int32(p)) {
+			target[p] = o
+		}
+	}
+}
+
+// capMoves lets at most max partitions leave a live previous owner that could
+// keep them; the rest stay where they are this round and move in a later
+// one. Which partitions move first is deterministic: ascending global
+// partition order, i.e. by (topic, partition).
+func (st *state) capMoves(target []int32, max int) {
+	moved := 0
+	for p, o := range st.prev {
+		if o < 0 || target[p] == o || target[p] < 0 || !st.keepable(o, int32(p)) {
+			continue
+		}
+		if moved < max {
+			moved++
+			continue
+		}
+		target[p] = o
+	}
+}
+
+// keepable reports whether member m may keep partition p.
+func (st *state) keepable(m, p int32) bool {
+	return st.subscribes(m, st.topicOf[p]) && st.rackMatches(m, p)
+}

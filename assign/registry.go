@@ -1,0 +1,56 @@
+package assign
+
+import "sort"
+
+// The standard assignors, under the protocol names Kafka clients use.
+const (
+	NameRange             = "range"
+	NameRoundRobin        = "roundrobin"
+	NameSticky            = "sticky"
+	NameCooperativeSticky = "cooperative-sticky"
+)
+
+// Range returns the range assignor ("range"@1): per topic, contiguous
+// partition ranges in member order, rack-aware per KIP-881. EAGER only.
+func Range() Assignor { return rangeAssignor{} }
+
+// RoundRobin returns the roundrobin assignor ("roundrobin"@1). EAGER only.
+func RoundRobin() Assignor { return roundRobinAssignor{} }
+
+// Sticky returns the eager sticky assignor ("sticky"@1, KIP-54/KIP-341),
+// which reads the previous assignment from StickyAssignorUserData.
+func Sticky() Assignor { return stickyAssignor{} }
+
+// CooperativeSticky returns the cooperative-sticky assignor
+// ("cooperative-sticky"@1, KIP-429), which reads the previous assignment
+// from the members' owned partitions.
+func CooperativeSticky() Assignor { return cooperativeStickyAssignor{} }
+
+// all is every runnable assignor, including older versions.
+var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky()}
+
+// Assignors returns every runnable assignor, sorted by name, then version.
+func Assignors() []Assignor {
+	out := append([]Assignor(nil), all...)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Name() != out[j].Name() {
+			return out[i].Name() < out[j].Name()
+		}
+		return out[i].Version() < out[j].Version()
+	})
+	return out
+}
+
+// Lookup finds an assignor by name and version. Version 0 selects the
+// standard version, the one Kafka clients of that name behave like (1).
+func Lookup(name string, version int) (Assignor, bool) {
+	if version == 0 {
+		version = 1
+	}
+	for _, a := range all {
+		if a.Name() == name && a.Version() == version {
+			return a, true
+		}
+	}
+	return nil, false
+}

@@ -1,0 +1,134 @@
+package assign
+
+// planStats measures a plan before the cooperative post-pass: how many
+// partitions leave their previous owner and how far apart the members'
+// partition counts are.
+func (st *state) planStats(target []int32) (moved, imbalance int) {
+	counts := make([]int32, len(st.members))
+	for p, t := range target {
+		if t < 0 {
+			continue
+		}
+		counts[t]++
+		if o := st.prev[p]; o >= 0 && o != t {
+			moved++
+		}
+	}
+	if len(counts) == 0 {
+		return moved, 0
+	}
+	lo, hi := counts[0], counts[0]
+	for _, c := range counts[1:] {
+		lo, hi = min(lo, c), max(hi, c)
+	}
+	return moved, int(hi - lo)
+}
+
+// result turns the final target (withheld partitions already -1) into the
+// public Result. Lists share two backing arrays so that a million-partition
+// group costs a handful of allocations, not one per member and topic.
+func (st *state) result(a Assignor, target []int32, pending []int32, moved, imbalance int) *Result {
+	nm := len(st.members)
+	r := &Result{
+		Assignor:         a.Name(),
+		Version:          a.Version(),
+		Protocol:         st.protocol,
+		Members:          make([]MemberAssignment, nm),
+		FollowupRequired: len(pending) > 0,
+		Warnings:         st.warnings,
+	}
+	// Bucket partitions by member; ascending p keeps (topic, partition) order.
+	begin := make([]int32, nm+1)
+	for _, t := range target {
+		if t >= 0 {
+			begin[t+1]++
+		}
+	}
+	for i := range nm {
+		begin[i+1] += begin[i]
+	}
+	assigned := int(begin[nm])
+	flat := make([]int32, assigned)
+	fill := append([]int32(nil), begin[:nm]...)
+	for p, t := range target {
+		if t >= 0 {
+			flat[fill[t]] = int32(p)
+			fill[t]++
+		}
+	}
+	runs := 0
+	for i := range nm {
+		runs += st.countRuns(flat[begin[i]:begin[i+1]])
+	}
+	tps := make([]TopicPartitions, 0, runs)
+	for i, m := range st.members {
+		from := len(tps)
+		tps = st.appendRuns(tps, flat[begin[i]:begin[i+1]])
+		r.Members[i] = MemberAssignment{ID: m.ID}
+		if len(tps) > from {
+			r.Members[i].Assigned = tps[from:len(tps):len(tps)]
+		}
+	}
+	revoked := 0
+	if st.protocol == Cooperative {
+		revoked = st.fillRevoked(r, target)
+	}
+	if len(pending) > 0 {
+		r.Pending = st.appendRuns(nil, pending)
+	}
+	r.Stats = Stats{Partitions: assigned, Moved: moved, Revoked: revoked, Pending: len(pending), Imbalance: imbalance}
+	return r
+}
+
+// countRuns counts the topics among ascending global partitions.
+func (st *state) countRuns(ps []int32) int {
+	n, last := 0, int32(-1)
+	for _, p := range ps {
+		if t := st.topicOf[p]; t != last {
+			n, last = n+1, t
+		}
+	}
+	return n
+}
+
+// appendRuns groups ascending global partitions by topic, rewriting ps in
+// place into partition numbers; the appended entries alias ps.
+func (st *state) appendRuns(dst []TopicPartitions, ps []int32) []TopicPartitions {
+	for i := 0; i < len(ps); {
+		t := st.topicOf[ps[i]]
+		base, j := st.start[t], i
+		for j < len(ps) && st.topicOf[ps[j]] == t {
+			ps[j] -= base
+			j++
+		}
+		dst = append(dst, TopicPartitions{Topic: st.topics[t].Name, Partitions: ps[i:j:j]})
+		i = j
+	}
+	return dst
+}
+
+// fillRevoked lists, per member, the partitions it claims that it does not
+// keep, and returns their number. Claims on topics nobody subscribes to any
+// more are revoked too.
+func (st *state) fillRevoked(r *Result, target []int32) int {
+	total := 0
+	for i, c := range st.claims {
+		var lost []int32
+		for _, p := range c {
+			if target[p] != int32(i) {
+				lost = append(lost, p)
+			}
+		}
+		if len(lost) > 0 {
+			r.Members[i].Revoked = st.appendRuns(nil, lost)
+			total += len(lost)
+		}
+		if extra := st.unsubscribedOwned[int32(i)]; len(extra) > 0 {
+			r.Members[i].Revoked = mergeTopicPartitions(r.Members[i].Revoked, extra)
+			for _, tp := range extra {
+				total += len(tp.Partitions)
+			}
+		}
+	}
+	return total
+}

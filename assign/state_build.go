@@ -1,0 +1,192 @@
+package assign
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// newState validates g and builds its dense form for assignor a.
+func newState(a Assignor, g *Group, o options) (*state, error) {
+	st := &state{group: g, opts: o}
+	if err := st.setProtocol(a, g.Protocol); err != nil {
+		return nil, err
+	}
+	if err := st.setMembers(g.Members); err != nil {
+		return nil, err
+	}
+	meta, err := indexMetadata(g.Topics)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.setTopics(meta); err != nil {
+		return nil, err
+	}
+	st.setSubscriptions()
+	st.resolveClaims(a, meta)
+	st.setRacks(o.rackAware)
+	return st, nil
+}
+
+func (st *state) setProtocol(a Assignor, p RebalanceProtocol) error {
+	switch p {
+	case ProtocolUnspecified:
+		st.protocol = a.Protocols()[0]
+		return nil
+	case Eager, Cooperative:
+		if !Supports(a, p) {
+			return &InputError{Field: "rebalance_protocol", Err: ErrUnsupportedProtocol,
+				Reason: fmt.Sprintf("assignor %s does not support the %s protocol", Ref(a), p)}
+		}
+		st.protocol = p
+		return nil
+	}
+	return invalid("", "rebalance_protocol", "unknown rebalance protocol %d", int8(p))
+}
+
+func (st *state) setMembers(ms []Member) error {
+	st.members = make([]*Member, len(ms))
+	for i := range ms {
+		if ms[i].ID == "" {
+			return invalid("", fmt.Sprintf("members[%d].member_id", i), "member id is empty")
+		}
+		st.members[i] = &ms[i]
+	}
+	sort.Slice(st.members, func(i, j int) bool { return st.members[i].ID < st.members[j].ID })
+	for i := 1; i < len(st.members); i++ {
+		if st.members[i].ID == st.members[i-1].ID {
+			return invalid(st.members[i].ID, "members.member_id", "member id appears more than once")
+		}
+	}
+	return nil
+}
+
+// indexMetadata validates the topic metadata and maps names to topics.
+func indexMetadata(topics []Topic) (map[string]*Topic, error) {
+	meta := make(map[string]*Topic, len(topics))
+	for i := range topics {
+		t := &topics[i]
+		field := fmt.Sprintf("topics[%d]", i)
+		switch {
+		case t.Name == "":
+			return nil, invalid("", field+".name", "topic name is empty")
+		case t.Partitions < 0:
+			return nil, invalid("", field+".partition_count", "topic %q has a negative partition count %d", t.Name, t.Partitions)
+		case t.Racks != nil && len(t.Racks) != int(t.Partitions):
+			return nil, invalid("", field+".partition_racks", "topic %q has racks for %d partitions but %d partitions", t.Name, len(t.Racks), t.Partitions)
+		}
+		if _, dup := meta[t.Name]; dup {
+			return nil, invalid("", field+".name", "topic %q is listed more than once", t.Name)
+		}
+		meta[t.Name] = t
+	}
+	return meta, nil
+}
+
+// setTopics numbers the subscribed topics that exist and have partitions.
+func (st *state) setTopics(meta map[string]*Topic) error {
+	seen := make(map[string]int, len(meta))
+	var missing []string
+	var prev []string
+	for i, m := range st.members {
+		// Members with equal subscriptions usually share topic strings
+		// (interned by the decoder): comparing against the previous list
+		// is cheap and skips the map work.
+		if slices.Equal(m.Topics, prev) {
+			continue
+		}
+		prev = m.Topics
+		for j, name := range m.Topics {
+			if name == "" {
+				return invalid(m.ID, fmt.Sprintf("members[%d].topics[%d]", i, j), "topic name is empty")
+			}
+			if _, ok := seen[name]; ok {
+				continue
+			}
+			t, ok := meta[name]
+			if !ok {
+				seen[name] = -1
+				missing = append(missing, name)
+				continue
+			}
+			if t.Partitions == 0 {
+				seen[name] = -1
+				continue
+			}
+			seen[name] = 0
+			st.topics = append(st.topics, t)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		st.warnings = append(st.warnings, fmt.Sprintf("subscribed topics missing from metadata get no partitions: %s", strings.Join(missing, ", ")))
+	}
+	sort.Slice(st.topics, func(i, j int) bool { return st.topics[i].Name < st.topics[j].Name })
+	st.topicID = make(map[string]int32, len(st.topics))
+	st.start = make([]int32, len(st.topics)+1)
+	total := int64(0)
+	for i, t := range st.topics {
+		st.topicID[t.Name] = int32(i)
+		st.start[i] = int32(total)
+		total += int64(t.Partitions)
+		if total > 1<<30 {
+			return invalid("", "topics", "more than %d partitions in subscribed topics", 1<<30)
+		}
+	}
+	st.start[len(st.topics)] = int32(total)
+	st.topicOf = make([]int32, total)
+	for i := range st.topics {
+		for p := st.start[i]; p < st.start[i+1]; p++ {
+			st.topicOf[p] = int32(i)
+		}
+	}
+	return nil
+}
+
+// setSubscriptions fills subs, subscribers and equalSubs.
+func (st *state) setSubscriptions() {
+	st.subs = make([][]int32, len(st.members))
+	counts := make([]int32, len(st.topics))
+	var prevTopics []string
+	var prevSubs []int32
+	for i, m := range st.members {
+		if i > 0 && slices.Equal(m.Topics, prevTopics) {
+			st.subs[i] = prevSubs
+		} else {
+			s := make([]int32, 0, len(m.Topics))
+			for _, name := range m.Topics {
+				if t, ok := st.topicID[name]; ok {
+					s = append(s, t)
+				}
+			}
+			slices.Sort(s)
+			s = slices.Compact(s)
+			st.subs[i] = s
+			prevTopics, prevSubs = m.Topics, s
+		}
+		for _, t := range st.subs[i] {
+			counts[t]++
+		}
+	}
+	st.subscribers = make([][]int32, len(st.topics))
+	total := 0
+	for _, c := range counts {
+		total += int(c)
+	}
+	flat := make([]int32, total)
+	off := 0
+	for t, c := range counts {
+		st.subscribers[t] = flat[off : off : off+int(c)]
+		off += int(c)
+	}
+	st.equalSubs = true
+	for i := range st.members {
+		if i > 0 && !slices.Equal(st.subs[i], st.subs[0]) {
+			st.equalSubs = false
+		}
+		for _, t := range st.subs[i] {
+			st.subscribers[t] = append(st.subscribers[t], int32(i))
+		}
+	}
+}

@@ -1,0 +1,81 @@
+package assign
+
+import "github.com/assignd/assignd/assign/wire"
+
+// stickyAssignor is the eager sticky assignor (KIP-54, KIP-341). See
+// registry.go Sticky.
+type stickyAssignor struct{}
+
+func (stickyAssignor) Name() string                  { return NameSticky }
+func (stickyAssignor) Version() int                  { return 1 }
+func (stickyAssignor) Protocols() []RebalanceProtocol { return []RebalanceProtocol{Eager} }
+
+// memberData reads the previous assignment from StickyAssignorUserData, as
+// the Java StickyAssignor does: eager members revoke everything before they
+// rejoin, so owned partitions and the subscription's generation are ignored.
+// V1 carries a generation, V0 none; undecodable data counts as no history.
+func (stickyAssignor) memberData(m *Member) ([]TopicPartitions, int32) {
+	if len(m.UserData) == 0 {
+		return nil, NoGeneration
+	}
+	ud, err := wire.DecodeStickyUserData(m.UserData)
+	if err != nil {
+		return nil, NoGeneration
+	}
+	return ud.Previous, ud.Generation
+}
+
+func (stickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target) }
+
+// cooperativeStickyAssignor is KIP-429's cooperative-sticky. See registry.go.
+type cooperativeStickyAssignor struct{}
+
+func (cooperativeStickyAssignor) Name() string { return NameCooperativeSticky }
+func (cooperativeStickyAssignor) Version() int { return 1 }
+func (cooperativeStickyAssignor) Protocols() []RebalanceProtocol {
+	return []RebalanceProtocol{Cooperative, Eager}
+}
+
+func (cooperativeStickyAssignor) memberData(m *Member) ([]TopicPartitions, int32) {
+	return m.Owned, cooperativeGeneration(m)
+}
+
+func (cooperativeStickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target) }
+
+// cooperativeGeneration is the generation of a cooperative member's owned
+// partitions: the subscription's GenerationId (v2+, KIP-792) when present;
+// else the generation in the user data, which v0/v1 clients such as
+// librdkafka 2.0 send: the Java client's cooperative-sticky writes it as
+// four bytes, franz-go writes a StickyAssignorUserData V1 carrying it. The
+// Java client reads the first four bytes of any user data; reading franz-go's
+// format as what it is avoids mistaking its topic count for a generation.
+func cooperativeGeneration(m *Member) int32 {
+	if m.Generation != NoGeneration {
+		return m.Generation
+	}
+	switch len(m.UserData) {
+	case 0:
+		return NoGeneration
+	case 4:
+		if g, err := wire.DecodeCooperativeUserData(m.UserData); err == nil {
+			return g
+		}
+		return NoGeneration
+	}
+	if ud, err := wire.DecodeStickyUserData(m.UserData); err == nil {
+		return ud.Generation
+	}
+	return NoGeneration
+}
+
+// stickyPlan is the plan shared by sticky and cooperative-sticky: the
+// balanced, minimal-movement plan of balance_equal.go when every member
+// subscribes to the same topics, the general plan of balance_general.go
+// otherwise.
+func stickyPlan(st *state, target []int32) {
+	if st.equalSubs {
+		planEqual(st, target)
+		return
+	}
+	planGeneral(st, target)
+}

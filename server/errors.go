@@ -1,0 +1,220 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/wire"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// ErrorDomain is the google.rpc.ErrorInfo domain of every error assignd
+// returns. Together with ErrorInfo.reason (an assigndv1.ErrorReason value
+// name) it lets leaders in any language branch on the cause without parsing
+// messages.
+const ErrorDomain = "assignd.dev"
+
+// fieldError rejects a request because of one field of it. Every
+// INVALID_ARGUMENT the service returns is built from one.
+type fieldError struct {
+	// field is the path in AssignRequest, e.g. "members[3].metadata" or
+	// "topics[0].partition_count".
+	field string
+	// member is the id of the member at fault, "" when not about a member.
+	member string
+	reason assigndv1.ErrorReason
+	desc   string
+	err    error
+}
+
+func (e *fieldError) Error() string { return e.field + ": " + e.desc }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// limitError rejects a request that is larger than the server allows.
+type limitError struct {
+	what       string
+	limit, got int64
+}
+
+func (e *limitError) Error() string {
+	return fmt.Sprintf("%s: %d exceeds the server's limit of %d", e.what, e.got, e.limit)
+}
+
+// errOverloaded: no Assign slot became free before the call's deadline.
+var errOverloaded = errors.New("too many concurrent Assign calls; retry with backoff")
+
+// errInternal stands for a bug (a recovered panic, a failing Selector). Its
+// cause is logged, never sent: clients see only this message.
+var errInternal = errors.New("internal error")
+
+// toStatus is the one mapping from the service's errors to gRPC status:
+//
+//	*fieldError (request and engine validation)  INVALID_ARGUMENT + BadRequest + ErrorInfo
+//	*limitError (request larger than allowed)     RESOURCE_EXHAUSTED + ErrorInfo LIMIT_EXCEEDED
+//	errOverloaded (no Assign slot in time)        RESOURCE_EXHAUSTED + ErrorInfo OVERLOADED
+//	context.DeadlineExceeded / Canceled           DEADLINE_EXCEEDED / CANCELED
+//	anything else                                 INTERNAL + ErrorInfo INTERNAL, no detail
+func toStatus(err error) error {
+	var fe *fieldError
+	var le *limitError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &fe):
+		meta := map[string]string{"field": fe.field}
+		if fe.member != "" {
+			meta["member_id"] = fe.member
+		}
+		msg := fe.Error()
+		if fe.member != "" {
+			msg += fmt.Sprintf(" (member %q)", clip(fe.member))
+		}
+		return withDetails(codes.InvalidArgument, msg,
+			&errdetails.BadRequest{FieldViolations: []*errdetails.BadRequest_FieldViolation{{
+				Field:       fe.field,
+				Description: fe.desc,
+				Reason:      fe.reason.String(),
+			}}},
+			errorInfo(fe.reason, meta))
+	case errors.As(err, &le):
+		return withDetails(codes.ResourceExhausted, le.Error(),
+			errorInfo(assigndv1.ErrorReason_ERROR_REASON_LIMIT_EXCEEDED, map[string]string{
+				"limit": le.what, "max": strconv.FormatInt(le.limit, 10), "got": strconv.FormatInt(le.got, 10)}))
+	case errors.Is(err, errOverloaded):
+		return withDetails(codes.ResourceExhausted, errOverloaded.Error(),
+			errorInfo(assigndv1.ErrorReason_ERROR_REASON_OVERLOADED, nil))
+	case errors.Is(err, context.DeadlineExceeded):
+		return status.Error(codes.DeadlineExceeded, "deadline exceeded before the assignment was computed")
+	case errors.Is(err, context.Canceled):
+		return status.Error(codes.Canceled, "call canceled")
+	}
+	return withDetails(codes.Internal, errInternal.Error(),
+		errorInfo(assigndv1.ErrorReason_ERROR_REASON_INTERNAL, nil))
+}
+
+func errorInfo(r assigndv1.ErrorReason, meta map[string]string) *errdetails.ErrorInfo {
+	return &errdetails.ErrorInfo{Reason: r.String(), Domain: ErrorDomain, Metadata: meta}
+}
+
+func withDetails(c codes.Code, msg string, details ...protoadapt.MessageV1) error {
+	st := status.New(c, msg)
+	if d, err := st.WithDetails(details...); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
+// reasonOf returns the ErrorReason a toStatus error carries, for metrics.
+func reasonOf(err error) assigndv1.ErrorReason {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == ErrorDomain {
+			return assigndv1.ErrorReason(assigndv1.ErrorReason_value[info.Reason])
+		}
+	}
+	return assigndv1.ErrorReason_ERROR_REASON_UNSPECIFIED
+}
+
+// engineError turns an error of assign.Run into a fieldError that names the
+// request field at fault. The engine names members by id and fields in the
+// engine's own terms; here they become request paths: the member's index in
+// the request, and "metadata" for fields a member gave inside its raw
+// subscription.
+func engineError(err error, req *assigndv1.AssignRequest, forms []memberForm) error {
+	var ie *assign.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	reason := assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP
+	if errors.Is(err, assign.ErrUnsupportedProtocol) {
+		reason = assigndv1.ErrorReason_ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL
+	}
+	fe := &fieldError{field: ie.Field, member: ie.Member, reason: reason, desc: ie.Reason, err: err}
+	if ie.Member == "" {
+		return fe
+	}
+	rel := ie.Field
+	if strings.HasPrefix(rel, "members") {
+		// "members[7].topics[2]" or "members.member_id": the engine's index
+		// may be in its own (sorted) order; the request index is found by id.
+		if dot := strings.IndexByte(rel, '.'); dot >= 0 {
+			rel = rel[dot+1:]
+		} else {
+			rel = ""
+		}
+	}
+	idx := memberIndex(req, ie.Member, rel == "member_id")
+	if idx < 0 {
+		return fe
+	}
+	if forms[idx].metadata && decodedField(rel) {
+		rel = "metadata"
+	}
+	fe.field = fmt.Sprintf("members[%d]", idx)
+	if rel != "" {
+		fe.field += "." + rel
+	}
+	return fe
+}
+
+// memberIndex finds member id in the request: the first occurrence, or the
+// second when the error is about the id itself (a duplicate is the later
+// entry).
+func memberIndex(req *assigndv1.AssignRequest, id string, duplicate bool) int {
+	first := -1
+	for i, m := range req.GetMembers() {
+		if m.GetMemberId() != id {
+			continue
+		}
+		if !duplicate || first >= 0 {
+			return i
+		}
+		first = i
+	}
+	return first
+}
+
+// decodedField reports whether an engine field of a member comes from the
+// member's subscription (and so, for a raw-metadata member, from metadata).
+func decodedField(rel string) bool {
+	name := rel
+	if i := strings.IndexAny(name, "[."); i >= 0 {
+		name = name[:i]
+	}
+	switch name {
+	case "topics", "owned_partitions", "user_data", "generation", "rack_id":
+		return true
+	}
+	return false
+}
+
+// metadataError rejects member i's undecodable subscription bytes.
+func metadataError(i int, member string, err error) error {
+	desc := err.Error()
+	var de *wire.DecodeError
+	if errors.As(err, &de) {
+		desc = de.Error()
+	}
+	return &fieldError{
+		field: fmt.Sprintf("members[%d].metadata", i), member: member,
+		reason: assigndv1.ErrorReason_ERROR_REASON_MALFORMED_METADATA,
+		desc:   "not a valid ConsumerProtocolSubscription: " + desc, err: err,
+	}
+}
+
+// clip shortens client-supplied strings echoed in messages.
+func clip(s string) string {
+	const max = 128
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}

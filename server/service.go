@@ -1,0 +1,126 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/assignd/assignd/assign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// runFunc is assign.Run's signature; tests substitute it to inject faults.
+type runFunc func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error)
+
+// service implements assigndv1.AssignmentServiceServer.
+type service struct {
+	assigndv1.UnimplementedAssignmentServiceServer
+
+	sel           Selector
+	logger        *slog.Logger
+	limiter       *limiter
+	maxPartitions int64
+	run           runFunc
+	metrics       *domainMetrics
+}
+
+// Assign computes one group's assignment. Steps, each of which can reject
+// the request: the protocol name and rebalance protocol, the size limits,
+// the Selector's choice, a concurrency slot, decoding the members, and the
+// engine's validation. Every error goes through toStatus.
+func (s *service) Assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
+	resp, err := s.assign(ctx, req)
+	if err != nil {
+		return nil, toStatus(err)
+	}
+	return resp, nil
+}
+
+func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
+	rep := reportFrom(ctx)
+	rep.group = req.GetGroupId()
+	rep.members = len(req.GetMembers())
+
+	if req.GetProtocolName() == "" {
+		return nil, &fieldError{field: "protocol_name", reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
+			desc: "the group's protocol name is required, e.g. \"cooperative-sticky\""}
+	}
+	proto, err := rebalanceProtocol(req.GetRebalanceProtocol())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLimits(req, s.maxPartitions); err != nil {
+		return nil, err
+	}
+	sel, err := s.sel.Select(ctx, Query{
+		GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Protocol: proto, Caller: callerFromContext(ctx),
+	})
+	switch {
+	case errors.Is(err, ErrUnknownProtocol):
+		return nil, &fieldError{field: "protocol_name", reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
+			desc: clip(err.Error()), err: err}
+	case err != nil:
+		s.logger.ErrorContext(ctx, "selector failed", "group", req.GetGroupId(), "error", err)
+		return nil, fmt.Errorf("selecting the assignor: %w", err)
+	case sel.Assignor == nil:
+		s.logger.ErrorContext(ctx, "selector chose no assignor", "group", req.GetGroupId())
+		return nil, errInternal
+	}
+	rep.assignor, rep.policy = assign.Ref(sel.Assignor), sel.Policy
+	rep.protocol = proto.String()
+	if proto == assign.ProtocolUnspecified {
+		rep.protocol = sel.Assignor.Protocols()[0].String()
+	}
+
+	if err := s.limiter.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer s.limiter.release()
+	s.metrics.inflight.Add(ctx, 1)
+	defer s.metrics.inflight.Add(context.WithoutCancel(ctx), -1)
+
+	ts, err := topics(req)
+	if err != nil {
+		return nil, err
+	}
+	ms, forms, err := members(req)
+	if err != nil {
+		return nil, err
+	}
+	g := &assign.Group{Generation: req.GetGenerationId(), Protocol: proto, Members: ms, Topics: ts}
+	// The engine cannot be interrupted: do not start work nobody waits for.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	res, err := s.run(sel.Assignor, g, sel.Options...)
+	took := time.Since(start)
+	if err != nil {
+		return nil, engineError(err, req, forms)
+	}
+	rep.setResult(res)
+	rep.protocol = res.Protocol.String()
+	if sel.Observe != nil {
+		sel.Observe(ctx, g, res, took)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	versions := make(map[string]int16, len(ms))
+	for i := range ms {
+		versions[ms[i].ID] = forms[i].version
+	}
+	return response(res, sel.Policy, versions), nil
+}
+
+// ListAssignors lists every runnable assignor version.
+func (s *service) ListAssignors(context.Context, *assigndv1.ListAssignorsRequest) (*assigndv1.ListAssignorsResponse, error) {
+	as := assign.Assignors()
+	out := &assigndv1.ListAssignorsResponse{Assignors: make([]*assigndv1.AssignorInfo, len(as))}
+	for i, a := range as {
+		out.Assignors[i] = assignorInfo(a)
+	}
+	return out, nil
+}
