@@ -12,7 +12,8 @@ import "slices"
 //     (classes.go). Classes are filled fewest subscribers first, since their
 //     partitions have the fewest places to go; within a class the
 //     unassigned partitions fill the least-loaded subscribers up to an even
-//     level (water-filling), dealt round-robin so that topics spread.
+//     level (water-filling), counting what each member can expect from the
+//     classes still to come, dealt round-robin so that topics spread.
 //  3. Repair (rebalance.go): while some member holds a partition that a
 //     subscriber with at least two fewer partitions could take, move one.
 //
@@ -36,8 +37,28 @@ func planGeneral(st *state, target []int32) {
 		order[k] = int32(k)
 	}
 	slices.SortStableFunc(order, func(a, b int32) int { return len(cl.subscribers[a]) - len(cl.subscribers[b]) })
+	// Each member's expected share of the classes still to fill.
+	freeIn := make([]int64, len(cl.subscribers))
+	for p, m := range target {
+		if m < 0 {
+			freeIn[cl.classOf[st.topicOf[p]]]++
+		}
+	}
+	expect := make([]int64, len(st.members))
+	share := func(k int32) int64 { return freeIn[k] * shareUnit / int64(len(cl.subscribers[k])) }
+	for k, subs := range cl.subscribers {
+		for _, m := range subs {
+			expect[m] += share(int32(k))
+		}
+	}
 	var free []int32
 	for _, k := range order {
+		for _, m := range cl.subscribers[k] {
+			expect[m] -= share(k)
+		}
+		if freeIn[k] == 0 {
+			continue
+		}
 		free = free[:0]
 		for _, t := range cl.topics[k] {
 			for p := st.start[t]; p < st.start[t+1]; p++ {
@@ -46,62 +67,82 @@ func planGeneral(st *state, target []int32) {
 				}
 			}
 		}
-		if len(free) == 0 {
-			continue
-		}
 		if st.rackAware {
 			placeByRack(st, cl.subscribers[k], free, target, count)
 		} else {
-			waterFill(cl.subscribers[k], free, target, count)
+			waterFill(cl.subscribers[k], free, target, count, expect)
 		}
 	}
 	rebalance(st, cl, target, count)
 }
 
-// waterFill gives the partitions in free to subs, raising the least-loaded
-// members first until all are at an even level; the members that end one
-// above the level are the ones that started lowest (then lowest index).
-// Partitions are dealt round-robin over the receiving members so that each
-// one's share spreads across topics.
-func waterFill(subs []int32, free []int32, target []int32, count []int32) {
-	order := slices.Clone(subs)
-	slices.SortFunc(order, func(a, b int32) int {
-		if count[a] != count[b] {
-			return int(count[a] - count[b])
-		}
-		return int(a - b)
-	})
-	remaining := int32(len(free))
-	level := count[order[0]]
-	j := 1 // order[:j] are raised to level
-	for j < len(order) && count[order[j]] == level {
-		j++
-	}
-	for remaining > 0 {
-		if j < len(order) {
-			next := count[order[j]]
-			if need := (next - level) * int32(j); need <= remaining {
-				remaining -= need
-				level = next
-				for j < len(order) && count[order[j]] == level {
-					j++
-				}
-				continue
+// shareUnit scales partition counts in waterFill, so that a member's
+// expected share of classes still to be filled can be a fraction.
+const shareUnit = 1 << 16
+
+// waterFill gives the partitions in free to subs, least loaded first, so
+// that the members end as even as the class allows. A member's load is its
+// count plus expect[m], its expected share of the classes not filled yet
+// (each class's free partitions divided by its subscribers): without it the
+// first classes would fill their members up to a level that later classes
+// then push past their neighbours'. Partitions are dealt round-robin over
+// the receiving members so that each one's share spreads across topics.
+func waterFill(subs []int32, free []int32, target []int32, count []int32, expect []int64) {
+	load := func(m int32) int64 { return int64(count[m])*shareUnit + expect[m] }
+	// need(level) is how many partitions raise every member to level.
+	need := func(level int64) int64 {
+		n := int64(0)
+		for _, m := range subs {
+			if l := load(m); l < level {
+				n += (level - l + shareUnit - 1) / shareUnit
 			}
 		}
-		inc := remaining / int32(j)
-		level += inc
-		remaining -= inc * int32(j)
-		break
+		return n
 	}
-	// order[:j] end at level, the first `remaining` of them at level+1.
-	allot := make([]int32, j)
-	ring := make([]int32, 0, j)
-	for i := range j {
-		allot[i] = level - count[order[i]]
-		if int32(i) < remaining {
+	avail := int64(len(free))
+	lo := load(subs[0])
+	for _, m := range subs[1:] {
+		lo = min(lo, load(m))
+	}
+	hi := lo + avail*shareUnit // the least loaded alone would need avail
+	for lo < hi {              // the highest level that avail partitions reach
+		mid := lo + (hi-lo+1)/2
+		if need(mid) <= avail {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	allot := make([]int32, len(subs))
+	given := int64(0)
+	for i, m := range subs {
+		if l := load(m); l < lo {
+			allot[i] = int32((lo - l + shareUnit - 1) / shareUnit)
+			given += int64(allot[i])
+		}
+	}
+	if rest := avail - given; rest > 0 {
+		// One more each to the members left lowest, ties by member index.
+		order := make([]int, len(subs))
+		for i := range order {
+			order[i] = i
+		}
+		after := func(i int) int64 { return load(subs[i]) + int64(allot[i])*shareUnit }
+		slices.SortStableFunc(order, func(a, b int) int {
+			if x, y := after(a), after(b); x != y {
+				if x < y {
+					return -1
+				}
+				return 1
+			}
+			return int(subs[a] - subs[b])
+		})
+		for _, i := range order[:rest] {
 			allot[i]++
 		}
+	}
+	ring := make([]int32, 0, len(subs))
+	for i := range subs {
 		if allot[i] > 0 {
 			ring = append(ring, int32(i))
 		}
@@ -110,7 +151,7 @@ func waterFill(subs []int32, free []int32, target []int32, count []int32) {
 	for len(ring) > 0 {
 		w := 0
 		for _, i := range ring {
-			m := order[i]
+			m := subs[i]
 			target[free[next]] = m
 			next++
 			count[m]++

@@ -13,6 +13,9 @@ import "encoding/binary"
 // group, rather than one for the life of the process. It is not safe for
 // concurrent use; give each goroutine its own.
 //
+// A Decoder keeps the last subscription's Topics as a lookup hint; callers
+// may modify them (the hint compares values), at worst losing some sharing.
+//
 // Decoded messages alias the input for user data: the UserData slices point
 // into b (with their capacity capped, so appending to them copies). Copy
 // them if b is reused.
@@ -77,37 +80,49 @@ func (d *Decoder) name(b []byte, h *hint) string {
 	return d.intern(b)
 }
 
+// strings reads n non-nullable strings (the subscription's topics) into a
+// new []string, resolving each through the hint and the intern table.
+func (d *Decoder) strings(r *reader, name string, n int, h *hint) ([]string, error) {
+	out := make([]string, n)
+	buf, off := r.buf, r.off
+	for i := range out {
+		if len(buf)-off < 2 {
+			return nil, r.errShort(off, path{name, i, ""}, 2)
+		}
+		l := int(int16(binary.BigEndian.Uint16(buf[off:])))
+		if l < 0 {
+			return nil, r.errNegativeString(off, path{name, i, ""}, l)
+		}
+		if l > len(buf)-off-2 {
+			return nil, r.errOverrun(off, path{name, i, ""}, l, 2)
+		}
+		out[i] = d.name(buf[off+2:off+2+l], h)
+		off += 2 + l
+	}
+	r.off = off
+	return out, nil
+}
+
 // topicPartitions reads a []{Topic string, Partitions []int32} array in two
 // passes: the first checks the framing and counts the partitions, so that
 // the second fills one []TopicPartitions and one []int32 backing array
 // (each entry's Partitions is a capped sub-slice of it) instead of
-// allocating per topic.
+// allocating per topic. Entries with no partitions get nil Partitions.
 func (d *Decoder) topicPartitions(r *reader, name string, h *hint) ([]TopicPartitions, error) {
 	n, err := r.arrayLen(field(name), 2+4)
 	if err != nil || n == 0 {
 		return nil, err
 	}
 	start := r.off
-	total := 0
-	for i := 0; i < n; i++ {
-		if _, err := r.string(path{name, i, "Topic"}); err != nil {
-			return nil, err
-		}
-		c, err := r.arrayLen(path{name, i, "Partitions"}, 4)
-		if err != nil {
-			return nil, err
-		}
-		r.off += 4 * c
-		total += c
+	total, err := r.scanTopicPartitions(name, n)
+	if err != nil {
+		return nil, err
 	}
 
 	// The framing is valid: read it again without checks.
 	b := r.buf[start:r.off]
 	tps := make([]TopicPartitions, n)
-	var all []int32
-	if total > 0 {
-		all = make([]int32, total)
-	}
+	all := make([]int32, total)
 	off := 0
 	for i := range tps {
 		l := int(binary.BigEndian.Uint16(b[off:]))
@@ -129,4 +144,39 @@ func (d *Decoder) topicPartitions(r *reader, name string, h *hint) ([]TopicParti
 		tps[i].Partitions = ps
 	}
 	return tps, nil
+}
+
+// scanTopicPartitions checks the framing of n topic-partition entries from
+// r.off, moves r.off past them and returns their total partition count.
+// The total is bounded by the input length / 4, so it is safe to allocate.
+func (r *reader) scanTopicPartitions(name string, n int) (int, error) {
+	buf, off := r.buf, r.off
+	total := 0
+	for i := 0; i < n; i++ {
+		if len(buf)-off < 2 {
+			return 0, r.errShort(off, path{name, i, "Topic"}, 2)
+		}
+		l := int(int16(binary.BigEndian.Uint16(buf[off:])))
+		if l < 0 {
+			return 0, r.errNegativeString(off, path{name, i, "Topic"}, l)
+		}
+		if l > len(buf)-off-2 {
+			return 0, r.errOverrun(off, path{name, i, "Topic"}, l, 2)
+		}
+		off += 2 + l
+		if len(buf)-off < 4 {
+			return 0, r.errShort(off, path{name, i, "Partitions"}, 4)
+		}
+		c := int(int32(binary.BigEndian.Uint32(buf[off:])))
+		if c < 0 {
+			return 0, r.errNegativeCount(off, path{name, i, "Partitions"}, c)
+		}
+		if c > (len(buf)-off-4)/4 {
+			return 0, r.errCountOverrun(off, path{name, i, "Partitions"}, c, 4)
+		}
+		off += 4 + 4*c
+		total += c
+	}
+	r.off = off
+	return total, nil
 }

@@ -16,8 +16,10 @@
 //   - bytes after the last known field are ignored, for every version;
 //   - a negative length of a nullable string or byte array (writers use -1)
 //     means null; a negative length of a topic name or an array is an error;
-//   - partition numbers, duplicate topics and duplicate partitions are
-//     returned as sent: judging them is the assignment engine's job.
+//   - partition numbers (negative ones included), duplicate topics and
+//     duplicate partitions are returned as sent, and names are taken as
+//     bytes without UTF-8 validation: judging them is the assignment
+//     engine's job.
 //
 // Every decoder returns a *DecodeError wrapping ErrMalformed for input it
 // cannot read, and never allocates more than the input can justify: each
@@ -27,9 +29,11 @@
 // Decoding is built for the group leader, which reads thousands of
 // subscriptions naming the same topics: a Decoder interns topic names, so
 // each distinct name is allocated once, and a decoded subscription costs
-// three allocations whatever its size (topic names, topic-partition
-// entries, one backing array for all partition numbers). Encoding sizes the
-// output exactly and appends to a caller-supplied buffer.
+// three allocations whatever its size (the []string of topics, the owned
+// []TopicPartitions, one backing array for all its partition numbers);
+// user data aliases the input. Encoding sizes the output exactly and
+// appends to a caller-supplied buffer: one allocation, none if the buffer
+// is large enough.
 package wire
 
 // TopicPartitions names partitions of one topic.

@@ -47,11 +47,11 @@ var malformed = []struct {
 	{"assignment no user data", "assignment", hx(`0000 00000000`), "UserData", 6},
 	{"assignment user data cut", "assignment", hx(`0000 00000000 00000002 01`), "UserData", 6},
 
-	{"sticky one byte", "sticky", hx(`00`), "previous_assignment", 0},
-	{"sticky null array", "sticky", hx(`ffffffff 00000001`), "previous_assignment", 0},
-	{"sticky count beyond input", "sticky", hx(`7fffffff 00000001`), "previous_assignment", 0},
-	{"sticky negative topic length", "sticky", hx(`00000001 fffe 00000000`), "previous_assignment[0].Topic", 4},
-	{"sticky partitions cut", "sticky", hx(`00000001 0001 74 00000002 00000001 0000`), "previous_assignment[0].Partitions", 7},
+	{"sticky one byte", "sticky", hx(`00`), "PreviousAssignment", 0},
+	{"sticky null array", "sticky", hx(`ffffffff 00000001`), "PreviousAssignment", 0},
+	{"sticky count beyond input", "sticky", hx(`7fffffff 00000001`), "PreviousAssignment", 0},
+	{"sticky negative topic length", "sticky", hx(`00000001 fffe 00000000`), "PreviousAssignment[0].Topic", 4},
+	{"sticky partitions cut", "sticky", hx(`00000001 0001 74 00000002 00000001 0000`), "PreviousAssignment[0].Partitions", 7},
 }
 
 func decodeAny(kind string, b []byte) error {

@@ -60,14 +60,14 @@ func (d *Decoder) StickyUserData(b []byte) (StickyUserData, error) {
 	// fails, V1 would fail at the same byte; if only the generation is
 	// missing, the V0 reading stands.
 	r := newReader(b, stickyStruct)
-	prev, err := d.topicPartitions(&r, "previous_assignment", &hint{})
+	prev, err := d.topicPartitions(&r, "PreviousAssignment", &hint{})
 	if err != nil {
 		return none, err
 	}
 	if r.left() < 4 {
 		return StickyUserData{Previous: prev, Generation: -1}, nil
 	}
-	gen, err := r.int32(field("generation"))
+	gen, err := r.int32(field("Generation"))
 	if err != nil {
 		return none, err
 	}
@@ -104,7 +104,7 @@ func DecodeCooperativeUserData(b []byte) (int32, error) {
 		return -1, nil
 	}
 	r := newReader(b, cooperativeStruct)
-	gen, err := r.int32(field("generation"))
+	gen, err := r.int32(field("Generation"))
 	if err != nil {
 		return -1, err
 	}

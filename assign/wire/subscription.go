@@ -10,7 +10,9 @@ package wire
 type Subscription struct {
 	// Version is the version read, or the version to write (0 to
 	// MaxVersion). Fields newer than Version are not written, and read as
-	// their defaults.
+	// their defaults. A version above MaxVersion is reported as read,
+	// although only the MaxVersion fields were decoded; set it to at most
+	// MaxVersion before re-encoding.
 	Version int16
 	// Topics the member subscribes to.
 	Topics []string
@@ -107,13 +109,8 @@ func (d *Decoder) Subscription(b []byte) (Subscription, error) {
 		if d != nil {
 			h.names = d.last
 		}
-		s.Topics = make([]string, n)
-		for i := range s.Topics {
-			t, err := r.string(path{"Topics", i, ""})
-			if err != nil {
-				return Subscription{}, err
-			}
-			s.Topics[i] = d.name(t, &h)
+		if s.Topics, err = d.strings(&r, "Topics", n, &h); err != nil {
+			return Subscription{}, err
 		}
 		if d != nil {
 			d.last = s.Topics

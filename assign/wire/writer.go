@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"slices"
 )
 
 // MaxVersion is the highest ConsumerProtocolSubscription and
@@ -40,9 +39,16 @@ func checkCount(n int) {
 	}
 }
 
-// grow makes room for exactly n more bytes, so that an Append call
-// allocates at most once.
-func grow(dst []byte, n int) []byte { return slices.Grow(dst, n) }
+// grow makes room for n more bytes, so that an Append call allocates at
+// most once (slices.Grow allocates twice under the race detector).
+func grow(dst []byte, n int) []byte {
+	if cap(dst)-len(dst) >= n {
+		return dst
+	}
+	out := make([]byte, len(dst), len(dst)+n)
+	copy(out, dst)
+	return out
+}
 
 func appendInt16(dst []byte, v int16) []byte {
 	return binary.BigEndian.AppendUint16(dst, uint16(v))
@@ -100,7 +106,7 @@ func appendInt32s(dst []byte, ps []int32) []byte {
 	checkCount(len(ps))
 	dst = appendInt32(dst, int32(len(ps)))
 	n := len(dst)
-	dst = slices.Grow(dst, 4*len(ps))[:n+4*len(ps)]
+	dst = grow(dst, 4*len(ps))[:n+4*len(ps)]
 	out := dst[n:]
 	for i, p := range ps {
 		binary.BigEndian.PutUint32(out[4*i:], uint32(p))

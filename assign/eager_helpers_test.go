@@ -1,0 +1,72 @@
+package assign_test
+
+import (
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
+)
+
+// checkT is what the helpers need of *testing.T and *rapid.T alike.
+type checkT interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// runChecked runs a on g with opts and fails the test unless the result
+// passes the shared invariant checker with checks.
+func runChecked(t checkT, a assign.Assignor, g *assign.Group, opts []assign.Option, checks ...assigntest.CheckOption) *assign.Result {
+	t.Helper()
+	r, err := assign.Run(a, g, opts...)
+	if err != nil {
+		t.Fatalf("Run(%s): %v", assign.Ref(a), err)
+	}
+	if err := assigntest.Check(g, r, checks...); err != nil {
+		t.Fatalf("Run(%s) broke invariants:\n%v", assign.Ref(a), err)
+	}
+	return r
+}
+
+// layout renders each member's assignment as "t0:0,1 t1:2" ("" for none),
+// the form the table tests spell their expectations in.
+func layout(r *assign.Result) map[string]string {
+	out := make(map[string]string, len(r.Members))
+	for _, m := range r.Members {
+		var parts []string
+		for _, tp := range m.Assigned {
+			ps := make([]string, len(tp.Partitions))
+			for i, p := range tp.Partitions {
+				ps[i] = fmt.Sprint(p)
+			}
+			parts = append(parts, tp.Topic+":"+strings.Join(ps, ","))
+		}
+		out[m.ID] = strings.Join(parts, " ")
+	}
+	return out
+}
+
+// wantLayout compares layout(r) with want, where members missing from want
+// must get nothing.
+func wantLayout(t checkT, r *assign.Result, want map[string]string) {
+	t.Helper()
+	got := layout(r)
+	full := make(map[string]string, len(got))
+	for id := range got {
+		full[id] = want[id]
+	}
+	for id := range want {
+		if _, ok := got[id]; !ok {
+			t.Errorf("member %q missing from the result", id)
+		}
+	}
+	if !maps.Equal(got, full) {
+		for _, m := range r.Members {
+			if got[m.ID] != full[m.ID] {
+				t.Errorf("%s: got %q, want %q", m.ID, got[m.ID], full[m.ID])
+			}
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package assign_test
+
+import (
+	"maps"
+	"testing"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
+)
+
+// The cases of Kafka's RoundRobinAssignorTest, in our words.
+func TestRoundRobin(t *testing.T) {
+	tests := []struct {
+		name string
+		g    *assigntest.GroupBuilder
+		want map[string]string
+	}{
+		{
+			name: "one consumer, no topic",
+			g:    assigntest.NewGroup().Topic("topic", 3).Member("consumer"),
+			want: map[string]string{},
+		},
+		{
+			name: "one consumer, topic missing from metadata",
+			g:    assigntest.NewGroup().Member("consumer", "topic"),
+			want: map[string]string{},
+		},
+		{
+			name: "one consumer, one topic",
+			g:    assigntest.NewGroup().Topic("topic", 3).Member("consumer", "topic"),
+			want: map[string]string{"consumer": "topic:0,1,2"},
+		},
+		{
+			name: "only subscribed topics",
+			g:    assigntest.NewGroup().Topic("topic", 3).Topic("other", 3).Member("consumer", "topic"),
+			want: map[string]string{"consumer": "topic:0,1,2"},
+		},
+		{
+			name: "one consumer, multiple topics",
+			g:    assigntest.NewGroup().Topic("topic1", 1).Topic("topic2", 2).Member("consumer", "topic1", "topic2"),
+			want: map[string]string{"consumer": "topic1:0 topic2:0,1"},
+		},
+		{
+			name: "two consumers, one partition",
+			g:    assigntest.NewGroup().Topic("topic", 1).Member("consumer1", "topic").Member("consumer2", "topic"),
+			want: map[string]string{"consumer1": "topic:0"},
+		},
+		{
+			name: "two consumers, two partitions",
+			g:    assigntest.NewGroup().Topic("topic", 2).Member("consumer1", "topic").Member("consumer2", "topic"),
+			want: map[string]string{"consumer1": "topic:0", "consumer2": "topic:1"},
+		},
+		{
+			name: "mixed topics",
+			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 2).
+				Member("consumer1", "topic1").Member("consumer2", "topic1", "topic2").Member("consumer3", "topic1"),
+			want: map[string]string{"consumer1": "topic1:0", "consumer2": "topic1:1 topic2:0,1", "consumer3": "topic1:2"},
+		},
+		{
+			name: "two dynamic consumers, two topics, six partitions",
+			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
+				Member("consumer1", "topic1", "topic2").Member("consumer2", "topic1", "topic2"),
+			want: map[string]string{"consumer1": "topic1:0,2 topic2:1", "consumer2": "topic1:1 topic2:0,2"},
+		},
+		{
+			name: "static members ordered by instance id, not member id",
+			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
+				Member("consumer1", "topic1", "topic2").Static("consumer1", "instance2").
+				Member("consumer2", "topic1", "topic2").Static("consumer2", "instance1"),
+			want: map[string]string{"consumer1": "topic1:1 topic2:0,2", "consumer2": "topic1:0,2 topic2:1"},
+		},
+		{
+			name: "static members before dynamic ones",
+			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
+				Member("consumer1", "topic1", "topic2").
+				Member("consumer2", "topic1", "topic2").Static("consumer2", "instance"),
+			want: map[string]string{"consumer1": "topic1:1 topic2:0,2", "consumer2": "topic1:0,2 topic2:1"},
+		},
+		{
+			name: "unequal subscriptions can be unbalanced",
+			g: assigntest.NewGroup().Topic("t0", 2).Topic("t1", 2).
+				Member("c0", "t0", "t1").Member("c1", "t1"),
+			want: map[string]string{"c0": "t0:0,1 t1:1", "c1": "t1:0"},
+		},
+		{
+			name: "skipping a member moves the shared pointer",
+			g: assigntest.NewGroup().Topic("t0", 3).Topic("t1", 3).
+				Member("a", "t0", "t1").Member("b", "t1").Member("c", "t0", "t1"),
+			want: map[string]string{"a": "t0:0,2 t1:2", "b": "t1:0", "c": "t0:1 t1:1"},
+		},
+		{
+			name: "racks are ignored",
+			g: assigntest.NewGroup().Topic("t0", 4).
+				Racks("t0", []string{"az2"}, []string{"az2"}, []string{"az1"}, []string{"az1"}).
+				Member("c0", "t0").Rack("c0", "az1").
+				Member("c1", "t0").Rack("c1", "az2"),
+			want: map[string]string{"c0": "t0:0,2", "c1": "t0:1,3"},
+		},
+		{
+			name: "member ids compare in UTF-16 order",
+			g: assigntest.NewGroup().Topic("t", 3).
+				Member("x\uE000", "t").Member("x\U00010000", "t"),
+			want: map[string]string{"x\U00010000": "t:0,2", "x\uE000": "t:1"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runChecked(t, assign.RoundRobin(), tt.g.Build(), nil)
+			wantLayout(t, r, tt.want)
+			if r.Protocol != assign.Eager || r.Assignor != assign.NameRoundRobin || r.Version != 1 {
+				t.Errorf("header %s@%d %v", r.Assignor, r.Version, r.Protocol)
+			}
+		})
+	}
+}
+
+// A static member that rejoins gets a new member id; range and roundrobin
+// key their order on the instance id, so its partitions stay put
+// (KIP-345, KAFKA-8500/KAFKA-9801).
+func TestStaticAssignmentSurvivesMemberIDChanges(t *testing.T) {
+	build := func(ids [3]string) *assign.Group {
+		return assigntest.NewGroup().Topic("t1", 5).Topic("t2", 4).
+			Member(ids[0], "t1", "t2").Static(ids[0], "instance-1").
+			Member(ids[1], "t1", "t2").Static(ids[1], "instance-2").
+			Member(ids[2], "t1", "t2").Static(ids[2], "instance-3").
+			Member("dynamic", "t1", "t2").
+			Build()
+	}
+	byInstance := func(g *assign.Group, r *assign.Result) map[string]string {
+		inst := make(map[string]string)
+		for _, m := range g.Members {
+			inst[m.ID] = m.InstanceID
+			if m.InstanceID == "" {
+				inst[m.ID] = m.ID
+			}
+		}
+		out := make(map[string]string)
+		for id, l := range layout(r) {
+			out[inst[id]] = l
+		}
+		return out
+	}
+	for _, a := range []assign.Assignor{assign.Range(), assign.RoundRobin()} {
+		t.Run(a.Name(), func(t *testing.T) {
+			g1 := build([3]string{"consumer-a", "consumer-b", "consumer-c"})
+			// New ids sort the other way round.
+			g2 := build([3]string{"zz-new-1", "yy-new-2", "aa-new-3"})
+			before := byInstance(g1, runChecked(t, a, g1, nil))
+			after := byInstance(g2, runChecked(t, a, g2, nil))
+			if !maps.Equal(before, after) {
+				t.Fatalf("assignment by instance changed:\nbefore %v\nafter  %v", before, after)
+			}
+		})
+	}
+}

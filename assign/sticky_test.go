@@ -1,0 +1,403 @@
+package assign_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/assign/wire"
+)
+
+// run runs cooperative-sticky on g and fails the test unless the result
+// passes the shared invariant checker with balance.
+func run(t *testing.T, a assign.Assignor, g *assign.Group, opts ...assign.Option) *assign.Result {
+	t.Helper()
+	r, err := assign.Run(a, g, opts...)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
+		t.Fatalf("invalid result: %v", err)
+	}
+	return r
+}
+
+func assigned(r *assign.Result, id string) []assign.TopicPartitions {
+	for _, m := range r.Members {
+		if m.ID == id {
+			return m.Assigned
+		}
+	}
+	return nil
+}
+
+func revoked(r *assign.Result, id string) []assign.TopicPartitions {
+	for _, m := range r.Members {
+		if m.ID == id {
+			return m.Revoked
+		}
+	}
+	return nil
+}
+
+func tps(pairs ...any) []assign.TopicPartitions {
+	var out []assign.TopicPartitions
+	for i := 0; i < len(pairs); i += 2 {
+		out = append(out, assign.TopicPartitions{Topic: pairs[i].(string), Partitions: pairs[i+1].([]int32)})
+	}
+	return out
+}
+
+func equalTPs(a, b []assign.TopicPartitions) bool {
+	return slices.EqualFunc(a, b, func(x, y assign.TopicPartitions) bool {
+		return x.Topic == y.Topic && slices.Equal(x.Partitions, y.Partitions)
+	})
+}
+
+func TestCooperativeStickyFirstAssignmentIsRoundRobin(t *testing.T) {
+	// The reference's example: two members, t1 and t2 with 3 partitions.
+	g := assigntest.NewGroup().Topic("t1", 3).Topic("t2", 3).
+		Member("c1", "t1", "t2").Member("c2", "t1", "t2").Build()
+	r := run(t, assign.CooperativeSticky(), g)
+	if got, want := assigned(r, "c1"), tps("t1", []int32{0, 2}, "t2", []int32{1}); !equalTPs(got, want) {
+		t.Errorf("c1 = %v, want %v", got, want)
+	}
+	if got, want := assigned(r, "c2"), tps("t1", []int32{1}, "t2", []int32{0, 2}); !equalTPs(got, want) {
+		t.Errorf("c2 = %v, want %v", got, want)
+	}
+	if r.Protocol != assign.Cooperative || r.FollowupRequired {
+		t.Errorf("protocol %v followup %v, want COOPERATIVE without follow-up", r.Protocol, r.FollowupRequired)
+	}
+}
+
+func TestCooperativeStickyUnchangedGroupKeepsEverything(t *testing.T) {
+	g := assigntest.NewGroup().Topic("a", 7).Topic("b", 5).
+		Member("m1", "a", "b").Member("m2", "a", "b").Member("m3", "a", "b").Build()
+	r1 := run(t, assign.CooperativeSticky(), g)
+	g2 := assigntest.NextGroup(g, r1)
+	r2 := run(t, assign.CooperativeSticky(), g2)
+	if m := assigntest.Moves(r1, r2); m != 0 || r2.Stats.Moved != 0 || r2.FollowupRequired || r2.Stats.Revoked != 0 {
+		t.Fatalf("unchanged group: moves %d, stats %+v, followup %v", m, r2.Stats, r2.FollowupRequired)
+	}
+	for _, m := range r1.Members {
+		if !equalTPs(m.Assigned, assigned(r2, m.ID)) {
+			t.Errorf("%s: got %v, want what it owns %v", m.ID, assigned(r2, m.ID), m.Assigned)
+		}
+	}
+}
+
+func TestCooperativeStickyLeaveMovesOnlyTheLeaversPartitions(t *testing.T) {
+	b := assigntest.NewGroup().Topic("a", 20).Topic("b", 13)
+	for _, id := range []string{"m1", "m2", "m3", "m4", "m5"} {
+		b.Member(id, "a", "b")
+	}
+	g := b.Build()
+	r1 := run(t, assign.CooperativeSticky(), g)
+	g2 := assigntest.Edit(assigntest.NextGroup(g, r1)).Remove("m3").Build()
+	r2 := run(t, assign.CooperativeSticky(), g2, assign.WithRackAware(true))
+	if m := assigntest.Moves(r1, r2); m != 0 {
+		t.Errorf("%d partitions of staying members moved", m)
+	}
+	if r2.FollowupRequired || r2.Stats.Revoked != 0 {
+		t.Errorf("leave needs no revocation: %+v", r2.Stats)
+	}
+}
+
+func TestCooperativeStickyJoinMovesTheMinimumAndConvergesInOneFollowup(t *testing.T) {
+	b := assigntest.NewGroup().Topic("a", 48).Topic("b", 12)
+	for _, id := range []string{"m1", "m2", "m3"} {
+		b.Member(id, "a", "b")
+	}
+	g := b.Build()
+	r1 := run(t, assign.CooperativeSticky(), g)
+	g2 := assigntest.Edit(assigntest.NextGroup(g, r1)).Member("m4", "a", "b").Build()
+	r2 := run(t, assign.CooperativeSticky(), g2)
+	// 60 partitions over 4 members: the newcomer needs 15, the minimum to move.
+	if r2.Stats.Moved != 15 || r2.Stats.Pending != 15 || !r2.FollowupRequired {
+		t.Fatalf("round 1: stats %+v followup %v, want 15 moved and withheld", r2.Stats, r2.FollowupRequired)
+	}
+	if len(assigned(r2, "m4")) != 0 {
+		t.Errorf("round 1 gave the newcomer partitions still owned by others: %v", assigned(r2, "m4"))
+	}
+	g3 := assigntest.NextGroup(g2, r2)
+	r3 := run(t, assign.CooperativeSticky(), g3)
+	if r3.FollowupRequired || r3.Stats.Moved != 0 || r3.Stats.Imbalance != 0 {
+		t.Fatalf("round 2 did not converge: %+v", r3.Stats)
+	}
+	n := 0
+	for _, tp := range assigned(r3, "m4") {
+		n += len(tp.Partitions)
+	}
+	if n != 15 {
+		t.Errorf("newcomer got %d partitions, want 15", n)
+	}
+}
+
+// KAFKA-12984: a partition claimed by two members in the same generation is
+// withheld from both; with different generations the higher one wins.
+func TestCooperativeStickyConflictingClaims(t *testing.T) {
+	base := assigntest.NewGroup().Generation(5).Topic("t", 4).
+		Member("c1", "t").Member("c2", "t").Member("c3", "t")
+
+	same := base.Owns("c1", "t", 0, 1).Owns("c2", "t", 1, 2).Gen("c1", 4).Gen("c2", 4).Build()
+	r := run(t, assign.CooperativeSticky(), same)
+	if !slices.ContainsFunc(r.Pending, func(tp assign.TopicPartitions) bool { return tp.Topic == "t" && slices.Contains(tp.Partitions, 1) }) {
+		t.Errorf("t-1 claimed twice in generation 4 is not withheld: pending %v", r.Pending)
+	}
+	if !r.FollowupRequired {
+		t.Error("a withheld partition must require a follow-up")
+	}
+
+	higher := assigntest.NewGroup().Generation(5).Topic("t", 4).
+		Member("c1", "t").Member("c2", "t").Member("c3", "t").
+		Owns("c1", "t", 0, 1).Owns("c2", "t", 1, 2).Gen("c1", 3).Gen("c2", 4).Build()
+	r = run(t, assign.CooperativeSticky(), higher)
+	for _, tp := range assigned(r, "c1") {
+		if slices.Contains(tp.Partitions, 1) {
+			t.Errorf("c1's stale claim on t-1 (generation 3) beat c2's (generation 4)")
+		}
+	}
+	if !slices.ContainsFunc(revoked(r, "c1"), func(tp assign.TopicPartitions) bool { return slices.Contains(tp.Partitions, 1) }) {
+		t.Errorf("c1 must see its stale t-1 as revoked: %v", revoked(r, "c1"))
+	}
+}
+
+// KAFKA-13419: owned partitions reported without a generation lose to a
+// member claiming them with a real one.
+func TestCooperativeStickyNoGenerationLoses(t *testing.T) {
+	g := assigntest.NewGroup().Generation(9).Topic("t", 2).
+		Member("a", "t").Member("b", "t").
+		Owns("a", "t", 0, 1).Gen("a", assign.NoGeneration).
+		Owns("b", "t", 0).Gen("b", 8).Build()
+	r := run(t, assign.CooperativeSticky(), g)
+	got := assigned(r, "b")
+	if len(got) != 1 || !slices.Contains(got[0].Partitions, 0) {
+		t.Fatalf("b (generation 8) should keep t-0, got %v", got)
+	}
+}
+
+// KAFKA-14639: members reporting several generations with overlapping
+// claims: nothing is revoked and assigned in the same round. The checker's
+// owned-by-other rule is exactly that property; this runs it over a dense
+// tangle of claims.
+func TestCooperativeStickyMixedGenerationsNeverDoubleAssign(t *testing.T) {
+	b := assigntest.NewGroup().Generation(10).Topic("t", 12).Topic("u", 6)
+	ids := []string{"a", "b", "c", "d", "e"}
+	for i, id := range ids {
+		b.Member(id, "t", "u").Gen(id, int32(5+i%3))
+		for p := int32(i); p < 12; p += 2 {
+			b.Owns(id, "t", p)
+		}
+		b.Owns(id, "u", int32(i), int32((i+1)%6))
+	}
+	g := b.Build()
+	for round := 0; round < 4; round++ {
+		r := run(t, assign.CooperativeSticky(), g)
+		if !r.FollowupRequired {
+			return
+		}
+		g = assigntest.NextGroup(g, r)
+	}
+	t.Fatal("did not converge within 3 follow-ups")
+}
+
+// KAFKA-13406: stale owned partitions (deleted topics, partitions beyond the
+// count, topics no longer subscribed) never make assignment fail.
+func TestCooperativeStickyStaleOwnedIsIgnoredWithWarning(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 2).Topic("gone-from-subs", 2).
+		Member("a", "t").Member("b", "t").
+		Owns("a", "t", 0, 5).Owns("a", "deleted", 0).Owns("b", "gone-from-subs", 1).Build()
+	r := run(t, assign.CooperativeSticky(), g)
+	if len(r.Warnings) == 0 {
+		t.Error("ignored owned partitions must be reported in warnings")
+	}
+	if !equalTPs(revoked(r, "b"), tps("gone-from-subs", []int32{1})) {
+		t.Errorf("b must revoke the partition of the topic it dropped: %v", revoked(r, "b"))
+	}
+}
+
+// KAFKA-15170: with racks, an owned partition whose replicas left the
+// owner's rack is withheld in the first cooperative round, not reassigned.
+func TestCooperativeStickyRackMismatchWithheld(t *testing.T) {
+	g := assigntest.NewGroup().Generation(3).Topic("t", 4).
+		Racks("t", []string{"r1"}, []string{"r1"}, []string{"r2"}, []string{"r2"}).
+		Member("a", "t").Rack("a", "r1").Member("b", "t").Rack("b", "r2").
+		Owns("a", "t", 0, 2).Owns("b", "t", 1, 3).Gen("a", 2).Gen("b", 2).Build()
+	r := run(t, assign.CooperativeSticky(), g)
+	if r.Stats.Pending != 2 || !r.FollowupRequired {
+		t.Fatalf("rack-mismatched partitions must be withheld: %+v", r.Stats)
+	}
+	r2 := run(t, assign.CooperativeSticky(), assigntest.NextGroup(g, r))
+	if !equalTPs(assigned(r2, "a"), tps("t", []int32{0, 1})) || !equalTPs(assigned(r2, "b"), tps("t", []int32{2, 3})) {
+		t.Errorf("round 2 should be rack-local: a=%v b=%v", assigned(r2, "a"), assigned(r2, "b"))
+	}
+	off := run(t, assign.CooperativeSticky(), g, assign.WithRackAware(false))
+	if off.FollowupRequired {
+		t.Errorf("with rack awareness off nothing needs to move: %+v", off.Stats)
+	}
+}
+
+// KAFKA-14382: identical input gives identical output, in any member order.
+func TestCooperativeStickyDeterministicInAnyMemberOrder(t *testing.T) {
+	b := assigntest.NewGroup().Generation(4).Topic("a", 9).Topic("b", 4).Topic("c", 11)
+	for i, id := range []string{"m5", "m1", "m4", "m2", "m3"} {
+		b.Member(id, "a", "b", "c").Gen(id, 3).Owns(id, "a", int32(i), int32(i+4))
+	}
+	g := b.Build()
+	want := run(t, assign.CooperativeSticky(), g)
+	for k := 0; k < 5; k++ {
+		h := assigntest.Edit(g).Build()
+		slices.Reverse(h.Members)
+		h.Members = append(h.Members[k:], h.Members[:k]...)
+		got := run(t, assign.CooperativeSticky(), h)
+		for i := range want.Members {
+			if want.Members[i].ID != got.Members[i].ID || !equalTPs(want.Members[i].Assigned, got.Members[i].Assigned) {
+				t.Fatalf("permutation %d: %s got %v, want %v", k, got.Members[i].ID, got.Members[i].Assigned, want.Members[i].Assigned)
+			}
+		}
+	}
+}
+
+// librdkafka 2.0 sends subscription v1: no generation field, the generation
+// in the cooperative user data (4 bytes). franz-go writes StickyAssignorUserData
+// there; both are read.
+func TestCooperativeStickyGenerationFromUserData(t *testing.T) {
+	for name, ud := range map[string][]byte{
+		"java/librdkafka 4 bytes": wire.AppendCooperativeUserData(nil, 7),
+		"franz-go sticky data":    wire.AppendStickyUserData(nil, tps("t", []int32{0}), 7, true),
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := assigntest.NewGroup().Generation(8).Topic("t", 2).
+				Member("old", "t").Owns("old", "t", 0).Gen("old", 6).
+				Member("v1", "t").Owns("v1", "t", 0).UserData("v1", ud).Build()
+			r := run(t, assign.CooperativeSticky(), g)
+			got := assigned(r, "v1")
+			if len(got) != 1 || !slices.Contains(got[0].Partitions, 0) {
+				t.Fatalf("v1 member (generation 7 in user data) should win t-0 over generation 6: %v", got)
+			}
+		})
+	}
+}
+
+// The eager sticky assignor reads its history from StickyAssignorUserData.
+func TestStickyReadsUserData(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 4).
+		Member("a", "t").UserData("a", wire.AppendStickyUserData(nil, tps("t", []int32{2, 3}), 1, true)).
+		Member("b", "t").UserData("b", wire.AppendStickyUserData(nil, tps("t", []int32{0, 1}), 1, false)).Build()
+	r := run(t, assign.Sticky(), g)
+	if !equalTPs(assigned(r, "a"), tps("t", []int32{2, 3})) || !equalTPs(assigned(r, "b"), tps("t", []int32{0, 1})) {
+		t.Errorf("sticky did not keep the user-data assignment: a=%v b=%v", assigned(r, "a"), assigned(r, "b"))
+	}
+	if r.Protocol != assign.Eager || r.FollowupRequired {
+		t.Errorf("sticky is eager: %v", r.Protocol)
+	}
+}
+
+func TestStickyRejectsCooperative(t *testing.T) {
+	g := assigntest.NewGroup().Protocol(assign.Cooperative).Topic("t", 1).Member("a", "t").Build()
+	for _, a := range []assign.Assignor{assign.Sticky(), assign.Range(), assign.RoundRobin()} {
+		_, err := assign.Run(a, g)
+		var ie *assign.InputError
+		if !errors.Is(err, assign.ErrUnsupportedProtocol) || !errors.As(err, &ie) || ie.Field != "rebalance_protocol" {
+			t.Errorf("%s under COOPERATIVE: got %v, want ErrUnsupportedProtocol naming rebalance_protocol", assign.Ref(a), err)
+		}
+	}
+}
+
+func TestRunRejectsBadInput(t *testing.T) {
+	cases := []struct {
+		name   string
+		g      *assign.Group
+		member string
+		field  string
+	}{
+		{"empty member id", &assign.Group{Members: []assign.Member{{ID: ""}}}, "", "members[0].member_id"},
+		{"duplicate member id", &assign.Group{Members: []assign.Member{{ID: "a"}, {ID: "a"}}}, "a", "members.member_id"},
+		{"negative partition count", &assign.Group{Topics: []assign.Topic{{Name: "t", Partitions: -1}}}, "", "topics[0].partition_count"},
+		{"topic listed twice", &assign.Group{Topics: []assign.Topic{{Name: "t", Partitions: 1}, {Name: "t", Partitions: 2}}}, "", "topics[1].name"},
+		{"empty topic name", &assign.Group{Topics: []assign.Topic{{Name: "", Partitions: 1}}}, "", "topics[0].name"},
+		{"racks of wrong length", &assign.Group{Topics: []assign.Topic{{Name: "t", Partitions: 2, Racks: [][]string{{"r"}}}}}, "", "topics[0].partition_racks"},
+		{"empty subscribed topic", &assign.Group{Members: []assign.Member{{ID: "a", Topics: []string{""}}}}, "a", "members[0].topics[0]"},
+		{"unknown protocol", &assign.Group{Protocol: 9}, "", "rebalance_protocol"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := assign.Run(assign.CooperativeSticky(), tc.g)
+			var ie *assign.InputError
+			if !errors.Is(err, assign.ErrInvalidGroup) || !errors.As(err, &ie) {
+				t.Fatalf("got %v, want an InputError wrapping ErrInvalidGroup", err)
+			}
+			if ie.Member != tc.member || ie.Field != tc.field {
+				t.Errorf("got member %q field %q, want %q %q (%v)", ie.Member, ie.Field, tc.member, tc.field, err)
+			}
+			if !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("message %q does not name the field", err)
+			}
+		})
+	}
+}
+
+func TestRunEmptyGroup(t *testing.T) {
+	g := &assign.Group{Topics: []assign.Topic{{Name: "t", Partitions: 3}}}
+	r := run(t, assign.CooperativeSticky(), g)
+	if len(r.Members) != 0 || r.Stats.Partitions != 0 || r.FollowupRequired {
+		t.Errorf("empty group: %+v", r)
+	}
+}
+
+func TestFreezeMovesNothing(t *testing.T) {
+	b := assigntest.NewGroup().Generation(2).Topic("t", 12).
+		Member("a", "t").Member("b", "t").Member("c", "t").
+		Owns("a", "t", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9).Owns("b", "t", 10).Gen("a", 1).Gen("b", 1)
+	g := b.Build()
+	r, err := assign.Run(assign.CooperativeSticky(), g, assign.WithFreeze(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := assigntest.Check(g, r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Stats.Moved != 0 || r.FollowupRequired || len(assigned(r, "a")[0].Partitions) != 10 {
+		t.Errorf("freeze moved partitions: %+v", r.Stats)
+	}
+	if n := len(assigned(r, "c")); n != 1 {
+		t.Errorf("freeze must still place unowned t-11: c got %v", assigned(r, "c"))
+	}
+}
+
+func TestMaxMovesConvergesOverSeveralRounds(t *testing.T) {
+	b := assigntest.NewGroup().Generation(2).Topic("t", 30).Member("a", "t").Gen("a", 1)
+	for p := int32(0); p < 30; p++ {
+		b.Owns("a", "t", p)
+	}
+	for _, id := range []string{"b", "c", "d", "e", "f"} {
+		b.Member(id, "t")
+	}
+	g := b.Build()
+	for round := 1; round <= 12; round++ {
+		r, err := assign.Run(assign.CooperativeSticky(), g, assign.WithMaxMoves(4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := assigntest.Check(g, r); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		if r.Stats.Pending > 4 {
+			t.Fatalf("round %d moved %d partitions, cap 4", round, r.Stats.Pending)
+		}
+		if !r.FollowupRequired {
+			if r.Stats.Imbalance != 0 {
+				t.Fatalf("converged unbalanced: %+v", r.Stats)
+			}
+			if round < 7 {
+				t.Fatalf("25 moves with a cap of 4 cannot finish in %d rounds", round)
+			}
+			return
+		}
+		g = assigntest.NextGroup(g, r)
+	}
+	t.Fatal("did not converge in 12 rounds")
+}

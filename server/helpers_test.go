@@ -1,0 +1,256 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/wire"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
+)
+
+// testServer is an in-process assignd on a bufconn listener.
+type testServer struct {
+	srv    *server.Server
+	conn   *grpc.ClientConn
+	client assigndv1.AssignmentServiceClient
+	logs   *logBuffer
+}
+
+// startServer serves a Server built with sel (DefaultSelector when nil) and
+// opts, and closes it when the test ends.
+func startServer(t testing.TB, sel server.Selector, opts ...server.Option) *testServer {
+	t.Helper()
+	if sel == nil {
+		sel = server.DefaultSelector()
+	}
+	logs := &logBuffer{}
+	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	srv, err := server.New(sel, logger, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	conn := dialBufconn(t, lis)
+	ts := &testServer{srv: srv, conn: conn, client: assigndv1.NewAssignmentServiceClient(conn), logs: logs}
+	t.Cleanup(func() {
+		conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			t.Errorf("Shutdown: %v", err)
+		}
+		if err := <-served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	return ts
+}
+
+func dialBufconn(t testing.TB, lis *bufconn.Listener, opts ...grpc.DialOption) *grpc.ClientConn {
+	t.Helper()
+	opts = append([]grpc.DialOption{
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(server.DefaultMaxRecvBytes)),
+	}, opts...)
+	conn, err := grpc.NewClient("passthrough:///bufnet", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// callCtx bounds every test call.
+func callCtx(t testing.TB) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// logBuffer collects JSON log lines, safe for concurrent writers.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// lines returns the decoded log records whose message is msg.
+func (b *logBuffer) lines(t testing.TB, msg string) []map[string]any {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var out []map[string]any
+	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+		if l == "" {
+			continue
+		}
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("log line is not JSON: %q: %v", l, err)
+		}
+		if rec["msg"] == msg {
+			out = append(out, rec)
+		}
+	}
+	return out
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// tb is what the helpers need from *testing.T and *rapid.T alike.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Errorf(format string, args ...any)
+}
+
+// form says how requestFor sends a member: its raw subscription at a
+// version, or explicit fields.
+type form int16
+
+const explicit form = -1
+
+// requestFor turns an engine group into a request, sending member i in
+// forms[i%len(forms)], and returns the group as the engine will see it:
+// raw subscriptions of old versions cannot carry the newer fields.
+func requestFor(t tb, g *assign.Group, protocolName string, forms ...form) (*assigndv1.AssignRequest, *assign.Group) {
+	t.Helper()
+	if len(forms) == 0 {
+		forms = []form{explicit}
+	}
+	req := &assigndv1.AssignRequest{
+		GroupId: "g", GenerationId: g.Generation, ProtocolName: protocolName,
+		RebalanceProtocol: protocolOut(g.Protocol),
+	}
+	seen := &assign.Group{Generation: g.Generation, Protocol: g.Protocol, Topics: g.Topics}
+	for _, tp := range g.Topics {
+		pt := &assigndv1.Topic{Name: tp.Name, PartitionCount: tp.Partitions}
+		for p, racks := range tp.Racks {
+			if racks != nil {
+				pt.PartitionRacks = append(pt.PartitionRacks, &assigndv1.PartitionRacks{Partition: int32(p), Racks: racks})
+			}
+		}
+		req.Topics = append(req.Topics, pt)
+	}
+	for i, m := range g.Members {
+		pm := &assigndv1.Member{MemberId: m.ID}
+		if m.InstanceID != "" {
+			pm.GroupInstanceId = &m.InstanceID
+		}
+		eff := m
+		switch f := forms[i%len(forms)]; f {
+		case explicit:
+			pm.Topics = m.Topics
+			pm.OwnedPartitions = tpsOut(m.Owned)
+			pm.UserData = m.UserData
+			if m.Generation != assign.NoGeneration {
+				gen := m.Generation
+				pm.Generation = &gen
+			}
+			if m.Rack != "" {
+				rack := m.Rack
+				pm.RackId = &rack
+			}
+		default:
+			v := int16(f)
+			if v < 1 {
+				eff.Owned = nil
+			}
+			if v < 2 {
+				eff.Generation = assign.NoGeneration
+			}
+			if v < 3 {
+				eff.Rack = ""
+			}
+			pm.Metadata = wire.AppendSubscription(nil, &wire.Subscription{
+				Version: v, Topics: m.Topics, UserData: m.UserData, Owned: m.Owned,
+				Generation: m.Generation, Rack: m.Rack,
+			})
+		}
+		req.Members = append(req.Members, pm)
+		seen.Members = append(seen.Members, eff)
+	}
+	return req, seen
+}
+
+func protocolOut(p assign.RebalanceProtocol) assigndv1.RebalanceProtocol {
+	switch p {
+	case assign.Eager:
+		return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
+	case assign.Cooperative:
+		return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE
+	}
+	return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED
+}
+
+func tpsOut(in []assign.TopicPartitions) []*assigndv1.TopicPartitions {
+	var out []*assigndv1.TopicPartitions
+	for _, tp := range in {
+		out = append(out, &assigndv1.TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
+	}
+	return out
+}
+
+func tpsIn(in []*assigndv1.TopicPartitions) []assign.TopicPartitions {
+	var out []assign.TopicPartitions
+	for _, tp := range in {
+		out = append(out, assign.TopicPartitions{Topic: tp.GetTopic(), Partitions: tp.GetPartitions()})
+	}
+	return out
+}
+
+func equalTPs(a, b []assign.TopicPartitions) bool {
+	return slices.EqualFunc(a, b, func(x, y assign.TopicPartitions) bool {
+		return x.Topic == y.Topic && slices.Equal(x.Partitions, y.Partitions)
+	})
+}
+
+// statusDetails returns the code, the single BadRequest field violation (if
+// any) and the ErrorInfo of an error.
+func statusDetails(t testing.TB, err error) (codes.Code, *errdetails.BadRequest_FieldViolation, *errdetails.ErrorInfo) {
+	t.Helper()
+	st := status.Convert(err)
+	var fv *errdetails.BadRequest_FieldViolation
+	var info *errdetails.ErrorInfo
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.BadRequest:
+			if len(d.GetFieldViolations()) != 1 {
+				t.Fatalf("want one field violation, got %v", d.GetFieldViolations())
+			}
+			fv = d.GetFieldViolations()[0]
+		case *errdetails.ErrorInfo:
+			info = d
+		}
+	}
+	return st.Code(), fv, info
+}

@@ -1,0 +1,32 @@
+package server
+
+import (
+	"net/http"
+)
+
+// OpsHandler serves the operations endpoints beside the gRPC port:
+//
+//	/metrics  metrics, when metrics is not nil (see Telemetry.MetricsHandler)
+//	/healthz  200 while the process runs (liveness)
+//	/readyz   200 while the server serves and is not shutting down, else 503
+//	          (readiness; it turns 503 as soon as Shutdown starts)
+func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	if metrics != nil {
+		mux.Handle("GET /metrics", metrics)
+	}
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok\n"))
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		if !s.Ready() {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("not ready\n"))
+			return
+		}
+		_, _ = w.Write([]byte("ready\n"))
+	})
+	return mux
+}

@@ -1,0 +1,98 @@
+package server_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/assignd/assignd/assign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
+)
+
+// TestConcurrencyLimit holds the only Assign slot with a blocked assignment:
+// a second call waits, then fails with RESOURCE_EXHAUSTED before its
+// deadline; a call that goes away is CANCELED; ListAssignors is not
+// limited; once the slot frees, calls succeed again.
+func TestConcurrencyLimit(t *testing.T) {
+	entered := make(chan struct{}, 4)
+	unblock := make(chan struct{})
+	run := func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+		if g.Generation == 99 {
+			entered <- struct{}{}
+			<-unblock
+		}
+		return assign.Run(a, g, opts...)
+	}
+	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1))
+	req := func(gen int32) *assigndv1.AssignRequest {
+		return &assigndv1.AssignRequest{ProtocolName: "range", GenerationId: gen}
+	}
+
+	held := make(chan error, 1)
+	go func() {
+		_, err := ts.client.Assign(callCtx(t), req(99))
+		held <- err
+	}()
+	<-entered
+
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := ts.client.Assign(ctx, req(1))
+	code, _, info := statusDetails(t, err)
+	if code != codes.ResourceExhausted || info.GetReason() != assigndv1.ErrorReason_ERROR_REASON_OVERLOADED.String() {
+		t.Fatalf("over the limit: %v, want RESOURCE_EXHAUSTED with reason OVERLOADED", err)
+	}
+	if waited := time.Since(start); waited < 200*time.Millisecond {
+		t.Errorf("gave up after %s; it should wait until shortly before its deadline", waited)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if _, err := ts.client.Assign(ctx, req(1)); codeOf(t, err) != codes.Canceled {
+		t.Errorf("canceled while waiting: %v, want CANCELED", err)
+	}
+
+	if _, err := ts.client.ListAssignors(callCtx(t), &assigndv1.ListAssignorsRequest{}); err != nil {
+		t.Errorf("ListAssignors must not wait for an Assign slot: %v", err)
+	}
+
+	close(unblock)
+	if err := <-held; err != nil {
+		t.Fatalf("the call holding the slot: %v", err)
+	}
+	if _, err := ts.client.Assign(callCtx(t), req(1)); err != nil {
+		t.Fatalf("after the slot freed: %v", err)
+	}
+}
+
+// TestQueuedCallGetsTheSlot: a waiting call proceeds as soon as the slot
+// frees, well within its deadline.
+func TestQueuedCallGetsTheSlot(t *testing.T) {
+	entered := make(chan struct{}, 1)
+	unblock := make(chan struct{})
+	run := func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+		if g.Generation == 99 {
+			entered <- struct{}{}
+			<-unblock
+		}
+		return assign.Run(a, g, opts...)
+	}
+	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1))
+	go func() {
+		_, _ = ts.client.Assign(callCtx(t), &assigndv1.AssignRequest{ProtocolName: "range", GenerationId: 99})
+	}()
+	<-entered
+	time.AfterFunc(100*time.Millisecond, func() { close(unblock) })
+	if _, err := ts.client.Assign(callCtx(t), &assigndv1.AssignRequest{ProtocolName: "range"}); err != nil {
+		t.Fatalf("queued call: %v", err)
+	}
+}
+
+func codeOf(t testing.TB, err error) codes.Code {
+	code, _, _ := statusDetails(t, err)
+	return code
+}

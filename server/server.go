@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/recovery"
+	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/selector"
+	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel/propagation"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// Server is the assignd gRPC server: the AssignmentService, the
+// grpc.health.v1 health service (one status per service, plus "" for the
+// whole server) and server reflection, behind the interceptor chain
+// report → logging → recovery and the otelgrpc stats handler.
+type Server struct {
+	grpc   *grpc.Server
+	health *health.Server
+	logger *slog.Logger
+	ready  atomic.Bool
+}
+
+// New builds a Server. sel chooses the assignor of every Assign call (use
+// DefaultSelector() without a policy); logger receives one line per call
+// and the server's own events. Both are required.
+func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
+	if sel == nil || logger == nil {
+		return nil, errors.New("server: New needs a Selector and a logger")
+	}
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	if cfg.maxConcurrent < 1 || cfg.maxRecvBytes < 1 || cfg.maxPartitions < 1 || cfg.maxQueueWait < 0 {
+		return nil, fmt.Errorf("server: limits must be positive (concurrent assigns %d, recv bytes %d, partitions %d, queue wait %s)",
+			cfg.maxConcurrent, cfg.maxRecvBytes, cfg.maxPartitions, cfg.maxQueueWait)
+	}
+	if cfg.meters == nil {
+		cfg.meters = metricnoop.NewMeterProvider()
+	}
+	if cfg.tracers == nil {
+		cfg.tracers = tracenoop.NewTracerProvider()
+	}
+	metrics, err := newDomainMetrics(cfg.meters)
+	if err != nil {
+		return nil, err
+	}
+
+	s := &Server{health: health.NewServer(), logger: logger}
+	svc := &service{
+		sel: sel, logger: logger, limiter: newLimiter(cfg.maxConcurrent, cfg.maxQueueWait),
+		maxPartitions: cfg.maxPartitions, run: cfg.run, metrics: metrics,
+	}
+
+	serverOpts := []grpc.ServerOption{
+		grpc.StatsHandler(otelgrpc.NewServerHandler(
+			otelgrpc.WithMeterProvider(cfg.meters),
+			otelgrpc.WithTracerProvider(cfg.tracers),
+			otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
+		)),
+		grpc.MaxRecvMsgSize(cfg.maxRecvBytes),
+		grpc.ChainUnaryInterceptor(
+			reportInterceptor(metrics),
+			selector.UnaryServerInterceptor(logging.UnaryServerInterceptor(callLogger(logger), loggingOptions()...), selector.MatchFunc(logged)),
+			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
+		),
+		grpc.ChainStreamInterceptor(
+			selector.StreamServerInterceptor(logging.StreamServerInterceptor(callLogger(logger), loggingOptions()...), selector.MatchFunc(logged)),
+			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
+		),
+	}
+	if cfg.tls != nil {
+		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(cfg.tls)))
+	}
+	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
+	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	reflection.Register(s.grpc)
+	// Until Serve runs, health checks answer NOT_SERVING.
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_NOT_SERVING)
+	return s, nil
+}
+
+// RegisterService adds another gRPC service (e.g. a policy admin service);
+// call it before Serve. It makes Server a grpc.ServiceRegistrar.
+func (s *Server) RegisterService(desc *grpc.ServiceDesc, impl any) {
+	s.grpc.RegisterService(desc, impl)
+}
+
+// Serve marks every registered service SERVING and serves lis until
+// Shutdown. Like grpc.Server.Serve it returns nil after a graceful stop.
+func (s *Server) Serve(lis net.Listener) error {
+	for name := range s.grpc.GetServiceInfo() {
+		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	}
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	s.ready.Store(true)
+	err := s.grpc.Serve(lis)
+	s.ready.Store(false)
+	if errors.Is(err, grpc.ErrServerStopped) {
+		return nil
+	}
+	return err
+}
+
+// Ready reports whether the server is serving and not shutting down.
+func (s *Server) Ready() bool { return s.ready.Load() }
+
+// Shutdown stops the server gracefully: health checks answer NOT_SERVING
+// from now on (so load balancers and clients that health-check move away),
+// no new calls are accepted and calls in flight finish. When ctx ends
+// first, the remaining calls are cut off and Shutdown returns ctx's error.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.ready.Store(false)
+	s.health.Shutdown()
+	done := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.logger.WarnContext(ctx, "graceful shutdown timed out; stopping calls in flight")
+		s.grpc.Stop()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// recovered turns a panic in a handler into INTERNAL. The panic and its
+// stack go to the log, never to the client, and the server keeps serving.
+func (s *Server) recovered(ctx context.Context, p any) error {
+	s.logger.ErrorContext(ctx, "recovered from panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+	return toStatus(errInternal)
+}
+
+// reportInterceptor gives each Assign call a callReport and records the
+// domain metrics once the call, recovery included, has finished.
+func reportInterceptor(m *domainMetrics) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if info.FullMethod != assigndv1.AssignmentService_Assign_FullMethodName {
+			return handler(ctx, req)
+		}
+		ctx, rep := withReport(ctx)
+		start := time.Now()
+		resp, err := handler(ctx, req)
+		m.record(context.WithoutCancel(ctx), rep, status.Code(err), err, time.Since(start))
+		return resp, err
+	}
+}
