@@ -23,7 +23,11 @@ import "slices"
 //
 // Unlike the Java client, which visits members in hash-map order, every
 // choice here is made in member-id order, so the plan is deterministic.
-func planEqual(st *state, target []int32) {
+//
+// With perTopic (cooperative-sticky@2), a member that must give partitions
+// up chooses them so that its share of each topic stays close to an even
+// share (trimPerTopic); the number of partitions that move is the same.
+func planEqual(st *state, target []int32, perTopic bool) {
 	n := int32(len(st.members))
 	total := int32(st.numPartitions())
 	if total == 0 {
@@ -48,8 +52,17 @@ func planEqual(st *state, target []int32) {
 			slots--
 		}
 	}
+	var trim *topicTrimmer
 	for i, c := range st.claims {
 		m := int32(i)
+		if perTopic && keepable[m] > quota[m] && len(st.topics) > 1 {
+			if trim == nil {
+				trim = &topicTrimmer{}
+			}
+			trim.keep(st, m, c, quota[m], target)
+			count[m] = quota[m]
+			continue
+		}
 		for _, p := range c {
 			if count[m] == quota[m] {
 				break

@@ -4,8 +4,8 @@ import "slices"
 
 // Rack-aware range (KIP-881), as the Java RangeAssignor does it:
 //
-//   - The gate is per topic: the topic's subscribers must have racks, one of
-//     them must host a replica of the topic, and not every partition of the
+//   - The gate is per topic: some subscriber of the topic must be on a rack
+//     that hosts a replica of the topic, and not every partition of the
 //     topic may have replicas in every rack of the topic. Rack-aware mode is
 //     on when any topic passes.
 //   - Step A, rack matching. Topics with the same subscribers (whose racks
@@ -69,12 +69,12 @@ func planRangeRacks(st *state, ord []int32, cons [][]int32, target []int32) bool
 	rr := &rangeRacks{st: st, ord: ord, cons: cons, target: target, stamp: make([]int32, len(st.rackNames)),
 		cursor: make([]int32, len(st.rackNames)+1)}
 	needs := make([]bool, len(st.topics))
-	any := false
+	on := false
 	for t := range st.topics {
 		needs[t] = rr.gate(t)
-		any = any || needs[t]
+		on = on || needs[t]
 	}
-	if !any {
+	if !on {
 		return false
 	}
 	for i := range target {
@@ -148,7 +148,7 @@ func (rr *rangeRacks) groups() [][]int {
 		}
 	}
 	key := func(a, b int) int {
-		if c := compareRanks(rr.cons[a], rr.cons[b]); c != 0 {
+		if c := slices.Compare(rr.cons[a], rr.cons[b]); c != 0 {
 			return c
 		}
 		if c := cmpInt(int(st.start[a+1]-st.start[a]), int(st.start[b+1]-st.start[b])); c != 0 {
@@ -160,7 +160,7 @@ func (rr *rangeRacks) groups() [][]int {
 	var out [][]int
 	for i := 0; i < len(ts); {
 		j := i + 1
-		for j < len(ts) && compareRanks(rr.cons[ts[i]], rr.cons[ts[j]]) == 0 &&
+		for j < len(ts) && slices.Compare(rr.cons[ts[i]], rr.cons[ts[j]]) == 0 &&
 			st.start[ts[i]+1]-st.start[ts[i]] == st.start[ts[j]+1]-st.start[ts[j]] {
 			j++
 		}
@@ -168,15 +168,6 @@ func (rr *rangeRacks) groups() [][]int {
 		i = j
 	}
 	return out
-}
-
-// compareRanks orders consumer lists; lists sharing a backing array (equal
-// subscriptions) compare equal without a scan.
-func compareRanks(a, b []int32) int {
-	if len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) {
-		return 0
-	}
-	return slices.Compare(a, b)
 }
 
 // hasRack reports whether a replica of global partition p is on rack r.

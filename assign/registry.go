@@ -26,8 +26,14 @@ func Sticky() Assignor { return stickyAssignor{} }
 // from the members' owned partitions.
 func CooperativeSticky() Assignor { return cooperativeStickyAssignor{} }
 
+// CooperativeStickyPerTopic returns "cooperative-sticky"@2: the same
+// protocol and wire format as CooperativeSticky, and never more moves on
+// the same input, but members that give partitions up keep their share of
+// each topic even, so that load spreads across topics (librdkafka #4044).
+func CooperativeStickyPerTopic() Assignor { return cooperativeStickyV2{} }
+
 // all is every runnable assignor, including older versions.
-var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky()}
+var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky(), CooperativeStickyPerTopic()}
 
 // Assignors returns every runnable assignor, sorted by name, then version.
 func Assignors() []Assignor {

@@ -25,7 +25,7 @@ func (stickyAssignor) memberData(m *Member) ([]TopicPartitions, int32) {
 	return ud.Previous, ud.Generation
 }
 
-func (stickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target) }
+func (stickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target, false) }
 
 // cooperativeStickyAssignor is KIP-429's cooperative-sticky. See registry.go.
 type cooperativeStickyAssignor struct{}
@@ -40,7 +40,18 @@ func (cooperativeStickyAssignor) memberData(m *Member) ([]TopicPartitions, int32
 	return m.Owned, cooperativeGeneration(m)
 }
 
-func (cooperativeStickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target) }
+func (cooperativeStickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target, false) }
+
+// cooperativeStickyV2 is cooperative-sticky@2: version 1's plan, wire-
+// compatible and with exactly as many moves, but when a member must give
+// partitions up it keeps its share of every topic even (librdkafka #4044:
+// the reference balances only totals, so after a scale-out a member can
+// end with all of one busy topic while another has all of a quiet one).
+type cooperativeStickyV2 struct{ cooperativeStickyAssignor }
+
+func (cooperativeStickyV2) Version() int { return 2 }
+
+func (cooperativeStickyV2) plan(st *state, target []int32) { stickyPlan(st, target, true) }
 
 // cooperativeGeneration is the generation of a cooperative member's owned
 // partitions: the subscription's GenerationId (v2+, KIP-792) when present;
@@ -72,9 +83,9 @@ func cooperativeGeneration(m *Member) int32 {
 // balanced, minimal-movement plan of balance_equal.go when every member
 // subscribes to the same topics, the general plan of balance_general.go
 // otherwise.
-func stickyPlan(st *state, target []int32) {
+func stickyPlan(st *state, target []int32, perTopic bool) {
 	if st.equalSubs {
-		planEqual(st, target)
+		planEqual(st, target, perTopic)
 		return
 	}
 	planGeneral(st, target)

@@ -21,11 +21,15 @@ func checkRun(t *rapid.T, a assign.Assignor, g *assign.Group, opts ...assigntest
 	return r
 }
 
+// cooperativeAssignors are the cooperative-sticky versions every property
+// runs against.
+var cooperativeAssignors = []assign.Assignor{assign.CooperativeSticky(), assign.CooperativeStickyPerTopic()}
+
 // converge runs rounds until no follow-up is required and returns how many
 // follow-ups it took; it fails past limit.
-func converge(t *rapid.T, g *assign.Group, limit int) (*assign.Group, *assign.Result, int) {
+func converge(t *rapid.T, a assign.Assignor, g *assign.Group, limit int) (*assign.Group, *assign.Result, int) {
 	for followups := 0; ; followups++ {
-		r := checkRun(t, assign.CooperativeSticky(), g, assigntest.Balanced())
+		r := checkRun(t, a, g, assigntest.Balanced())
 		if !r.FollowupRequired {
 			return g, r, followups
 		}
@@ -41,14 +45,15 @@ func converge(t *rapid.T, g *assign.Group, limit int) (*assign.Group, *assign.Re
 // order of the members.
 func TestCooperativeStickyPropertyValidBalancedDeterministic(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SampledFrom(cooperativeAssignors).Draw(t, "assignor")
 		g := assigntest.GroupGen(assigntest.Owned(), assigntest.Conflicts(), assigntest.WithRacks(),
 			assigntest.MissingTopics(), assigntest.Members(0, 12)).Draw(t, "group")
-		r := checkRun(t, assign.CooperativeSticky(), g, assigntest.Balanced())
+		r := checkRun(t, a, g, assigntest.Balanced())
 
 		h := assigntest.Edit(g).Build()
 		perm := rapid.Permutation(h.Members).Draw(t, "member order")
 		h.Members = perm
-		r2 := checkRun(t, assign.CooperativeSticky(), h, assigntest.Balanced())
+		r2 := checkRun(t, a, h, assigntest.Balanced())
 		for i := range r.Members {
 			if !equalTPs(r.Members[i].Assigned, r2.Members[i].Assigned) || !equalTPs(r.Members[i].Revoked, r2.Members[i].Revoked) {
 				t.Fatalf("member order changed %s's result: %v vs %v", r.Members[i].ID, r.Members[i].Assigned, r2.Members[i].Assigned)
@@ -75,6 +80,7 @@ func TestStickyPropertyValid(t *testing.T) {
 // two members (the checker's owned-by-other rule, each round).
 func TestCooperativeStickyPropertyConvergence(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SampledFrom(cooperativeAssignors).Draw(t, "assignor")
 		equal := rapid.Bool().Draw(t, "equal subscriptions")
 		opts := []assigntest.GenOption{assigntest.Members(1, 8), assigntest.Topics(1, 4), assigntest.Partitions(1, 16),
 			assigntest.Protocol(assign.Cooperative)}
@@ -82,7 +88,7 @@ func TestCooperativeStickyPropertyConvergence(t *testing.T) {
 			opts = append(opts, assigntest.EqualSubscriptions())
 		}
 		g := assigntest.GroupGen(opts...).Draw(t, "group")
-		g, r, _ := converge(t, g, 2)
+		g, r, _ := converge(t, a, g, 2)
 		topics := make([]string, 0, len(g.Topics))
 		for _, tp := range g.Topics {
 			topics = append(topics, tp.Name)
@@ -118,7 +124,7 @@ func TestCooperativeStickyPropertyConvergence(t *testing.T) {
 				next.Gen(m.ID, g.Generation)
 				limit = 2
 			}
-			g, r, _ = converge(t, next.Build(), limit)
+			g, r, _ = converge(t, a, next.Build(), limit)
 		}
 	})
 }
@@ -127,20 +133,21 @@ func TestCooperativeStickyPropertyConvergence(t *testing.T) {
 // move. A member that joins: exactly the minimum moves.
 func TestCooperativeStickyPropertyMinimalMoves(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
+		a := rapid.SampledFrom(cooperativeAssignors).Draw(t, "assignor")
 		g := assigntest.GroupGen(assigntest.EqualSubscriptions(), assigntest.Members(2, 10), assigntest.Partitions(0, 20),
 			assigntest.Protocol(assign.Cooperative)).Draw(t, "group")
-		g, r, _ := converge(t, g, 2)
+		g, r, _ := converge(t, a, g, 2)
 		total := r.Stats.Partitions
 
 		leaver := rapid.SampledFrom(g.Members).Draw(t, "leaver").ID
 		left := assigntest.Edit(assigntest.NextGroup(g, r)).Remove(leaver).Build()
-		rl := checkRun(t, assign.CooperativeSticky(), left, assigntest.Balanced())
+		rl := checkRun(t, a, left, assigntest.Balanced())
 		if m := assigntest.Moves(r, rl); m != 0 || rl.FollowupRequired {
 			t.Fatalf("leave moved %d partitions of staying members", m)
 		}
 
 		joined := assigntest.Edit(assigntest.NextGroup(g, r)).Member("zz-new", g.Members[0].Topics...).Build()
-		rj := checkRun(t, assign.CooperativeSticky(), joined, assigntest.Balanced())
+		rj := checkRun(t, a, joined, assigntest.Balanced())
 		if want := total / (len(g.Members) + 1); rj.Stats.Moved != want {
 			t.Fatalf("join moved %d partitions, the minimum is %d", rj.Stats.Moved, want)
 		}
