@@ -17,8 +17,10 @@ import (
 //	leader: what a group leader does: decode every member's JoinGroup
 //	        metadata, assign, encode every member's SyncGroup assignment.
 //
-// Each reports imbalance (max−min partitions per member this round) and
-// moved (partitions live members lose this round) beside time and memory.
+// Each reports imbalance (max−min partitions per member this round), moved
+// (partitions live members lose this round) and topicspread (over topics,
+// the largest max−min of a topic's partitions per subscriber) beside time
+// and memory. engine/assignd@2 is cooperative-sticky@2 (per-topic balance).
 // Run: go test ./assign -run '^$' -bench CooperativeSticky -benchtime 5x
 // (S and U take -benchtime 2000x; A, B, B2 and E take seconds per peer op).
 func BenchmarkCooperativeSticky(b *testing.B) {
@@ -29,6 +31,17 @@ func BenchmarkCooperativeSticky(b *testing.B) {
 			var r *assign.Result
 			for b.Loop() {
 				r = mustRun(s.group)
+			}
+			reportQuality(b, s, assigndEncode(r))
+		})
+		b.Run(name+"/engine/assignd@2", func(b *testing.B) {
+			b.ReportAllocs()
+			var r *assign.Result
+			for b.Loop() {
+				var err error
+				if r, err = assign.Run(assign.CooperativeStickyPerTopic(), s.group); err != nil {
+					b.Fatal(err)
+				}
 			}
 			reportQuality(b, s, assigndEncode(r))
 		})
@@ -127,6 +140,15 @@ type topicPartition struct {
 func reportQuality(b *testing.B, s *scenario, out map[string][]byte) {
 	b.Helper()
 	lo, hi, moved := -1, 0, 0
+	perTopic := make(map[string]map[string]int)
+	for _, m := range s.group.Members {
+		for _, t := range m.Topics {
+			if perTopic[t] == nil {
+				perTopic[t] = make(map[string]int)
+			}
+			perTopic[t][m.ID] += 0
+		}
+	}
 	for _, m := range s.group.Members {
 		a, err := wire.DecodeAssignment(out[m.ID])
 		if err != nil && len(out[m.ID]) > 0 {
@@ -136,6 +158,7 @@ func reportQuality(b *testing.B, s *scenario, out map[string][]byte) {
 		have := make(map[topicPartition]bool)
 		for _, tp := range a.Partitions {
 			n += len(tp.Partitions)
+			perTopic[tp.Topic][m.ID] += len(tp.Partitions)
 			for _, p := range tp.Partitions {
 				have[topicPartition{tp.Topic, p}] = true
 			}
@@ -152,6 +175,18 @@ func reportQuality(b *testing.B, s *scenario, out map[string][]byte) {
 		}
 		hi = max(hi, n)
 	}
+	spread := 0
+	for _, counts := range perTopic {
+		tlo, thi := -1, 0
+		for _, c := range counts {
+			if tlo < 0 || c < tlo {
+				tlo = c
+			}
+			thi = max(thi, c)
+		}
+		spread = max(spread, thi-tlo)
+	}
 	b.ReportMetric(float64(hi-lo), "imbalance")
 	b.ReportMetric(float64(moved), "moved")
+	b.ReportMetric(float64(spread), "topicspread")
 }

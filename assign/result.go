@@ -37,33 +37,54 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 		FollowupRequired: len(pending) > 0,
 		Warnings:         st.warnings,
 	}
-	// Bucket partitions by member; ascending p keeps (topic, partition) order.
+	// Bucket partitions by member, walking topics in order so that each
+	// member's list comes out sorted by (topic, partition) and its topic
+	// runs can be counted on the way, without a topic lookup per partition.
 	begin := make([]int32, nm+1)
-	for _, t := range target {
-		if t >= 0 {
-			begin[t+1]++
+	last := make([]int32, nm)
+	for i := range last {
+		last[i] = -1
+	}
+	runs := 0
+	for t := range int32(len(st.topics)) {
+		for _, m := range target[st.start[t]:st.start[t+1]] {
+			if m < 0 {
+				continue
+			}
+			begin[m+1]++
+			if last[m] != t {
+				last[m] = t
+				runs++
+			}
 		}
 	}
 	for i := range nm {
 		begin[i+1] += begin[i]
 	}
 	assigned := int(begin[nm])
-	flat := make([]int32, assigned)
+	parts := make([]int32, assigned)  // partition numbers
+	topics := make([]int32, assigned) // their topics
 	fill := append([]int32(nil), begin[:nm]...)
-	for p, t := range target {
-		if t >= 0 {
-			flat[fill[t]] = int32(p)
-			fill[t]++
+	for t := range int32(len(st.topics)) {
+		base := st.start[t]
+		for i, m := range target[base:st.start[t+1]] {
+			if m >= 0 {
+				parts[fill[m]], topics[fill[m]] = int32(i), t
+				fill[m]++
+			}
 		}
-	}
-	runs := 0
-	for i := range nm {
-		runs += st.countRuns(flat[begin[i]:begin[i+1]])
 	}
 	tps := make([]TopicPartitions, 0, runs)
 	for i, m := range st.members {
 		from := len(tps)
-		tps = st.appendRuns(tps, flat[begin[i]:begin[i+1]])
+		for j, end := begin[i], begin[i+1]; j < end; {
+			t, k := topics[j], j
+			for k < end && topics[k] == t {
+				k++
+			}
+			tps = append(tps, TopicPartitions{Topic: st.topics[t].Name, Partitions: parts[j:k:k]})
+			j = k
+		}
 		r.Members[i] = MemberAssignment{ID: m.ID}
 		if len(tps) > from {
 			r.Members[i].Assigned = tps[from:len(tps):len(tps)]
@@ -78,17 +99,6 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	}
 	r.Stats = Stats{Partitions: assigned, Moved: moved, Revoked: revoked, Pending: len(pending), Imbalance: imbalance}
 	return r
-}
-
-// countRuns counts the topics among ascending global partitions.
-func (st *state) countRuns(ps []int32) int {
-	n, last := 0, int32(-1)
-	for _, p := range ps {
-		if t := st.topicOf[p]; t != last {
-			n, last = n+1, t
-		}
-	}
-	return n
 }
 
 // appendRuns groups ascending global partitions by topic, rewriting ps in
