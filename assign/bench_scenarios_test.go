@@ -12,8 +12,8 @@ import (
 type scenario struct {
 	name     string
 	group    *assign.Group
-	metadata [][]byte          // per member, ConsumerProtocolSubscription v3
-	topics   map[string]int32  // partition counts, as a franz-go leader passes them
+	metadata [][]byte         // per member, ConsumerProtocolSubscription v3
+	topics   map[string]int32 // partition counts, as a franz-go leader passes them
 }
 
 func topicName(t int) string  { return fmt.Sprintf("topic-%03d", t) }

@@ -15,10 +15,10 @@ import "slices"
 // same counts, and since the previous round's plan shows they can be reached
 // by placing the withheld partitions alone, it moves nothing owned again.
 //
-// Each step takes the most loaded member that has such a chain and follows
-// the chain that hands on the fewest partitions their holder owned before
-// this round (free partitions cost nothing to move: nobody is consuming
-// them). It runs in two phases: first chains of free partitions only, then
+// Each step takes the least loaded member that such a chain can reach and
+// follows the chain that hands on the fewest partitions their holder owned
+// before this round (free partitions cost nothing to move: nobody is
+// consuming them). It runs in two phases: first chains of free partitions only, then
 // chains that may take owned ones. Every step lowers the sum of squared
 // counts by at least two, so the loop ends; a work budget bounds it all the
 // same, so that no input can make a rebalance spin (librdkafka #4783).
@@ -28,22 +28,14 @@ func rebalance(st *state, cl *topicClasses, target, count []int32) {
 	}
 	r := newRebalancer(st, cl, target, count)
 	for _, freeOnly := range []bool{true, false} {
-		for r.budget > 0 {
-			improved := false
-			least := r.leastSubscriberCount()
-			for _, o := range r.byLoad() {
-				if r.count[o]-least < 2 {
-					break // byLoad is descending: nobody after o can give
-				}
-				for r.budget > 0 && r.augment(o, freeOnly) {
-					improved = true
-				}
-			}
-			if !improved {
-				break
-			}
+		// Help the least loaded members first, all of them at once, from
+		// the cheapest giver any of them can reach: choosing one receiver
+		// at a time could pay for a long chain where a neighbour at the
+		// same load had a short one.
+		for r.budget > 0 && r.relieveOnce(freeOnly) {
 		}
 	}
+	r.homecoming()
 }
 
 // unevenSubscribers reports whether some subscribers' counts differ by two
@@ -75,7 +67,10 @@ type rebalancer struct {
 	held, free []int32
 	classOff   []int32
 	holding    [][]int32 // per member, partitions it was given (stale entries are skipped)
-	budget     int
+	// awayFrom[v] lists partitions v owned before this round that another
+	// member holds now (stale entries, back home, are skipped).
+	awayFrom [][]int32
+	budget   int
 
 	// Scratch space of augment, reused across searches; an entry of dist
 	// or classDist is only valid when its stamp equals epoch.
@@ -87,6 +82,8 @@ type rebalancer struct {
 	classDist  []int32
 	classStamp []int32
 	deque      []int32
+	inQueue    []int32 // stamp: the member is in searchWithReturns' queue
+	reached    []int32 // members searchWithReturns labelled
 }
 
 func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalancer {
@@ -124,6 +121,12 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	for m := range n {
 		r.holding[m] = flat[begin[m]:begin[m+1]:begin[m+1]]
 	}
+	r.awayFrom = make([][]int32, n)
+	for p, m := range target {
+		if o := st.prev[p]; o >= 0 && m != o {
+			r.awayFrom[o] = append(r.awayFrom[o], int32(p))
+		}
+	}
 	r.budget = max(64*(len(target)+int(r.classOff[n])), 1<<22)
 	r.dist = make([]int32, n)
 	r.distStamp = make([]int32, n)
@@ -140,181 +143,30 @@ func (r *rebalancer) slot(m, k int32) int32 {
 	return r.classOff[m] + int32(i)
 }
 
-// leastSubscriberCount is the smallest count among members that subscribe
-// to something. It never decreases during rebalance: a giver keeps at least
-// two more than its receiver had.
-func (r *rebalancer) leastSubscriberCount() int32 {
-	least := unreached
+// mostSubscriberCount is the largest count among members that subscribe
+// to something. It never increases during rebalance: a receiver ends at
+// least one below what its giver had.
+func (r *rebalancer) mostSubscriberCount() int32 {
+	most := int32(0)
 	for m, ks := range r.cl.memberClasses {
 		if len(ks) > 0 {
-			least = min(least, r.count[m])
+			most = max(most, r.count[m])
 		}
 	}
-	return least
+	return most
 }
 
-// byLoad lists the members, most loaded first, ties by index.
+// byLoad lists the members that subscribe to something, least loaded
+// first, ties by index.
 func (r *rebalancer) byLoad() []int32 {
-	order := make([]int32, len(r.count))
-	for i := range order {
-		order[i] = int32(i)
+	order := make([]int32, 0, len(r.count))
+	for m, ks := range r.cl.memberClasses {
+		if len(ks) > 0 {
+			order = append(order, int32(m))
+		}
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return int(r.count[b] - r.count[a]) })
+	slices.SortStableFunc(order, func(a, b int32) int { return int(r.count[a] - r.count[b]) })
 	return order
 }
 
 const unreached = int32(1 << 30)
-
-// augment looks for the cheapest chain from o to a member with at least two
-// fewer partitions, where handing on a free partition costs 0 and an owned
-// one 1 (a 0-1 breadth-first search over members and topic classes); among
-// the cheapest it ends at the least loaded member. With freeOnly, only free
-// chains count. If it finds one, it performs the moves (apply) and reports
-// true.
-func (r *rebalancer) augment(o int32, freeOnly bool) bool {
-	limit := r.count[o] - 2
-	if limit < 0 {
-		return false
-	}
-	r.epoch++
-	distOf := func(v int32) int32 {
-		if r.distStamp[v] != r.epoch {
-			return unreached
-		}
-		return r.dist[v]
-	}
-	// The deque holds members; pushFront for cost-0 edges, pushBack for 1.
-	head := len(r.count) + 1
-	r.deque = slices.Grow(r.deque[:0], 2*head)[:2*head]
-	front, back := head, head
-	r.dist[o], r.distStamp[o] = 0, r.epoch
-	r.deque[back] = o
-	back++
-	best, bestDist := int32(-1), unreached
-	for front < back {
-		u := r.deque[front]
-		front++
-		d := r.dist[u]
-		if d > bestDist {
-			break // the deque is in distance order: nothing cheaper follows
-		}
-		if u != o && r.count[u] <= limit && (best < 0 || r.count[u] < r.count[best]) {
-			best, bestDist = u, d
-		}
-		for i, k := range r.cl.memberClasses[u] {
-			r.budget--
-			s := r.classOff[u] + int32(i)
-			if r.held[s] == 0 {
-				continue
-			}
-			cost := int32(0)
-			if r.free[s] == 0 {
-				if freeOnly {
-					continue
-				}
-				cost = 1
-			}
-			nd := d + cost
-			if nd > bestDist || (r.classStamp[k] == r.epoch && r.classDist[k] <= nd) {
-				continue
-			}
-			r.classDist[k], r.classStamp[k] = nd, r.epoch
-			for _, v := range r.cl.subscribers[k] {
-				r.budget--
-				if distOf(v) <= nd {
-					continue
-				}
-				r.dist[v], r.distStamp[v], r.viaMember[v], r.viaClass[v] = nd, r.epoch, u, k
-				if cost == 0 {
-					if front == 0 {
-						// Cannot happen: each member enters the front at most
-						// once per distance, and the deque has room for all.
-						continue
-					}
-					front--
-					r.deque[front] = v
-				} else {
-					if back == len(r.deque) {
-						r.deque = append(r.deque, v)
-					} else {
-						r.deque[back] = v
-					}
-					back++
-				}
-			}
-		}
-	}
-	if best < 0 {
-		return false
-	}
-	r.apply(o, best)
-	return true
-}
-
-// apply performs the chain found by augment, from its end x back to o. A
-// chain of free partitions carries as many as it can at once (half the
-// difference between o and x, and no more than any member on it holds
-// free in the class it hands on); a chain that takes owned partitions
-// carries one, so that each revocation is weighed on its own.
-func (r *rebalancer) apply(o, x int32) {
-	units := (r.count[o] - r.count[x]) / 2
-	for v := x; v != o && units > 0; v = r.viaMember[v] {
-		units = min(units, r.free[r.slot(r.viaMember[v], r.viaClass[v])])
-	}
-	units = max(units, 1)
-	for range units {
-		for v := x; v != o; v = r.viaMember[v] {
-			u, k := r.viaMember[v], r.viaClass[v]
-			r.move(r.pick(u, k, v), u, v)
-		}
-	}
-	r.count[o] -= units
-	r.count[x] += units
-}
-
-// pick chooses the partition of class k that u hands to v: in order of
-// preference one v owned before (it goes home: one move fewer), one u did
-// not own (free), then any; among equals, one local to v's rack.
-func (r *rebalancer) pick(u, k, v int32) int32 {
-	st := r.st
-	best, bestRank := int32(-1), 1<<30
-	for _, p := range r.holding[u] {
-		if r.target[p] != u || r.cl.classOf[st.topicOf[p]] != k {
-			continue
-		}
-		rank := 4
-		switch prev := st.prev[p]; {
-		case prev == v:
-			rank = 0
-		case prev != u:
-			rank = 2
-		}
-		if st.rackAware && !st.rackMatches(v, p) {
-			rank++
-		}
-		if rank < bestRank {
-			best, bestRank = p, rank
-			if rank == 0 {
-				break
-			}
-		}
-	}
-	return best
-}
-
-// move hands p from member u to member v, keeping held, free and holding
-// current; counts are the caller's.
-func (r *rebalancer) move(p, u, v int32) {
-	k := r.cl.classOf[r.st.topicOf[p]]
-	su, sv := r.slot(u, k), r.slot(v, k)
-	r.held[su]--
-	r.held[sv]++
-	if r.st.prev[p] != u {
-		r.free[su]--
-	}
-	if r.st.prev[p] != v {
-		r.free[sv]++
-	}
-	r.target[p] = v
-	r.holding[v] = append(r.holding[v], p)
-}

@@ -6,8 +6,8 @@ import "github.com/assignd/assignd/assign/wire"
 // registry.go Sticky.
 type stickyAssignor struct{}
 
-func (stickyAssignor) Name() string                  { return NameSticky }
-func (stickyAssignor) Version() int                  { return 1 }
+func (stickyAssignor) Name() string                   { return NameSticky }
+func (stickyAssignor) Version() int                   { return 1 }
 func (stickyAssignor) Protocols() []RebalanceProtocol { return []RebalanceProtocol{Eager} }
 
 // memberData reads the previous assignment from StickyAssignorUserData, as

@@ -1,0 +1,96 @@
+package assign
+
+// searchWithReturns is search for chains that may take owned partitions,
+// where a chain may also hand a partition back to the member that owned it
+// before this round, at cost -1 (one move undone). Those edges are what
+// make repeated cheapest chains add up to the fewest moves overall (the
+// successive-shortest-path rule of min-cost flow): without them an early,
+// locally cheap move can never be taken back when a later chain would
+// rather route through it.
+//
+// With negative edges the search is a label-correcting one (Bellman-Ford
+// with a queue). Cheapest chains never leave a negative cycle behind, but
+// a cap on relaxations guards against one all the same: if it trips, the
+// search falls back to search, which has no negative edges.
+func (r *rebalancer) searchWithReturns(xs []int32, better func(v, best int32) bool) int32 {
+	r.epoch++
+	epoch := r.epoch
+	distOf := func(v int32) int32 {
+		if r.distStamp[v] != epoch {
+			return unreached
+		}
+		return r.dist[v]
+	}
+	if len(r.inQueue) != len(r.count) {
+		r.inQueue = make([]int32, len(r.count))
+	}
+	queue := r.deque[:0]
+	reached := r.reached[:0]
+	for _, x := range xs {
+		r.dist[x], r.distStamp[x], r.viaMember[x] = 0, epoch, -1
+		r.inQueue[x] = epoch
+		queue = append(queue, x)
+		reached = append(reached, x)
+	}
+	relaxations := 0
+	limit := 64*(len(r.count)+len(r.held)) + 1024
+	relax := func(u, v, k, nd int32) {
+		if distOf(u) <= nd {
+			return
+		}
+		if r.distStamp[u] != epoch {
+			reached = append(reached, u)
+		}
+		r.dist[u], r.distStamp[u], r.viaMember[u], r.viaClass[u] = nd, epoch, v, k
+		relaxations++
+		if r.inQueue[u] != epoch {
+			r.inQueue[u] = epoch
+			queue = append(queue, u)
+		}
+	}
+	for head := 0; head < len(queue); head++ {
+		if relaxations > limit {
+			r.deque, r.reached = queue[:0], reached[:0]
+			return r.search(xs, false, better)
+		}
+		v := queue[head]
+		r.inQueue[v] = 0
+		d := r.dist[v]
+		for _, k := range r.cl.memberClasses[v] {
+			r.budget--
+			if r.classStamp[k] == epoch && r.classDist[k] <= d {
+				continue
+			}
+			r.classDist[k], r.classStamp[k] = d, epoch
+			for _, u := range r.cl.subscribers[k] {
+				r.budget--
+				s := r.slot(u, k)
+				if r.held[s] == 0 || u == v {
+					continue
+				}
+				cost := int32(1)
+				if r.free[s] > 0 {
+					cost = 0
+				}
+				relax(u, v, k, d+cost)
+			}
+		}
+		for _, p := range r.awayFrom[v] {
+			r.budget--
+			if u := r.target[p]; u >= 0 && u != v && r.st.keepable(v, p) {
+				relax(u, v, r.cl.classOf[r.st.topicOf[p]], d-1)
+			}
+		}
+	}
+	best, bestDist := int32(-1), unreached
+	for _, v := range reached {
+		d := r.dist[v]
+		if d < bestDist && better(v, -1) {
+			best, bestDist = v, d
+		} else if d == bestDist && better(v, best) {
+			best = v
+		}
+	}
+	r.deque, r.reached = queue[:0], reached[:0]
+	return best
+}

@@ -1,0 +1,100 @@
+package assign
+
+import "slices"
+
+// augment looks for the cheapest chain to any of the receivers xs (all at
+// the same load) from a member with at least want partitions, where
+// handing on a free partition costs 0 and an owned one 1: a 0-1
+// breadth-first search backwards from the receivers over members and
+// topic classes. Among the cheapest chains it takes the one from the most
+// loaded giver. With freeOnly, only free chains count. If it finds one, it
+// performs the moves (apply) and reports true.
+func (r *rebalancer) augment(xs []int32, want int32, freeOnly bool) bool {
+	better := func(v, best int32) bool {
+		return r.count[v] >= want && (best < 0 || r.count[v] > r.count[best])
+	}
+	var best int32
+	if freeOnly {
+		best = r.search(xs, true, better)
+	} else {
+		best = r.searchWithReturns(xs, better)
+	}
+	if best < 0 {
+		return false
+	}
+	r.apply(best)
+	return true
+}
+
+// search runs the backward 0-1 breadth-first search from the receivers xs
+// and returns the giver better chosen among the cheapest (better(v, best)
+// reports whether v beats the best so far, best < 0 meaning none), or -1.
+// The chain is left in viaMember and viaClass.
+func (r *rebalancer) search(xs []int32, freeOnly bool, better func(v, best int32) bool) int32 {
+	r.epoch++
+	distOf := func(v int32) int32 {
+		if r.distStamp[v] != r.epoch {
+			return unreached
+		}
+		return r.dist[v]
+	}
+	// The deque holds members; pushFront for cost-0 edges, pushBack for 1.
+	head := len(r.count) + 1
+	r.deque = slices.Grow(r.deque[:0], 2*head+len(xs))[:2*head+len(xs)]
+	front, back := head, head
+	for _, x := range xs {
+		r.dist[x], r.distStamp[x], r.viaMember[x] = 0, r.epoch, -1
+		r.deque[back] = x
+		back++
+	}
+	best, bestDist := int32(-1), unreached
+	for front < back {
+		v := r.deque[front]
+		front++
+		d := r.dist[v]
+		if d > bestDist {
+			break // the deque is in distance order: nothing cheaper follows
+		}
+		if better(v, best) {
+			best, bestDist = v, d
+		}
+		for _, k := range r.cl.memberClasses[v] {
+			r.budget--
+			if r.classStamp[k] == r.epoch && r.classDist[k] <= d {
+				continue
+			}
+			r.classDist[k], r.classStamp[k] = d, r.epoch
+			for _, u := range r.cl.subscribers[k] {
+				r.budget--
+				s := r.slot(u, k)
+				if r.held[s] == 0 {
+					continue
+				}
+				cost := int32(0)
+				if r.free[s] == 0 {
+					if freeOnly {
+						continue
+					}
+					cost = 1
+				}
+				nd := d + cost
+				if nd > bestDist || distOf(u) <= nd {
+					continue
+				}
+				r.dist[u], r.distStamp[u], r.viaMember[u], r.viaClass[u] = nd, r.epoch, v, k
+				if cost == 0 {
+					front--
+					r.deque[front] = u
+				} else {
+					if back == len(r.deque) {
+						r.deque = append(r.deque, u)
+					} else {
+						r.deque[back] = u
+					}
+					back++
+				}
+			}
+		}
+	}
+	return best
+}

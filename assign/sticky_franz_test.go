@@ -1,0 +1,142 @@
+package assign_test
+
+import (
+	"sort"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"pgregory.net/rapid"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/assign/leader"
+	"github.com/assignd/assignd/assign/wire"
+)
+
+// Differential test against franz-go's CooperativeStickyBalancer, driven as
+// a leader drives it, on groups where nobody claims a partition another
+// member also claims: both are fed the same JoinGroup metadata, and ours
+// must be valid and never revoke more partitions from live members than
+// franz-go does (its sticky balancer searches for steals on a graph and is
+// a strong reference for movement).
+func TestCooperativeStickyNeverMovesMoreThanFranzGo(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := assigntest.GroupGen(assigntest.Owned(), assigntest.Members(1, 10), assigntest.Topics(1, 5),
+			assigntest.Partitions(0, 24), assigntest.Protocol(assign.Cooperative)).Draw(t, "group")
+		if rapid.Bool().Draw(t, "equal subscriptions") {
+			g = assigntest.GroupGen(assigntest.Owned(), assigntest.EqualSubscriptions(), assigntest.Members(1, 10),
+				assigntest.Topics(1, 5), assigntest.Partitions(0, 24), assigntest.Protocol(assign.Cooperative)).Draw(t, "equal group")
+		}
+		compareWithFranzGo(t, g)
+	})
+}
+
+// The same comparison on larger groups whose ownership is a converged
+// assignment followed by one random change: a member joins, leaves or
+// changes its subscription. This is the shape real rebalances have.
+func TestCooperativeStickyNeverMovesMoreThanFranzGoAfterChange(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := []assigntest.GenOption{assigntest.Members(5, 30), assigntest.Topics(1, 8),
+			assigntest.Partitions(1, 40), assigntest.Protocol(assign.Cooperative)}
+		if rapid.Bool().Draw(t, "equal subscriptions") {
+			opts = append(opts, assigntest.EqualSubscriptions())
+		}
+		g := assigntest.GroupGen(opts...).Draw(t, "group")
+		g, r, _ := converge(t, assign.CooperativeSticky(), g, 3)
+		next := assigntest.Edit(assigntest.NextGroup(g, r))
+		switch victim := rapid.SampledFrom(g.Members).Draw(t, "member"); rapid.IntRange(0, 2).Draw(t, "change") {
+		case 0:
+			next.Member("zz-joiner", victim.Topics...)
+		case 1:
+			next.Remove(victim.ID)
+		case 2:
+			var topics []string
+			for _, tp := range g.Topics {
+				if rapid.Bool().Draw(t, "subscribe") {
+					topics = append(topics, tp.Name)
+				}
+			}
+			next.Remove(victim.ID).Member(victim.ID, topics...).Gen(victim.ID, g.Generation)
+			for _, tp := range assigned(r, victim.ID) {
+				next.Owns(victim.ID, tp.Topic, tp.Partitions...)
+			}
+		}
+		compareWithFranzGo(t, next.Build())
+	})
+}
+
+// compareWithFranzGo runs every cooperative-sticky version and franz-go's
+// on the JoinGroup metadata of g and fails if ours revokes more.
+func compareWithFranzGo(t *rapid.T, g *assign.Group) {
+	{
+		joined := make([]leader.JoinedMember, len(g.Members))
+		kmembers := make([]kmsg.JoinGroupResponseMember, len(g.Members))
+		for i, m := range g.Members {
+			sub := wire.Subscription{Version: 3, Topics: m.Topics, Owned: m.Owned, Generation: m.Generation}
+			md := wire.AppendSubscription(nil, &sub)
+			joined[i] = leader.JoinedMember{ID: m.ID, Metadata: md}
+			kmembers[i] = kmsg.JoinGroupResponseMember{MemberID: m.ID, ProtocolMetadata: md}
+		}
+		for _, a := range cooperativeAssignors {
+			d, err := leader.Decode(joined, g.Topics, g.Generation, assign.Cooperative)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := checkRun(t, a, d.Group, assigntest.Balanced())
+			ours := revokedFromLive(g, encodedByID(r, leader.Encode(r, d.Versions)))
+
+			sort.Slice(kmembers, func(i, j int) bool { return kmembers[i].MemberID < kmembers[j].MemberID })
+			mb, _, err := kgo.CooperativeStickyBalancer().MemberBalancer(kmembers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			topics := make(map[string]int32)
+			for _, tp := range g.Topics {
+				topics[tp.Name] = tp.Partitions
+			}
+			into, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			theirs := map[string][]byte{}
+			for _, sa := range into.IntoSyncAssignment() {
+				theirs[sa.MemberID] = sa.MemberAssignment
+			}
+			if peer := revokedFromLive(g, theirs); ours > peer {
+				t.Fatalf("%s revokes %d partitions, franz-go %d", assign.Ref(a), ours, peer)
+			}
+		}
+	}
+}
+
+func encodedByID(r *assign.Result, enc [][]byte) map[string][]byte {
+	out := make(map[string][]byte, len(enc))
+	for i, m := range r.Members {
+		out[m.ID] = enc[i]
+	}
+	return out
+}
+
+// revokedFromLive counts the partitions members own that their SyncGroup
+// assignment does not give them.
+func revokedFromLive(g *assign.Group, assignments map[string][]byte) int {
+	n := 0
+	for _, m := range g.Members {
+		a, _ := wire.DecodeAssignment(assignments[m.ID])
+		have := map[assigntest.TP]bool{}
+		for _, tp := range a.Partitions {
+			for _, p := range tp.Partitions {
+				have[assigntest.TP{Topic: tp.Topic, Partition: p}] = true
+			}
+		}
+		for _, tp := range m.Owned {
+			for _, p := range tp.Partitions {
+				if !have[assigntest.TP{Topic: tp.Topic, Partition: p}] {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
