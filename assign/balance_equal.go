@@ -34,8 +34,8 @@ func planEqual(st *state, target []int32, perTopic bool) {
 		return
 	}
 	minQ, slots := total/n, total%n
-	count := make([]int32, n)
-	keepable := make([]int32, n)
+	count := st.ints.take(int(n))
+	keepable := st.ints.take(int(n))
 	for i, c := range st.claims {
 		m := int32(i)
 		for _, p := range c {
@@ -44,7 +44,7 @@ func planEqual(st *state, target []int32, perTopic bool) {
 			}
 		}
 	}
-	quota := make([]int32, n)
+	quota := st.ints.take(int(n))
 	for m := range n {
 		quota[m] = minQ
 		if slots > 0 && keepable[m] > minQ {
@@ -76,13 +76,13 @@ func planEqual(st *state, target []int32, perTopic bool) {
 	if st.rackAware {
 		slots = dealByRack(st, target, count, minQ, slots)
 	}
-	dealRoundRobin(target, count, minQ, slots)
+	dealRoundRobin(target, count, minQ, slots, st.ints.take(int(n))[:0])
 }
 
 // dealRoundRobin deals the unassigned partitions, ascending, round-robin to
 // members below minQ, then one each, in member order, to members at minQ
 // while slots remain.
-func dealRoundRobin(target []int32, count []int32, minQ, slots int32) {
+func dealRoundRobin(target []int32, count []int32, minQ, slots int32, ring []int32) {
 	next := 0
 	nextFree := func() int {
 		for next < len(target) && target[next] >= 0 {
@@ -90,7 +90,6 @@ func dealRoundRobin(target []int32, count []int32, minQ, slots int32) {
 		}
 		return next
 	}
-	ring := make([]int32, 0, len(count))
 	for m, c := range count {
 		if c < minQ {
 			ring = append(ring, int32(m))

@@ -21,7 +21,7 @@ import "slices"
 // isBalanced use: no partition could move to another subscriber of its
 // topic that has two or more fewer partitions.
 func planGeneral(st *state, target []int32) {
-	count := make([]int32, len(st.members))
+	count := st.ints.take(len(st.members))
 	for i, c := range st.claims {
 		m := int32(i)
 		for _, p := range c {

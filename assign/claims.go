@@ -17,12 +17,9 @@ import (
 // depend on the order members are visited in, and no state survives the call.
 func (st *state) resolveClaims(a Assignor, meta map[string]*Topic) {
 	n := st.numPartitions()
-	st.prev = make([]int32, n)
-	for i := range st.prev {
-		st.prev[i] = -1
-	}
-	prevGen := make([]int32, n)
-	st.gen = make([]int32, len(st.members))
+	st.prev = st.ints.filled(n, -1)
+	prevGen := st.ints.take(n)
+	st.gen = st.ints.take(len(st.members))
 	st.claims = make([][]int32, len(st.members))
 
 	owned := make([][]TopicPartitions, len(st.members))
@@ -33,7 +30,7 @@ func (st *state) resolveClaims(a Assignor, meta map[string]*Topic) {
 			total += len(tp.Partitions)
 		}
 	}
-	flat := make([]int32, 0, total)
+	flat := st.ints.take(total)[:0]
 	var ignored, stale, contested int
 	var unsubscribedOwned map[int32][]TopicPartitions
 

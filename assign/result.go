@@ -4,7 +4,7 @@ package assign
 // partitions leave their previous owner and how far apart the members'
 // partition counts are.
 func (st *state) planStats(target []int32) (moved, imbalance int) {
-	counts := make([]int32, len(st.members))
+	counts := st.ints.take(len(st.members))
 	for p, t := range target {
 		if t < 0 {
 			continue
@@ -40,11 +40,8 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	// Bucket partitions by member, walking topics in order so that each
 	// member's list comes out sorted by (topic, partition) and its topic
 	// runs can be counted on the way, without a topic lookup per partition.
-	begin := make([]int32, nm+1)
-	last := make([]int32, nm)
-	for i := range last {
-		last[i] = -1
-	}
+	begin := st.ints.take(nm + 1)
+	last := st.ints.filled(nm, -1)
 	runs := 0
 	for t := range int32(len(st.topics)) {
 		for _, m := range target[st.start[t]:st.start[t+1]] {
@@ -62,9 +59,10 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 		begin[i+1] += begin[i]
 	}
 	assigned := int(begin[nm])
-	parts := make([]int32, assigned)  // partition numbers
-	topics := make([]int32, assigned) // their topics
-	fill := append([]int32(nil), begin[:nm]...)
+	parts := st.ints.take(assigned)  // partition numbers
+	topics := st.ints.take(assigned) // their topics
+	fill := st.ints.take(nm)
+	copy(fill, begin)
 	for t := range int32(len(st.topics)) {
 		base := st.start[t]
 		for i, m := range target[base:st.start[t+1]] {

@@ -15,10 +15,7 @@ func Run(a Assignor, g *Group, opts ...Option) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	target := make([]int32, st.numPartitions())
-	for i := range target {
-		target[i] = -1
-	}
+	target := st.ints.filled(st.numPartitions(), -1)
 	if len(st.members) > 0 {
 		a.plan(st, target)
 	}

@@ -53,6 +53,8 @@ type state struct {
 	partRacks   []int32 // rack ids, ascending per partition
 
 	warnings []string
+
+	ints int32Arena // backing store of the int32 slices of one Run
 }
 
 // numPartitions is the number of partitions of subscribed, existing topics.

@@ -53,7 +53,7 @@ func (st *state) setMembers(ms []Member) error {
 		}
 		st.members[i] = &ms[i]
 	}
-	sort.Slice(st.members, func(i, j int) bool { return st.members[i].ID < st.members[j].ID })
+	slices.SortFunc(st.members, func(a, b *Member) int { return strings.Compare(a.ID, b.ID) })
 	for i := 1; i < len(st.members); i++ {
 		if st.members[i].ID == st.members[i-1].ID {
 			return invalid(st.members[i].ID, "members.member_id", "member id appears more than once")
@@ -67,17 +67,17 @@ func indexMetadata(topics []Topic) (map[string]*Topic, error) {
 	meta := make(map[string]*Topic, len(topics))
 	for i := range topics {
 		t := &topics[i]
-		field := fmt.Sprintf("topics[%d]", i)
+		field := func(name string) string { return fmt.Sprintf("topics[%d].%s", i, name) }
 		switch {
 		case t.Name == "":
-			return nil, invalid("", field+".name", "topic name is empty")
+			return nil, invalid("", field("name"), "topic name is empty")
 		case t.Partitions < 0:
-			return nil, invalid("", field+".partition_count", "topic %q has a negative partition count %d", t.Name, t.Partitions)
+			return nil, invalid("", field("partition_count"), "topic %q has a negative partition count %d", t.Name, t.Partitions)
 		case t.Racks != nil && len(t.Racks) != int(t.Partitions):
-			return nil, invalid("", field+".partition_racks", "topic %q has racks for %d partitions but %d partitions", t.Name, len(t.Racks), t.Partitions)
+			return nil, invalid("", field("partition_racks"), "topic %q has racks for %d partitions but %d partitions", t.Name, len(t.Racks), t.Partitions)
 		}
 		if _, dup := meta[t.Name]; dup {
-			return nil, invalid("", field+".name", "topic %q is listed more than once", t.Name)
+			return nil, invalid("", field("name"), "topic %q is listed more than once", t.Name)
 		}
 		meta[t.Name] = t
 	}
@@ -122,20 +122,29 @@ func (st *state) setTopics(meta map[string]*Topic) error {
 		sort.Strings(missing)
 		st.warnings = append(st.warnings, fmt.Sprintf("subscribed topics missing from metadata get no partitions: %s", strings.Join(missing, ", ")))
 	}
-	sort.Slice(st.topics, func(i, j int) bool { return st.topics[i].Name < st.topics[j].Name })
+	slices.SortFunc(st.topics, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
 	st.topicID = make(map[string]int32, len(st.topics))
-	st.start = make([]int32, len(st.topics)+1)
 	total := int64(0)
+	for _, t := range st.topics {
+		total += int64(t.Partitions)
+	}
+	if total > 1<<30 {
+		return invalid("", "topics", "more than %d partitions in subscribed topics", 1<<30)
+	}
+	// Everything a Run needs in int32 slices, in one allocation: partition-
+	// sized (topicOf, prev, prevGen, target, the result's two) and member-
+	// and topic-sized ones.
+	p, n, nt := int(total), len(st.members), len(st.topics)
+	st.ints.reserve(6*p + 16*n + 3*nt + 64)
+	st.start = st.ints.take(nt + 1)
+	total = 0
 	for i, t := range st.topics {
 		st.topicID[t.Name] = int32(i)
 		st.start[i] = int32(total)
 		total += int64(t.Partitions)
-		if total > 1<<30 {
-			return invalid("", "topics", "more than %d partitions in subscribed topics", 1<<30)
-		}
 	}
 	st.start[len(st.topics)] = int32(total)
-	st.topicOf = make([]int32, total)
+	st.topicOf = st.ints.take(int(total))
 	for i := range st.topics {
 		for p := st.start[i]; p < st.start[i+1]; p++ {
 			st.topicOf[p] = int32(i)
@@ -147,14 +156,14 @@ func (st *state) setTopics(meta map[string]*Topic) error {
 // setSubscriptions fills subs, subscribers and equalSubs.
 func (st *state) setSubscriptions() {
 	st.subs = make([][]int32, len(st.members))
-	counts := make([]int32, len(st.topics))
+	counts := st.ints.take(len(st.topics))
 	var prevTopics []string
 	var prevSubs []int32
 	for i, m := range st.members {
 		if i > 0 && slices.Equal(m.Topics, prevTopics) {
 			st.subs[i] = prevSubs
 		} else {
-			s := make([]int32, 0, len(m.Topics))
+			s := st.ints.take(len(m.Topics))[:0]
 			for _, name := range m.Topics {
 				if t, ok := st.topicID[name]; ok {
 					s = append(s, t)
@@ -174,7 +183,7 @@ func (st *state) setSubscriptions() {
 	for _, c := range counts {
 		total += int(c)
 	}
-	flat := make([]int32, total)
+	flat := st.ints.take(total)
 	off := 0
 	for t, c := range counts {
 		st.subscribers[t] = flat[off : off : off+int(c)]
