@@ -1,0 +1,98 @@
+// Package policy decides which assignor runs for each consumer group, so
+// that assignment can be changed safely in one place: versioned assignors,
+// staged rollouts by stable hash, shadow evaluation of a candidate beside
+// what runs, and hot reload of the policy file. Source implements the
+// server's Selector; cmd/assignd wires it (server never imports policy).
+//
+// # The policy file
+//
+// YAML, one document, decoded strictly: an unknown field is an error with
+// its line. Example (examples/policy.yaml has a commented one):
+//
+//	version: 1                    # schema version, required; only 1 exists
+//	rules:                        # tried in order; the first that applies wins
+//	  - name: payments-v2         # required, unique; [A-Za-z0-9._-], up to 63
+//	    description: per-topic balance for payments   # optional, shown by explain
+//	    match:                    # every clause given must match (AND);
+//	                              # any entry of a clause may (OR); no match = all
+//	      groups: [orders]                  # exact group ids
+//	      group_prefixes: [payments-]       # group id prefixes
+//	      group_globs: ["team-*/ingest"]    # globs: * ? [a-z] [!a-z] \x; * crosses '/'
+//	      protocols: [cooperative-sticky]   # the group's protocol names
+//	      callers:                          # the mTLS client; each field given must equal
+//	        - common_name: leader-a
+//	        - subject: "CN=leader-b,O=payments"
+//	    rollout:                  # optional: apply to some of the matching groups
+//	      percent: 10             # 0..100, in steps of 0.01; required in a rollout
+//	      salt: ""                # optional; see Bucket
+//	      include: [payments-critical]   # always in (if the rule matches them)
+//	      exclude: [payments-legacy]     # never in; wins over include and percent
+//	    assignor: cooperative-sticky@2   # name@version, or "standard"
+//	    params:                   # optional
+//	      rack_aware: true              # default true
+//	      max_moves_per_rebalance: 100  # default 0 = no cap
+//	      freeze: false                 # default false; wins over the cap
+//	    shadow:                   # optional: evaluate, compare, never return
+//	      assignor: cooperative-sticky@2
+//	      params: {max_moves_per_rebalance: 0}
+//	  - name: default             # optional; if absent the built-in one is appended
+//	    params: {rack_aware: true}
+//	    shadow: {assignor: cooperative-sticky@2}
+//
+// A rule applies to a query (group id, protocol name, caller) when its
+// match clauses match and, if it has a rollout, the group is not excluded
+// and is either included or has a Bucket below percent×100. A rule that
+// does not apply falls through to the next one. An include or exclude entry
+// that the rule's group clause cannot match is rejected as a likely typo.
+//
+// "standard" selects, for each of the four standard protocol names, the
+// assignor of that name at its standard version (cooperative-sticky@1,
+// range@1, roundrobin@1, sticky@1); for other names the rule does not
+// apply. Other assignors are named with an explicit version, so that a
+// rollback is an edit of this file.
+//
+// Every policy ends with the rule "default", which applies to every group
+// and runs "standard". A file may write it, as its last rule, with params
+// or a shadow but without match, rollout or another assignor; otherwise the
+// built-in one (default.yaml, embedded) is appended. A protocol name no rule
+// answers is unknown (the server's INVALID_ARGUMENT on protocol_name).
+// Without a file assignd serves Default, which is that rule alone.
+//
+// # Revision
+//
+// A policy's revision is the first 12 hex digits of the SHA-256 of the
+// file's bytes: `sha256sum policy.yaml | cut -c1-12`. It is not written in
+// the file, so it can neither be forgotten nor reused for different
+// content; replicas with the same file report the same revision. Each
+// AssignResponse carries policy = "rule/revision", and the policy's
+// metrics are labelled by rule and revision.
+//
+// # Rebalance protocols and safety
+//
+// The protocol name fixes what the group's clients expect: "range",
+// "roundrobin" and "sticky" clients run EAGER; "cooperative-sticky" clients
+// run COOPERATIVE, or EAGER during the first bounce of the KIP-429 upgrade.
+// Parse rejects a rule whose assignor (or shadow) does not support every
+// protocol its protocol names imply; a rule without match.protocols (or
+// naming a non-standard protocol) must pick an assignor that supports both.
+// So a policy can never put an eager-only assignor behind a cooperative
+// group, and under COOPERATIVE the engine always applies the KIP-429
+// post-pass, whatever the assignor. A request that leaves
+// rebalance_protocol unspecified runs its protocol name's default; see
+// Explanation.Protocol.
+//
+// # Shadow evaluation
+//
+// A rule's shadow is computed on the same group, under the protocol the
+// assignor ran, after the response has been computed, in the background:
+// at most WithShadowConcurrency shadows run at once (others are skipped),
+// and groups above WithShadowMaxPartitions are skipped. Each comparison is
+// one log line and the metrics assignd.policy.shadow.* (moved partitions,
+// imbalance, follow-ups and engine time per side, runs by outcome).
+//
+// # Hot reload
+//
+// See Watch: a changed file is validated completely before it replaces the
+// serving revision; an invalid one is logged, counted and flagged, and the
+// last good revision keeps serving.
+package policy

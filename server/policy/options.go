@@ -1,0 +1,104 @@
+package policy
+
+import (
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/assignd/assignd/assign"
+)
+
+// Option tunes a Source (NewSource, Watch). Options are sealed: only this
+// package defines them.
+type Option interface{ apply(*config) }
+
+type runFunc func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error)
+
+type config struct {
+	logger              *slog.Logger
+	meterProvider       metric.MeterProvider
+	debounce            time.Duration
+	resync              time.Duration
+	shadowConcurrency   int
+	shadowMaxPartitions int
+	run                 runFunc
+}
+
+func newConfig(opts []Option) config {
+	c := config{
+		logger:              slog.Default(),
+		meterProvider:       otel.GetMeterProvider(),
+		debounce:            200 * time.Millisecond,
+		resync:              30 * time.Second,
+		shadowConcurrency:   1,
+		shadowMaxPartitions: 100_000,
+		run:                 assign.Run,
+	}
+	for _, o := range opts {
+		o.apply(&c)
+	}
+	return c
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithLogger sets where reloads, rejected files and shadow comparisons are
+// logged. Default: slog.Default().
+func WithLogger(l *slog.Logger) Option {
+	return optionFunc(func(c *config) {
+		if l != nil {
+			c.logger = l
+		}
+	})
+}
+
+// WithMeterProvider sets the provider of the policy's metrics. Default: the
+// global provider (otel.GetMeterProvider()).
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) {
+		if mp != nil {
+			c.meterProvider = mp
+		}
+	})
+}
+
+// WithDebounce sets how long the watcher waits after the last change in the
+// policy file's directory before it reads the file, so that a file being
+// written, or the several renames of a Kubernetes ConfigMap update, are
+// read once, complete. Default: 200ms.
+func WithDebounce(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.debounce = max(d, 0) })
+}
+
+// WithResync sets how often the watcher re-reads the file even without a
+// change notification, a safety net for filesystems that do not deliver
+// them (some network and overlay mounts) and for dropped events. Unchanged
+// content costs a read and a hash. 0 disables it. Default: 30s.
+func WithResync(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.resync = max(d, 0) })
+}
+
+// WithShadowConcurrency bounds how many shadow evaluations run at once.
+// Shadows run in the background, after the response is computed; when all
+// slots are busy a shadow is skipped (and counted as skipped_busy), so
+// shadows can never queue up behind each other nor hold back responses.
+// 0 disables shadow evaluation. Default: 1, so that on a small machine
+// shadows take at most one core from the assignments themselves.
+func WithShadowConcurrency(n int) Option {
+	return optionFunc(func(c *config) { c.shadowConcurrency = max(n, 0) })
+}
+
+// WithShadowMaxPartitions skips shadow evaluation (counted as
+// skipped_size) for groups with more partitions in their topic metadata
+// than n, to bound the memory and CPU a shadow may take. 0 means no limit.
+// Default: 100,000.
+func WithShadowMaxPartitions(n int) Option {
+	return optionFunc(func(c *config) { c.shadowMaxPartitions = max(n, 0) })
+}
+
+// withRunFunc replaces assign.Run for shadow evaluation (tests).
+func withRunFunc(f runFunc) Option { return optionFunc(func(c *config) { c.run = f }) }

@@ -1,0 +1,55 @@
+package policy
+
+import (
+	"fmt"
+
+	"github.com/assignd/assignd/assign"
+)
+
+// Params are the tuning knobs a rule passes to its assignor, resolved to
+// concrete values (absent fields take the defaults below).
+type Params struct {
+	// RackAware turns KIP-881 rack-aware assignment on or off
+	// (params.rack_aware). Default: true.
+	RackAware bool
+	// MaxMovesPerRebalance caps how many partitions one rebalance takes
+	// from their live owners, so a large reshuffle spreads over several
+	// rebalances (params.max_moves_per_rebalance). Default: 0, no cap.
+	MaxMovesPerRebalance int
+	// Freeze keeps every partition with its live owner and only places
+	// partitions nobody owns, for incidents (params.freeze). It takes
+	// precedence over MaxMovesPerRebalance. Default: false.
+	Freeze bool
+}
+
+func resolveParams(s paramsSpec) Params {
+	p := Params{RackAware: true}
+	if s.RackAware != nil {
+		p.RackAware = *s.RackAware
+	}
+	if s.MaxMoves != nil {
+		p.MaxMovesPerRebalance = *s.MaxMoves
+	}
+	if s.Freeze != nil {
+		p.Freeze = *s.Freeze
+	}
+	return p
+}
+
+// options converts the parameters to engine options. All three are always
+// passed, so that what runs does not depend on the engine's defaults.
+// The slice is shared by every Selection of the rule: its capacity equals
+// its length, so a caller that appends gets a copy.
+func (p Params) options() []assign.Option {
+	opts := []assign.Option{
+		assign.WithRackAware(p.RackAware),
+		assign.WithMaxMoves(p.MaxMovesPerRebalance),
+		assign.WithFreeze(p.Freeze),
+	}
+	return opts[:len(opts):len(opts)]
+}
+
+// String formats the parameters as they are written in a policy file.
+func (p Params) String() string {
+	return fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
+}

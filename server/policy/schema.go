@@ -1,0 +1,69 @@
+package policy
+
+// The YAML schema of a policy file, decoded strictly (unknown fields are
+// errors). The package documentation describes it for operators; these
+// types only mirror it. Pointers distinguish "absent" from a zero value
+// where the default is not the zero value.
+
+// SchemaVersion is the only value the "version" field accepts. A future,
+// incompatible schema gets a new number so that an old assignd refuses a
+// file it would misread instead of half-applying it.
+const SchemaVersion = 1
+
+type fileSpec struct {
+	Version *int       `yaml:"version"`
+	Rules   []ruleSpec `yaml:"rules"`
+}
+
+type ruleSpec struct {
+	Name        string       `yaml:"name"`
+	Description string       `yaml:"description"`
+	Match       matchSpec    `yaml:"match"`
+	Rollout     *rolloutSpec `yaml:"rollout"`
+	Assignor    string       `yaml:"assignor"`
+	Params      paramsSpec   `yaml:"params"`
+	Shadow      *shadowSpec  `yaml:"shadow"`
+}
+
+type matchSpec struct {
+	Groups        []string     `yaml:"groups"`
+	GroupPrefixes []string     `yaml:"group_prefixes"`
+	GroupGlobs    []string     `yaml:"group_globs"`
+	Protocols     []string     `yaml:"protocols"`
+	Callers       []callerSpec `yaml:"callers"`
+}
+
+type callerSpec struct {
+	Subject    string `yaml:"subject"`
+	CommonName string `yaml:"common_name"`
+}
+
+type rolloutSpec struct {
+	Percent *float64 `yaml:"percent"`
+	Salt    string   `yaml:"salt"`
+	Include []string `yaml:"include"`
+	Exclude []string `yaml:"exclude"`
+}
+
+type paramsSpec struct {
+	RackAware *bool `yaml:"rack_aware"`
+	MaxMoves  *int  `yaml:"max_moves_per_rebalance"`
+	Freeze    *bool `yaml:"freeze"`
+}
+
+type shadowSpec struct {
+	Assignor string     `yaml:"assignor"`
+	Params   paramsSpec `yaml:"params"`
+}
+
+// sectionNames turns the Go type names that the YAML decoder puts into
+// unknown-field errors into the words an operator knows.
+var sectionNames = map[string]string{
+	"policy.fileSpec":    "the top level (a mapping of version and rules)",
+	"policy.ruleSpec":    "a rule",
+	"policy.matchSpec":   "match",
+	"policy.callerSpec":  "a caller",
+	"policy.rolloutSpec": "rollout",
+	"policy.paramsSpec":  "params",
+	"policy.shadowSpec":  "shadow",
+}

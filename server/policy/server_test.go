@@ -1,0 +1,99 @@
+package policy_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/policy"
+)
+
+// serve runs a real assignd server with src as its Selector on an
+// in-memory listener.
+func serve(t *testing.T, src *policy.Source) assigndv1.AssignmentServiceClient {
+	t.Helper()
+	srv, err := server.New(src, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(lis) }()
+	conn, err := grpc.NewClient("passthrough:///bufnet",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+		<-served
+	})
+	return assigndv1.NewAssignmentServiceClient(conn)
+}
+
+// The policy plugs into the server: responses name the rule and revision,
+// the rule's parameters shape the assignment, shadows run, and unknown
+// names are the client's error.
+func TestServerUsesPolicy(t *testing.T) {
+	m := newMeter(t)
+	p := mustParse(t, shadowPolicy)
+	src, err := policy.NewSource(p, policy.WithMeterProvider(m.provider), policy.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := serve(t, src)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	req := &assigndv1.AssignRequest{
+		GroupId: "orders", GenerationId: 5, ProtocolName: "cooperative-sticky",
+		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE,
+		Topics:            []*assigndv1.Topic{{Name: "t", PartitionCount: 12}},
+		Members: []*assigndv1.Member{
+			{MemberId: "a", Topics: []string{"t"}, OwnedPartitions: []*assigndv1.TopicPartitions{
+				{Topic: "t", Partitions: []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}}}, Generation: ptr(int32(4))},
+			{MemberId: "b", Topics: []string{"t"}},
+			{MemberId: "c", Topics: []string{"t"}},
+		},
+	}
+	resp, err := client.Assign(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "capped/" + p.Revision(); resp.GetPolicy() != want {
+		t.Errorf("policy = %q, want %q", resp.GetPolicy(), want)
+	}
+	if len(resp.GetPending()) != 1 || len(resp.GetPending()[0].GetPartitions()) != 1 || !resp.GetFollowupRequired() {
+		t.Errorf("pending %v: the rule's cap of one move did not apply", resp.GetPending())
+	}
+	if err := src.Close(); err != nil { // waits for the shadow
+		t.Fatal(err)
+	}
+	if n, _ := m.value(t, "assignd.policy.shadow.runs", map[string]string{"outcome": policy.ShadowCompared}); n != 1 {
+		t.Errorf("shadow runs = %d, want 1", n)
+	}
+	if n, _ := m.value(t, "assignd.policy.shadow.moved", map[string]string{"side": "shadow"}); n != 8 {
+		t.Errorf("shadow moved = %d, want 8", n)
+	}
+
+	req.ProtocolName = "nope"
+	if _, err := client.Assign(ctx, req); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("unknown protocol name: %v, want INVALID_ARGUMENT", err)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }

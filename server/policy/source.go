@@ -1,0 +1,111 @@
+package policy
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/assignd/assignd/server"
+)
+
+// Source serves the current policy revision to the server: it implements
+// server.Selector, adds shadow evaluation and metrics to Policy.Select, and,
+// when made by Watch, replaces its Policy when the file changes. A request
+// reads one revision from start to end (the revision is swapped atomically,
+// never edited), so every response names the revision that chose it.
+type Source struct {
+	cfg     config
+	cur     atomic.Pointer[Policy]
+	m       *instruments
+	shadows *shadowRunner
+	reg     metric.Registration
+
+	// Set by Watch.
+	watch     *fileWatch
+	closeOnce sync.Once
+}
+
+var _ server.Selector = (*Source)(nil)
+
+// NewSource serves a fixed policy (Default() when p is nil), e.g. the
+// embedded default when assignd runs without --policy.
+func NewSource(p *Policy, opts ...Option) (*Source, error) {
+	if p == nil {
+		p = Default()
+	}
+	return newSource(p, newConfig(opts), nil)
+}
+
+// newSource builds a Source; fw, when not nil, is its file watcher, set
+// before the gauges are registered because their callback reads it.
+func newSource(p *Policy, cfg config, fw *fileWatch) (*Source, error) {
+	m, err := newInstruments(cfg.meterProvider)
+	if err != nil {
+		return nil, err
+	}
+	s := &Source{cfg: cfg, m: m, watch: fw}
+	if fw != nil {
+		fw.src = s
+	}
+	s.cur.Store(p)
+	s.shadows = newShadowRunner(cfg, m)
+	s.reg, err = m.registerState(s.state)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// state feeds the revision gauges.
+func (s *Source) state() (revision, file string, rejected bool) {
+	p := s.cur.Load()
+	if s.watch != nil {
+		rejected = s.watch.rejected.Load()
+	}
+	return p.Revision(), p.File(), rejected
+}
+
+// Policy returns the revision being served.
+func (s *Source) Policy() *Policy { return s.cur.Load() }
+
+// Select implements server.Selector: the current revision's first
+// applicable rule, its options, "rule/revision", and, when the rule has a
+// shadow, an Observe function that evaluates it in the background.
+func (s *Source) Select(ctx context.Context, q server.Query) (server.Selection, error) {
+	p := s.cur.Load()
+	r, a, err := p.choose(q)
+	if err != nil {
+		return server.Selection{}, err
+	}
+	s.m.selections.Add(ctx, 1, metric.WithAttributeSet(r.attrs[keyOf(a)]))
+	sel := server.Selection{Assignor: a, Options: r.options, Policy: r.policy}
+	if r.shadow != nil && s.shadows != nil {
+		sel.Observe = s.shadows.observer(shadowJob{group: q.GroupID, rule: r, revision: p.revision, primary: a})
+	}
+	return sel, nil
+}
+
+// Explain explains the current revision's choice; see Policy.Explain.
+func (s *Source) Explain(groupID, protocolName string, caller server.Caller) (Explanation, error) {
+	return s.cur.Load().Explain(groupID, protocolName, caller)
+}
+
+// Close stops watching the file (for a Source made by Watch), waits for
+// running shadow evaluations and unregisters the gauges. Selections keep
+// working on the last revision, without shadows. It is safe to call more
+// than once.
+func (s *Source) Close() error {
+	var err error
+	s.closeOnce.Do(func() {
+		if s.watch != nil {
+			s.watch.stop()
+		}
+		if s.shadows != nil {
+			s.shadows.close()
+		}
+		err = s.reg.Unregister()
+	})
+	return err
+}
