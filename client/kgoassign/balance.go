@@ -1,0 +1,152 @@
+package kgoassign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"google.golang.org/grpc/status"
+
+	"github.com/assignd/assignd/assign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// errInvalidResponse marks an assignd answer that does not fit the group.
+var errInvalidResponse = errors.New("assignd's response does not fit the group")
+
+// Fallback reasons that are not gRPC codes.
+const (
+	reasonInvalidResponse = "InvalidResponse"
+	reasonNoClient        = "NoClient"
+)
+
+// balance runs one rebalance as group leader: assignd first, within the
+// timeout, then the in-process engine.
+func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (kgo.IntoSyncAssignment, error) {
+	start := time.Now()
+	in := b.input(cb, counts)
+	rep := Report{
+		Group: in.group, Generation: in.generation, Leader: in.leader, Protocol: b.name,
+		Members: len(in.members), Partitions: in.partitions,
+	}
+	defer func() {
+		rep.Took = time.Since(start)
+		b.inst.record(b.name, &rep)
+		if b.cfg.observer != nil {
+			b.cfg.observer(rep)
+		}
+	}()
+
+	if b.client != nil {
+		out, followup, err := b.remote(in)
+		if err == nil {
+			b.served.Add(1)
+			rep.Source, rep.FollowupRequired, rep.Assignments = SourceService, followup, out.byMember()
+			b.logger.Debug("kgoassign: balanced by assignd", b.attrs(&rep, start)...)
+			return out, nil
+		}
+		rep.Reason, rep.Err = reason(err), err
+	} else {
+		rep.Reason = reasonNoClient
+	}
+
+	out, followup, err := b.local(in)
+	if err != nil {
+		b.failures.Add(1)
+		rep.Source, rep.Err = SourceNone, err
+		b.logger.Error("kgoassign: balancing failed in assignd and in-process; kgo retries the rebalance",
+			append(b.attrs(&rep, start), "error", err)...)
+		return nil, err
+	}
+	b.fallbacks.Add(1)
+	rep.Source, rep.FollowupRequired, rep.Assignments = SourceFallback, followup, out.byMember()
+	attrs := append(b.attrs(&rep, start), "reason", rep.Reason)
+	if rep.Err != nil {
+		attrs = append(attrs, "error", rep.Err)
+	}
+	b.logger.Warn("kgoassign: assignd did not answer usefully; assigned in-process", attrs...)
+	return out, nil
+}
+
+// remote asks assignd, bounded by the balancer's and the client's timeout.
+func (b *Balancer) remote(in *input) (syncAssignments, bool, error) {
+	ctx := context.Background()
+	if b.cfg.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, b.cfg.timeout)
+		defer cancel()
+	}
+	resp, err := b.client.Assign(ctx, in.request(b.name, b.protocol))
+	if err != nil {
+		return nil, false, fmt.Errorf("kgoassign: calling assignd: %w", err)
+	}
+	out, err := in.fromResponse(resp, b.protocol)
+	if err != nil {
+		return nil, false, err
+	}
+	return out, resp.GetFollowupRequired(), nil
+}
+
+// fromResponse checks that resp assigns every member of the group exactly
+// once, under the protocol the group runs, and returns its assignment
+// bytes untouched. A cooperative group given an eager plan could have a
+// partition consumed twice, so that is refused too.
+func (in *input) fromResponse(resp *assigndv1.AssignResponse, p assign.RebalanceProtocol) (syncAssignments, error) {
+	if got, want := resp.GetRebalanceProtocol(), protoOut(p); got != want {
+		return nil, fmt.Errorf("%w: it ran %s for a group running %s", errInvalidResponse, got, want)
+	}
+	want := make(map[string]bool, len(in.members))
+	for _, m := range in.members {
+		want[m.ID] = false
+	}
+	out := make(syncAssignments, 0, len(in.members))
+	for _, a := range resp.GetAssignments() {
+		id := a.GetMemberId()
+		done, ok := want[id]
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("%w: it assigns unknown member %q", errInvalidResponse, id)
+		case done:
+			return nil, fmt.Errorf("%w: it assigns member %q twice", errInvalidResponse, id)
+		case len(a.GetAssignment()) == 0:
+			return nil, fmt.Errorf("%w: member %q has no encoded assignment", errInvalidResponse, id)
+		}
+		want[id] = true
+		out = append(out, kmsg.SyncGroupRequestGroupAssignment{MemberID: id, MemberAssignment: a.GetAssignment()})
+	}
+	if len(out) != len(in.members) {
+		for _, m := range in.members {
+			if !want[m.ID] {
+				return nil, fmt.Errorf("%w: member %q is missing", errInvalidResponse, m.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
+// reason names why a call to assignd did not give a usable answer.
+func reason(err error) string {
+	if errors.Is(err, errInvalidResponse) {
+		return reasonInvalidResponse
+	}
+	return status.Code(err).String()
+}
+
+func (b *Balancer) attrs(r *Report, start time.Time) []any {
+	return []any{
+		"group", r.Group, "generation", r.Generation, "protocol", b.name,
+		"members", r.Members, "partitions", r.Partitions, "followup_required", r.FollowupRequired,
+		"took", time.Since(start),
+	}
+}
+
+func (s syncAssignments) byMember() map[string][]byte {
+	m := make(map[string][]byte, len(s))
+	for _, a := range s {
+		m[a.MemberID] = a.MemberAssignment
+	}
+	return m
+}

@@ -1,0 +1,32 @@
+package kgoassign
+
+import (
+	"fmt"
+
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/leader"
+)
+
+// local computes the assignment in-process exactly as assignd does with
+// its default policy: the standard assignor of the group's protocol name
+// with the engine's default options, the group's rebalance protocol, and
+// assign/leader to decode the metadata and encode each member's assignment
+// at its own subscription version. Same input, same bytes.
+func (b *Balancer) local(in *input) (syncAssignments, bool, error) {
+	d, err := leader.Decode(in.members, in.topics, in.generation, b.protocol)
+	if err != nil {
+		return nil, false, fmt.Errorf("kgoassign: decoding the group: %w", err)
+	}
+	r, err := assign.Run(b.assignor, d.Group)
+	if err != nil {
+		return nil, false, fmt.Errorf("kgoassign: assigning in-process: %w", err)
+	}
+	enc := leader.Encode(r, d.Versions)
+	out := make(syncAssignments, len(r.Members))
+	for i := range r.Members {
+		out[i] = kmsg.SyncGroupRequestGroupAssignment{MemberID: r.Members[i].ID, MemberAssignment: enc[i]}
+	}
+	return out, r.FollowupRequired, nil
+}

@@ -1,0 +1,210 @@
+package kgoassign_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// fataler is what helpers need of *testing.T and *rapid.T alike.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+// serveAssignd runs a real assignd with the default policy on a fresh
+// 127.0.0.1 port until the test ends.
+func serveAssignd(t testing.TB) string {
+	t.Helper()
+	srv, err := server.New(server.DefaultSelector(), quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return serve(t, srv.Serve, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+}
+
+// serveFake serves an AssignmentService implementation on a fresh
+// 127.0.0.1 port until the test ends.
+func serveFake(t testing.TB, svc assigndv1.AssignmentServiceServer) string {
+	t.Helper()
+	s := grpc.NewServer()
+	assigndv1.RegisterAssignmentServiceServer(s, svc)
+	hs := health.NewServer()
+	hs.SetServingStatus(assigndv1.AssignmentService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(s, hs)
+	return serve(t, s.Serve, s.Stop)
+}
+
+func serve(t testing.TB, run func(net.Listener) error, stop func()) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = run(lis) }()
+	t.Cleanup(stop)
+	return lis.Addr().String()
+}
+
+// closedAddr is a loopback address nothing listens on.
+func closedAddr(t testing.TB) string {
+	t.Helper()
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := lis.Addr().String()
+	lis.Close()
+	return addr
+}
+
+func newClient(t testing.TB, addr string, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(addr, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// metadataFor encodes m's ConsumerProtocolSubscription v3 the way a member
+// of the given protocol does: cooperative-sticky reports owned partitions,
+// sticky carries them in its user data, range and roundrobin report
+// neither.
+func metadataFor(protocol string, m *assign.Member) []byte {
+	sub := wire.Subscription{Version: 3, Topics: m.Topics, Generation: m.Generation, Rack: m.Rack}
+	switch protocol {
+	case assign.NameCooperativeSticky:
+		sub.Owned = m.Owned
+	case assign.NameSticky:
+		sub.UserData = wire.AppendStickyUserData(nil, m.Owned, m.Generation, m.Generation >= 0)
+	}
+	return wire.AppendSubscription(nil, &sub)
+}
+
+// joinResponse lists g's members as a JoinGroup response does, sorted as
+// kgo sorts them before balancing.
+func joinResponse(protocol string, g *assign.Group) []kmsg.JoinGroupResponseMember {
+	out := make([]kmsg.JoinGroupResponseMember, len(g.Members))
+	for i := range g.Members {
+		m := &g.Members[i]
+		out[i] = kmsg.JoinGroupResponseMember{MemberID: m.ID, ProtocolMetadata: metadataFor(protocol, m)}
+		if m.InstanceID != "" {
+			out[i].InstanceID = kmsg.StringPtr(m.InstanceID)
+		}
+	}
+	slices.SortFunc(out, func(a, b kmsg.JoinGroupResponseMember) int {
+		switch {
+		case a.InstanceID != nil && b.InstanceID != nil:
+			return strings.Compare(*a.InstanceID, *b.InstanceID)
+		case a.InstanceID != nil:
+			return -1
+		case b.InstanceID != nil:
+			return 1
+		}
+		return strings.Compare(a.MemberID, b.MemberID)
+	})
+	return out
+}
+
+// balanceInfo is what kgo tells the leader: the group, the generation and
+// the cluster metadata. Each rack of g's replica racks becomes one broker,
+// so that a partition's replicas are the brokers of its racks.
+func balanceInfo(g *assign.Group) kgo.BalanceInfo {
+	brokers := map[int32]kgo.BrokerMetadata{}
+	brokerOf := map[string]int32{}
+	topics := map[string]kgo.TopicMetadata{}
+	for _, tp := range g.Topics {
+		md := kgo.TopicMetadata{Topic: tp.Name}
+		for p := range tp.Partitions {
+			pm := kgo.PartitionMetadata{Topic: tp.Name, Partition: p}
+			if int(p) < len(tp.Racks) {
+				for _, rack := range tp.Racks[p] {
+					id, ok := brokerOf[rack]
+					if !ok {
+						id = int32(len(brokerOf) + 1)
+						brokerOf[rack] = id
+						brokers[id] = kgo.BrokerMetadata{NodeID: id, Rack: kmsg.StringPtr(rack)}
+					}
+					pm.Replicas = append(pm.Replicas, id)
+				}
+			}
+			md.Partitions = append(md.Partitions, pm)
+		}
+		topics[tp.Name] = md
+	}
+	leaderID := ""
+	if len(g.Members) > 0 {
+		leaderID = g.Members[0].ID
+	}
+	return kgo.BalanceInfo{
+		Group: "g", Generation: g.Generation, LeaderID: leaderID,
+		Topics:  func() map[string]kgo.TopicMetadata { return topics },
+		Brokers: func() map[int32]kgo.BrokerMetadata { return brokers },
+	}
+}
+
+// lead balances g with b exactly as kgo does when b's member leads:
+// MemberBalancer over the JoinGroup members, then SetBalanceInfo, then
+// BalanceOrError with the partition counts of the subscribed topics the
+// leader knows.
+func lead(t fataler, b kgo.GroupBalancer, g *assign.Group) ([]kmsg.SyncGroupRequestGroupAssignment, error) {
+	t.Helper()
+	mb, interests, err := b.MemberBalancer(joinResponse(b.ProtocolName(), g))
+	if err != nil {
+		return nil, err
+	}
+	if ib, ok := mb.(kgo.GroupMemberBalancerInfo); ok {
+		ib.SetBalanceInfo(balanceInfo(g))
+	}
+	counts := map[string]int32{}
+	for _, tp := range g.Topics {
+		if _, ok := interests[tp.Name]; ok {
+			counts[tp.Name] = tp.Partitions
+		}
+	}
+	into, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(counts)
+	if err != nil {
+		return nil, err
+	}
+	return into.IntoSyncAssignment(), nil
+}
+
+// decodeAll decodes every member's SyncGroup assignment.
+func decodeAll(t fataler, out []kmsg.SyncGroupRequestGroupAssignment) map[string][]wire.TopicPartitions {
+	t.Helper()
+	m := map[string][]wire.TopicPartitions{}
+	for _, a := range out {
+		dec, err := wire.DecodeAssignment(a.MemberAssignment)
+		if err != nil {
+			t.Fatalf("member %s: %v", a.MemberID, err)
+		}
+		m[a.MemberID] = dec.Partitions
+	}
+	return m
+}

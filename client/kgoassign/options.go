@@ -1,0 +1,63 @@
+package kgoassign
+
+import (
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Option configures a Balancer. Options are sealed: only this package
+// defines them.
+type Option interface{ apply(*config) }
+
+type config struct {
+	timeout        time.Duration
+	logger         *slog.Logger
+	meters         metric.MeterProvider
+	partitionRacks bool
+	observer       func(Report)
+}
+
+func defaultConfig() config {
+	return config{partitionRacks: true}
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithTimeout bounds the call to assignd; after it the leader assigns
+// in-process. The client's own timeout (client.WithTimeout) bounds the
+// call as well, so the shorter of the two applies. Keep it well under the
+// group's rebalance timeout (kgo.RebalanceTimeout, 60 s by default): the
+// whole group waits while the leader balances. Default: 0, the client's
+// timeout alone (client.DefaultTimeout, 2 s).
+func WithTimeout(d time.Duration) Option { return optionFunc(func(c *config) { c.timeout = d }) }
+
+// WithLogger receives a warning for every fallback and an error when even
+// the fallback fails; debug lines for every balance. Default:
+// slog.Default().
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.logger = l }) }
+
+// WithMeterProvider records the assignd.client.fallbacks counter and the
+// assignd.client.balance.duration histogram with mp. Default: the global
+// provider (otel.GetMeterProvider()), a no-op until the program sets one.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) { c.meters = mp })
+}
+
+// WithPartitionRacks sends (and, in a fallback, uses) the racks of each
+// partition's replicas when at least one member reports a rack (kgo.Rack),
+// so that the assignor can place partitions in their consumers' racks
+// (KIP-881). Turn it off to assign by balance and stickiness alone while
+// still using kgo.Rack for follower fetching (KIP-392). Default: on.
+func WithPartitionRacks(on bool) Option {
+	return optionFunc(func(c *config) { c.partitionRacks = on })
+}
+
+// WithObserver calls fn after every balance this member runs as leader,
+// successful or not, with what was decided. fn runs on kgo's group
+// management goroutine while the group waits: it must be quick. Default:
+// none.
+func WithObserver(fn func(Report)) Option { return optionFunc(func(c *config) { c.observer = fn }) }

@@ -1,0 +1,121 @@
+package kgoassign
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// meterName is the instrumentation scope of the shim's metrics.
+const meterName = "github.com/assignd/assignd/client/kgoassign"
+
+// instruments are the shim's OpenTelemetry instruments.
+type instruments struct {
+	// fallbacks counts balances computed in-process because assignd did not
+	// answer usefully, by protocol and reason.
+	fallbacks metric.Int64Counter
+	// duration is the leader's whole balance, by protocol and source.
+	duration metric.Float64Histogram
+}
+
+func newInstruments(mp metric.MeterProvider) (instruments, error) {
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	m := mp.Meter(meterName)
+	fallbacks, err := m.Int64Counter("assignd.client.fallbacks", metric.WithUnit("{balance}"),
+		metric.WithDescription("Group balances the leader computed in-process because assignd was unavailable, slow or failed."))
+	if err != nil {
+		return instruments{}, fmt.Errorf("kgoassign: creating the fallback counter: %w", err)
+	}
+	duration, err := m.Float64Histogram("assignd.client.balance.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time the group leader spent balancing, call to assignd and fallback included."),
+		metric.WithExplicitBucketBoundaries(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+	if err != nil {
+		return instruments{}, fmt.Errorf("kgoassign: creating the balance duration histogram: %w", err)
+	}
+	return instruments{fallbacks: fallbacks, duration: duration}, nil
+}
+
+func (i instruments) record(protocol string, r *Report) {
+	ctx := context.Background()
+	if r.Source == SourceFallback {
+		i.fallbacks.Add(ctx, 1, metric.WithAttributes(
+			attribute.String("protocol", protocol), attribute.String("reason", r.Reason)))
+	}
+	i.duration.Record(ctx, r.Took.Seconds(), metric.WithAttributes(
+		attribute.String("protocol", protocol), attribute.String("source", r.Source.String())))
+}
+
+// Stats counts this balancer's balances as group leader, by source.
+type Stats struct {
+	// Served balances were answered by assignd.
+	Served uint64
+	// Fallbacks were computed in-process because assignd was unavailable,
+	// slow, failed or answered with something that did not fit the group.
+	Fallbacks uint64
+	// Failures could be computed neither way (e.g. a member's metadata does
+	// not decode); kgo then fails the rebalance and the group retries it.
+	Failures uint64
+}
+
+// Stats returns the balancer's counters since it was created.
+func (b *Balancer) Stats() Stats {
+	return Stats{Served: b.served.Load(), Fallbacks: b.fallbacks.Load(), Failures: b.failures.Load()}
+}
+
+// Source says who computed a balance.
+type Source int8
+
+const (
+	// SourceService: assignd answered.
+	SourceService Source = iota + 1
+	// SourceFallback: the leader computed the assignment in-process.
+	SourceFallback
+	// SourceNone: the balance failed.
+	SourceNone
+)
+
+// String returns "service", "fallback" or "none".
+func (s Source) String() string {
+	switch s {
+	case SourceService:
+		return "service"
+	case SourceFallback:
+		return "fallback"
+	case SourceNone:
+		return "none"
+	}
+	return fmt.Sprintf("Source(%d)", int8(s))
+}
+
+// Report describes one balance this member ran as group leader.
+type Report struct {
+	Group string
+	// Generation is the generation being formed.
+	Generation int32
+	Leader     string
+	// Protocol is the group's protocol name.
+	Protocol string
+	Members  int
+	// Partitions is the number of partitions of the subscribed topics.
+	Partitions int
+	Source     Source
+	// Reason says why the balance fell back: a gRPC code name
+	// ("Unavailable", "DeadlineExceeded", ...), "InvalidResponse" or
+	// "NoClient"; "" when assignd answered.
+	Reason string
+	// Err is assignd's error for a fallback, or the final error when the
+	// balance failed.
+	Err error
+	// FollowupRequired: partitions were withheld until their owners revoke
+	// them; the group rebalances again once they have (KIP-429).
+	FollowupRequired bool
+	// Assignments are the bytes sent in SyncGroup, by member id.
+	Assignments map[string][]byte
+	Took        time.Duration
+}

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDemo runs the whole demo, small: two consumers, a rolling restart
+// with assignd down for one restart.
+func TestDemo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an in-process Kafka broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	d := defaultDemo()
+	d.members, d.partitions = 2, 6
+	d.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	var out bytes.Buffer
+	if err := run(ctx, &out, d); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	got := out.String()
+	for _, want := range []string{
+		"c1 starts (shim balancer)",
+		"balances as leader via service",
+		"balances as leader via fallback (Unavailable)",
+		"[follow-up]",
+		"-- settled in generation",
+		"c2' starts",
+		"No partition was ever owned by two consumers at once.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestDemoRejectsBadFlags(t *testing.T) {
+	for _, d := range []demo{
+		{members: 0, partitions: 6, heartbeat: time.Second},
+		{members: 2, partitions: 0, heartbeat: time.Second},
+		{members: 2, partitions: 6, heartbeat: 0},
+	} {
+		if err := run(context.Background(), io.Discard, d); err == nil {
+			t.Errorf("%+v ran", d)
+		}
+	}
+}
