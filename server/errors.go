@@ -198,7 +198,8 @@ func decodedField(rel string) bool {
 
 // metadataError rejects member i's undecodable subscription bytes.
 func metadataError(i int, member string, err error) error {
-	desc := err.Error()
+	// A DecodeError already says which structure, field and byte offset.
+	desc := "not a valid ConsumerProtocolSubscription: " + err.Error()
 	var de *wire.DecodeError
 	if errors.As(err, &de) {
 		desc = de.Error()
@@ -206,7 +207,7 @@ func metadataError(i int, member string, err error) error {
 	return &fieldError{
 		field: fmt.Sprintf("members[%d].metadata", i), member: member,
 		reason: assigndv1.ErrorReason_ERROR_REASON_MALFORMED_METADATA,
-		desc:   "not a valid ConsumerProtocolSubscription: " + desc, err: err,
+		desc:   desc, err: err,
 	}
 }
 

@@ -25,6 +25,9 @@ func loggingOptions() []logging.Option {
 		logging.WithLogOnEvents(logging.FinishCall),
 		logging.WithFieldsFromContext(logFields),
 		logging.WithDurationField(logging.DurationToDurationField),
+		// Constant for a server of unary calls: noise, and every field
+		// costs on each call.
+		logging.WithDisableLoggingFields(logging.SystemTag[0], logging.ComponentFieldKey, logging.MethodTypeFieldKey),
 	}
 }
 

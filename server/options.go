@@ -59,12 +59,16 @@ func (f optionFunc) apply(c *config) { f(c) }
 // WithMaxConcurrentAssigns bounds how many Assign calls compute at once;
 // the excess waits until shortly before its deadline, then fails with
 // RESOURCE_EXHAUSTED. Default: GOMAXPROCS (assignment is CPU-bound).
-func WithMaxConcurrentAssigns(n int) Option { return optionFunc(func(c *config) { c.maxConcurrent = n }) }
+func WithMaxConcurrentAssigns(n int) Option {
+	return optionFunc(func(c *config) { c.maxConcurrent = n })
+}
 
 // WithMaxQueueWait caps how long an Assign call waits for a concurrency
 // slot when its deadline is later or absent; 0 waits for the deadline only.
 // Default: DefaultMaxQueueWait (30 s).
-func WithMaxQueueWait(d time.Duration) Option { return optionFunc(func(c *config) { c.maxQueueWait = d }) }
+func WithMaxQueueWait(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.maxQueueWait = d })
+}
 
 // WithMaxRecvBytes sets the largest request message accepted; larger ones
 // fail with RESOURCE_EXHAUSTED. Default: DefaultMaxRecvBytes (256 MiB).

@@ -127,7 +127,10 @@ func (s *Server) Ready() bool { return s.ready.Load() }
 // Shutdown stops the server gracefully: health checks answer NOT_SERVING
 // from now on (so load balancers and clients that health-check move away),
 // no new calls are accepted and calls in flight finish. When ctx ends
-// first, the remaining calls are cut off and Shutdown returns ctx's error.
+// first, every connection is closed, the remaining calls fail with
+// UNAVAILABLE on the client side, and Shutdown returns ctx's error without
+// waiting further for handlers still computing (an assignment cannot be
+// interrupted; its result is discarded), so that the process can exit.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
 	s.health.Shutdown()
@@ -142,7 +145,6 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		s.logger.WarnContext(ctx, "graceful shutdown timed out; stopping calls in flight")
 		s.grpc.Stop()
-		<-done
 		return ctx.Err()
 	}
 }

@@ -38,6 +38,11 @@ func blockingServer(t *testing.T) (*server.Server, *bufconn.Listener, chan struc
 	lis := bufconn.Listen(1 << 20)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(lis) }()
+	for deadline := time.Now().Add(5 * time.Second); !srv.Ready(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not become ready")
+		}
+	}
 	return srv, lis, entered, unblock, served
 }
 
@@ -71,7 +76,11 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("/readyz before shutdown = %d", got)
 	}
 
-	watch, err := hc.Watch(callCtx(t), &healthpb.HealthCheckRequest{})
+	// A watching client holds a stream open; it lets go when it sees
+	// NOT_SERVING, as grpc clients with health checking do.
+	watchCtx, stopWatching := context.WithCancel(callCtx(t))
+	defer stopWatching()
+	watch, err := hc.Watch(watchCtx, &healthpb.HealthCheckRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +104,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if st, err := watch.Recv(); err != nil || st.GetStatus() != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Fatalf("watch after shutdown started: %v %v, want NOT_SERVING", st, err)
 	}
+	stopWatching()
 	if got := httpStatus(t, ops.URL+"/readyz"); got != http.StatusServiceUnavailable {
 		t.Errorf("/readyz during shutdown = %d, want 503", got)
 	}

@@ -1,0 +1,147 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/assignd/assignd/server"
+)
+
+// config is assignd's configuration. Every field is a flag and, for flags
+// not given on the command line, an ASSIGND_* environment variable
+// (--max-recv-bytes ↔ ASSIGND_MAX_RECV_BYTES); the flag wins over the
+// variable, the variable over the default.
+type config struct {
+	listen          string
+	metricsListen   string
+	maxRecvBytes    int
+	maxConcurrent   int
+	maxPartitions   int64
+	maxQueueWait    time.Duration
+	shutdownTimeout time.Duration
+	tlsCert         string
+	tlsKey          string
+	tlsClientCA     string
+	logLevel        string
+	logFormat       string
+	// Add the policy flag (--policy FILE, ASSIGND_POLICY) here and read it
+	// in newSelector (selector.go).
+	version bool
+}
+
+// envName is the environment variable of a flag.
+func envName(flagName string) string {
+	return "ASSIGND_" + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// newFlagSet declares every flag of assignd.
+func newFlagSet(c *config) *flag.FlagSet {
+	fs := flag.NewFlagSet("assignd", flag.ContinueOnError)
+	fs.StringVar(&c.listen, "listen", "127.0.0.1:7070", "gRPC listen `address`; port 0 picks a free port (the bound address is logged)")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "127.0.0.1:9464", "HTTP `address` for /metrics (Prometheus), /healthz and /readyz; empty disables it")
+	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", server.DefaultMaxRecvBytes, "largest accepted request in `bytes` (the default fits a 1,000,000-partition group)")
+	fs.IntVar(&c.maxConcurrent, "max-concurrent-assigns", 0, "Assign calls computed at once; excess calls wait until shortly before their deadline, then get RESOURCE_EXHAUSTED; 0 means GOMAXPROCS")
+	fs.Int64Var(&c.maxPartitions, "max-partitions", server.DefaultMaxPartitions, "largest sum of partition counts in one request; larger requests get RESOURCE_EXHAUSTED")
+	fs.DurationVar(&c.maxQueueWait, "max-queue-wait", server.DefaultMaxQueueWait, "longest wait for an Assign slot when the call's deadline is later or absent")
+	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "on SIGTERM/SIGINT, how long calls in flight may take to finish before they are cut off")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate `file` to serve TLS (with --tls-key)")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "PEM private key `file` of --tls-cert")
+	fs.StringVar(&c.tlsClientCA, "tls-client-ca", "", "PEM CA bundle `file`: require client certificates signed by it (mTLS); needs --tls-cert")
+	fs.StringVar(&c.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
+	fs.BoolVar(&c.version, "version", false, "print the version and exit")
+	return fs
+}
+
+// noEnv lists flags that have no environment variable.
+var noEnv = map[string]bool{"version": true}
+
+// parseConfig reads args, then the environment (through lookupEnv, as
+// os.LookupEnv) for flags args did not set. A variable set to the empty
+// string counts: ASSIGND_METRICS_LISTEN= turns the HTTP side off.
+func parseConfig(args []string, lookupEnv func(string) (string, bool), usageOut io.Writer) (config, error) {
+	var c config
+	fs := newFlagSet(&c)
+	fs.SetOutput(usageOut)
+	fs.Usage = func() { usage(fs, usageOut) }
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("unexpected arguments: %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || noEnv[f.Name] {
+			return
+		}
+		if v, ok := lookupEnv(envName(f.Name)); ok {
+			if err := fs.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", envName(f.Name), v, err))
+			}
+		}
+	})
+	if err := errors.Join(errs...); err != nil {
+		return c, err
+	}
+	return c, c.validate()
+}
+
+func (c *config) validate() error {
+	switch {
+	case (c.tlsCert == "") != (c.tlsKey == ""):
+		return errors.New("--tls-cert and --tls-key go together")
+	case c.tlsClientCA != "" && c.tlsCert == "":
+		return errors.New("--tls-client-ca needs --tls-cert and --tls-key")
+	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0:
+		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
+	}
+	if _, err := parseLevel(c.logLevel); err != nil {
+		return err
+	}
+	if c.logFormat != "text" && c.logFormat != "json" {
+		return fmt.Errorf("--log-format %q: want text or json", c.logFormat)
+	}
+	return nil
+}
+
+func usage(fs *flag.FlagSet, w io.Writer) {
+	fmt.Fprint(w, `assignd serves Kafka consumer-group partition assignments over gRPC
+(assignd.v1.AssignmentService), with health checking, reflection, Prometheus
+metrics and optional OTLP tracing.
+
+Usage: assignd [flags]
+
+With no flags it listens on 127.0.0.1:7070 (gRPC) and 127.0.0.1:9464 (HTTP).
+Every flag can also be set with the environment variable shown; a flag on
+the command line wins. Traces are exported over OTLP/gRPC only when
+OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set.
+SIGTERM or SIGINT shuts down gracefully.
+
+Flags:
+`)
+	fs.VisitAll(func(f *flag.Flag) {
+		name, text := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		fmt.Fprintf(w, "%s\n      %s\n", line, text)
+		var facts []string
+		if !noEnv[f.Name] {
+			facts = append(facts, "env "+envName(f.Name))
+		}
+		if f.DefValue != "" && f.DefValue != "false" {
+			facts = append(facts, "default "+f.DefValue)
+		}
+		if len(facts) > 0 {
+			fmt.Fprintf(w, "      (%s)\n", strings.Join(facts, ", "))
+		}
+	})
+}

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/assignd/assignd/server"
+)
+
+func TestParseConfig(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		check   func(c config) bool
+		wantErr string
+	}{
+		{"embedded defaults", nil, nil, func(c config) bool {
+			return c.listen == "127.0.0.1:7070" && c.metricsListen == "127.0.0.1:9464" && c.maxRecvBytes == server.DefaultMaxRecvBytes &&
+				c.logLevel == "info" && c.logFormat == "text" && c.maxConcurrent == 0 && c.shutdownTimeout == 15*time.Second
+		}, ""},
+		{"flags", []string{"--listen", "127.0.0.1:0", "--max-recv-bytes=1024", "--log-format", "json", "--max-concurrent-assigns", "3"}, nil,
+			func(c config) bool {
+				return c.listen == "127.0.0.1:0" && c.maxRecvBytes == 1024 && c.logFormat == "json" && c.maxConcurrent == 3
+			}, ""},
+		{"environment", nil, map[string]string{"ASSIGND_LISTEN": "127.0.0.1:1", "ASSIGND_LOG_LEVEL": "debug", "ASSIGND_SHUTDOWN_TIMEOUT": "2s"},
+			func(c config) bool {
+				return c.listen == "127.0.0.1:1" && c.logLevel == "debug" && c.shutdownTimeout == 2*time.Second
+			}, ""},
+		{"flag beats environment", []string{"--listen", "127.0.0.1:2"}, map[string]string{"ASSIGND_LISTEN": "127.0.0.1:1"},
+			func(c config) bool { return c.listen == "127.0.0.1:2" }, ""},
+		{"empty variable disables metrics", nil, map[string]string{"ASSIGND_METRICS_LISTEN": ""},
+			func(c config) bool { return c.metricsListen == "" }, ""},
+		{"TLS from environment", nil, map[string]string{"ASSIGND_TLS_CERT": "s.crt", "ASSIGND_TLS_KEY": "s.key", "ASSIGND_TLS_CLIENT_CA": "ca.crt"},
+			func(c config) bool { return c.tlsCert == "s.crt" && c.tlsKey == "s.key" && c.tlsClientCA == "ca.crt" }, ""},
+		{"bad environment value", nil, map[string]string{"ASSIGND_MAX_RECV_BYTES": "lots"}, nil, "ASSIGND_MAX_RECV_BYTES"},
+		{"unknown flag", []string{"--frobnicate"}, nil, nil, "not defined"},
+		{"stray argument", []string{"serve"}, nil, nil, "unexpected arguments"},
+		{"cert without key", []string{"--tls-cert", "s.crt"}, nil, nil, "go together"},
+		{"client CA without cert", []string{"--tls-client-ca", "ca.crt"}, nil, nil, "needs --tls-cert"},
+		{"bad level", []string{"--log-level", "loud"}, nil, nil, "--log-level"},
+		{"bad format", []string{"--log-format", "xml"}, nil, nil, "--log-format"},
+		{"zero recv size", []string{"--max-recv-bytes", "0"}, nil, nil, "positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lookup := func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }
+			c, err := parseConfig(tt.args, lookup, &bytes.Buffer{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(c) {
+				t.Errorf("config = %+v", c)
+			}
+		})
+	}
+}
+
+// TestHelpDocumentsEveryFlag: --help names every flag with its variable.
+func TestHelpDocumentsEveryFlag(t *testing.T) {
+	var out bytes.Buffer
+	_, err := parseConfig([]string{"--help"}, func(string) (string, bool) { return "", false }, &out)
+	if !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("err = %v", err)
+	}
+	var c config
+	newFlagSet(&c).VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(out.String(), "--"+f.Name) {
+			t.Errorf("--help does not document --%s", f.Name)
+		}
+		if !noEnv[f.Name] && !strings.Contains(out.String(), envName(f.Name)) {
+			t.Errorf("--help does not name %s", envName(f.Name))
+		}
+	})
+	for _, want := range []string{"ASSIGND_MAX_RECV_BYTES", "OTEL_EXPORTER_OTLP_ENDPOINT", "127.0.0.1:7070"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("--help lacks %s", want)
+		}
+	}
+}

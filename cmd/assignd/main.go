@@ -1,0 +1,153 @@
+// Command assignd serves Kafka consumer-group partition assignments over
+// gRPC. Run it with no arguments for the embedded defaults; `assignd
+// --help` lists every flag and its ASSIGND_* environment variable.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"github.com/assignd/assignd/server"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.LookupEnv, os.Stdout, os.Stderr))
+}
+
+// run is assignd's main, returning the exit status: 0 after a clean
+// shutdown, 1 when serving failed, 2 for bad configuration.
+func run(ctx context.Context, args []string, lookupEnv func(string) (string, bool), stdout, stderr io.Writer) int {
+	cfg, err := parseConfig(args, lookupEnv, stdout)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "assignd: %v\n", err)
+		return 2
+	}
+	if cfg.version {
+		fmt.Fprintln(stdout, "assignd", version())
+		return 0
+	}
+	logger := newLogger(cfg, stderr)
+	if err := serve(ctx, cfg, logger); err != nil {
+		logger.Error("assignd failed", "error", err)
+		return 1
+	}
+	return 0
+}
+
+// serve runs the gRPC and HTTP servers until ctx ends, then shuts them
+// down gracefully.
+func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
+	tel, err := server.NewTelemetry(ctx, version())
+	if err != nil {
+		return err
+	}
+	defer func() {
+		shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		err = errors.Join(err, tel.Shutdown(shutdownCtx))
+	}()
+	tlsCfg, err := tlsConfig(cfg)
+	if err != nil {
+		return err
+	}
+	sel, closeSelector, err := newSelector(cfg, logger)
+	if err != nil {
+		return err
+	}
+	defer closeSelector()
+
+	maxConcurrent := cfg.maxConcurrent
+	if maxConcurrent == 0 {
+		maxConcurrent = runtime.GOMAXPROCS(0)
+	}
+	opts := []server.Option{
+		server.WithMaxRecvBytes(cfg.maxRecvBytes),
+		server.WithMaxConcurrentAssigns(maxConcurrent),
+		server.WithMaxPartitions(cfg.maxPartitions),
+		server.WithMaxQueueWait(cfg.maxQueueWait),
+		server.WithMeterProvider(tel.MeterProvider()),
+		server.WithTracerProvider(tel.TracerProvider()),
+	}
+	if tlsCfg != nil {
+		opts = append(opts, server.WithTLS(tlsCfg))
+	}
+	srv, err := server.New(sel, logger, opts...)
+	if err != nil {
+		return err
+	}
+
+	lis, err := net.Listen("tcp", cfg.listen)
+	if err != nil {
+		return fmt.Errorf("--listen: %w", err)
+	}
+	var ops *http.Server
+	var opsLis net.Listener
+	if cfg.metricsListen != "" {
+		if opsLis, err = net.Listen("tcp", cfg.metricsListen); err != nil {
+			lis.Close()
+			return fmt.Errorf("--metrics-listen: %w", err)
+		}
+		ops = &http.Server{Handler: srv.OpsHandler(tel.MetricsHandler()), ReadHeaderTimeout: 5 * time.Second}
+	}
+
+	errc := make(chan error, 2)
+	go func() { errc <- srv.Serve(lis) }()
+	metricsAddr := ""
+	if ops != nil {
+		metricsAddr = opsLis.Addr().String()
+		go func() {
+			if err := ops.Serve(opsLis); !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics server: %w", err)
+			}
+		}()
+	}
+	logger.Info("assignd serving", "grpc_addr", lis.Addr().String(), "metrics_addr", metricsAddr,
+		"tls", tlsCfg != nil, "mtls", cfg.tlsClientCA != "", "tracing", tel.Tracing(),
+		"max_concurrent_assigns", maxConcurrent, "version", version())
+
+	select {
+	case <-ctx.Done():
+		logger.Info("shutting down", "grace", cfg.shutdownTimeout)
+	case err = <-errc:
+		logger.Error("server stopped", "error", err)
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.shutdownTimeout)
+	defer cancel()
+	shutdownErr := srv.Shutdown(shutdownCtx)
+	if ops != nil {
+		// The HTTP side stays up during the gRPC drain so that /readyz
+		// reports 503 and /metrics can be scraped one last time.
+		shutdownErr = errors.Join(shutdownErr, ops.Shutdown(shutdownCtx))
+	}
+	if shutdownErr != nil {
+		logger.Warn("shutdown was not clean", "error", shutdownErr)
+	} else {
+		logger.Info("stopped")
+	}
+	return err
+}
+
+// version is the module version the binary was built from, or "devel".
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# The whole assignd test suite, runnable on a fresh machine: it installs
+# what it needs, then runs go vet, the Go tests (with the race detector on
+# the packages with concurrency), and the API checks: buf lint, buf format,
+# the generated-code drift check and buf breaking against every earlier
+# committed version of the API. CI runs exactly this (.ci/run).
+#
+# Every step runs even if an earlier one failed; the script ends with a
+# summary and exits non-zero if any step failed.
+#
+# Environment:
+#   GO_TEST_FLAGS   extra flags for every go test run; default: none, or
+#                   -count=1 under CI (CI=true), so that CI never reports
+#                   results cached from an earlier run on the same machine
+#   SKIP_INSTALL=1  skip the install steps (a developer machine that has them)
+set -uo pipefail
+
+cd "$(dirname "$0")/.."
+
+if [ -z "${GO_TEST_FLAGS+set}" ] && [ "${CI:-}" = true ]; then
+	GO_TEST_FLAGS=-count=1
+fi
+
+failed=()
+step() {
+	local name=$1
+	shift
+	echo
+	echo "==> ${name}"
+	local start=$SECONDS
+	if "$@"; then
+		echo "--- ${name}: ok ($((SECONDS - start))s)"
+	else
+		echo "--- ${name}: FAILED ($((SECONDS - start))s)"
+		failed+=("${name}")
+	fi
+}
+
+# ---------------------------------------------------------------------------
+# Installs. Later additions go in the marked places.
+# ---------------------------------------------------------------------------
+
+# System packages (Debian). Add package names to APT_PACKAGES, e.g. kcat.
+APT_PACKAGES=()
+install_apt() {
+	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
+	local missing=()
+	for p in "${APT_PACKAGES[@]}"; do
+		dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	local sudo=""
+	[ "$(id -u)" -ne 0 ] && sudo="sudo"
+	$sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+# npm projects: add directories holding a package.json to NPM_DIRS; each gets
+# `npm ci` (or `npm install` without a lockfile).
+NPM_DIRS=()
+install_npm() {
+	for d in "${NPM_DIRS[@]}"; do
+		if [ -f "$d/package-lock.json" ]; then
+			(cd "$d" && npm ci --no-audit --no-fund) || return 1
+		else
+			(cd "$d" && npm install --no-audit --no-fund) || return 1
+		fi
+	done
+}
+
+# Go modules, and the code-generation tools pinned in tools/go.mod (buf,
+# protoc-gen-go, protoc-gen-go-grpc), built once into Go's build cache.
+install_go() {
+	go mod download &&
+		go mod download -modfile=tools/go.mod &&
+		go tool -modfile=tools/go.mod buf --version >/dev/null &&
+		go tool -modfile=tools/go.mod -n protoc-gen-go >/dev/null &&
+		go tool -modfile=tools/go.mod -n protoc-gen-go-grpc >/dev/null
+}
+
+buf() { go tool -modfile=tools/go.mod buf "$@"; }
+
+if [ "${SKIP_INSTALL:-}" != 1 ]; then
+	step "install: apt packages" install_apt
+	step "install: npm packages" install_npm
+	step "install: Go modules and buf" install_go
+fi
+
+# ---------------------------------------------------------------------------
+# Go
+# ---------------------------------------------------------------------------
+
+# Packages with concurrency run under the race detector; the rest without
+# (it slows the engine's property tests several-fold for nothing).
+RACE_DIRS=(server client)
+race_pkgs=()
+for d in "${RACE_DIRS[@]}"; do
+	[ -d "$d" ] && race_pkgs+=("./$d/...")
+done
+
+go_test_rest() {
+	local pkgs
+	pkgs=$(go list ./... | grep -v -E "^github.com/assignd/assignd/($(IFS='|'; echo "${RACE_DIRS[*]}"))(/|$)")
+	# shellcheck disable=SC2086
+	go test ${GO_TEST_FLAGS:-} -timeout 30m $pkgs
+}
+go_test_race() {
+	[ ${#race_pkgs[@]} -eq 0 ] && return 0
+	# shellcheck disable=SC2086
+	go test ${GO_TEST_FLAGS:-} -race -timeout 30m "${race_pkgs[@]}"
+}
+
+step "go vet" go vet ./...
+step "go test" go_test_rest
+step "go test -race (${race_pkgs[*]})" go_test_race
+
+# ---------------------------------------------------------------------------
+# The API contract (proto/)
+# ---------------------------------------------------------------------------
+
+# Regenerates into a scratch directory and compares with the committed
+# files, so it also works in a tree with uncommitted changes and catches
+# generated files that are missing or no longer generated.
+drift_check() {
+	local tmp rc=0
+	tmp=$(mktemp -d)
+	if ! buf generate -o "$tmp"; then
+		rm -rf "$tmp"
+		return 1
+	fi
+	(cd "$tmp" && find . -name '*.pb.go' | sort) >"$tmp/generated.list"
+	find proto -name '*.pb.go' | sed 's|^|./|' | sort >"$tmp/committed.list"
+	if ! diff -u "$tmp/committed.list" "$tmp/generated.list"; then
+		echo "generated files differ from the committed ones (run: make generate)"
+		rc=1
+	fi
+	while read -r f; do
+		[ -f "$f" ] || continue
+		if ! diff -u "$f" "$tmp/$f"; then
+			echo "$f is stale (run: make generate)"
+			rc=1
+		fi
+	done <"$tmp/generated.list"
+	rm -rf "$tmp"
+	return $rc
+}
+
+# Checks the working tree against every committed version of the API (the
+# newest 20 commits that touched it), so no field is ever changed, renamed,
+# renumbered or reused relative to anything that was on main. Skipped when
+# there is no earlier version (the first commit of the API, or no git).
+breaking_check() {
+	if ! git rev-parse --git-dir >/dev/null 2>&1; then
+		echo "not a git checkout: nothing to compare with"
+		return 0
+	fi
+	local commits
+	commits=$(git rev-list --max-count=20 HEAD -- proto buf.yaml 2>/dev/null)
+	if [ -z "$commits" ]; then
+		echo "no committed version of the API yet: nothing to compare with"
+		return 0
+	fi
+	local rc=0 c tmp
+	for c in $commits; do
+		git cat-file -e "$c:buf.yaml" 2>/dev/null || continue
+		tmp=$(mktemp -d)
+		git archive "$c" proto buf.yaml | tar -x -C "$tmp"
+		echo "against $(git log -1 --format='%h %s' "$c")"
+		buf breaking --against "$tmp" || rc=1
+		rm -rf "$tmp"
+	done
+	return $rc
+}
+
+step "buf lint" buf lint
+step "buf format" buf format -d --exit-code
+step "generated code is up to date" drift_check
+step "buf breaking" breaking_check
+
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "FAILED steps: ${failed[*]}"
+	exit 1
+fi
+echo "all steps passed"

@@ -1,0 +1,129 @@
+package server_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
+)
+
+// TestCallLog: one line per call, with the domain fields beside method,
+// code and duration, and nothing of the payload but the group id.
+func TestCallLog(t *testing.T) {
+	ts := startServer(t, nil)
+	g := assigntest.NewGroup().Protocol(assign.Cooperative).Topic("secret-topic", 4).
+		Member("m1", "secret-topic").Member("m2", "secret-topic").Owns("m1", "secret-topic", 0, 1, 2, 3).Build()
+	req, _ := requestFor(t, g, "cooperative-sticky", 3)
+	req.GroupId = "orders"
+	if _, err := ts.client.Assign(callCtx(t), req); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.client.Assign(callCtx(t), &assigndv1.AssignRequest{GroupId: "bad"}); err == nil {
+		t.Fatal("want an error for a missing protocol name")
+	}
+	if _, err := ts.client.ListAssignors(callCtx(t), &assigndv1.ListAssignorsRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := ts.logs.lines(t, "finished call")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 call lines, got %d:\n%s", len(lines), ts.logs)
+	}
+	ok := lines[0]
+	for k, want := range map[string]any{
+		"grpc.method": "Assign", "grpc.code": "OK", "group": "orders", "assignor": "cooperative-sticky@1",
+		"protocol": "COOPERATIVE", "members": 2.0, "partitions": 2.0, "moved": 2.0, "revoked": 2.0, "pending": 2.0, "followup": true,
+	} {
+		if ok[k] != want {
+			t.Errorf("log field %s = %v, want %v", k, ok[k], want)
+		}
+	}
+	if _, has := ok["grpc.duration"]; !has {
+		t.Errorf("no duration in %v", ok)
+	}
+	if p, _ := ok["policy"].(string); !strings.HasPrefix(p, "default/") {
+		t.Errorf("policy = %v", ok["policy"])
+	}
+	if bad := lines[1]; bad["grpc.code"] != "InvalidArgument" || bad["group"] != "bad" || bad["level"] != "WARN" && bad["level"] != "INFO" {
+		t.Errorf("error line = %v", bad)
+	}
+	if strings.Contains(ts.logs.String(), "secret-topic") {
+		t.Error("the log contains payload (a topic name)")
+	}
+}
+
+// TestMetrics scrapes /metrics after a few calls: the domain metrics per
+// assignor and protocol, errors by code and reason, and otelgrpc's RPC
+// latency.
+func TestMetrics(t *testing.T) {
+	tel, err := server.NewTelemetry(context.Background(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	if tel.Tracing() {
+		t.Fatal("tracing must be off without OTEL_EXPORTER_OTLP_* variables")
+	}
+	ts := startServer(t, nil, server.WithMeterProvider(tel.MeterProvider()), server.WithTracerProvider(tel.TracerProvider()))
+	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
+	defer ops.Close()
+
+	g := assigntest.NewGroup().Protocol(assign.Cooperative).Topic("a", 4).
+		Member("m1", "a").Member("m2", "a").Owns("m1", "a", 0, 1, 2, 3).Build()
+	req, _ := requestFor(t, g, "cooperative-sticky", 3)
+	if _, err := ts.client.Assign(callCtx(t), req); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = ts.client.Assign(callCtx(t), &assigndv1.AssignRequest{ProtocolName: "nope"})
+
+	resp, err := http.Get(ops.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	text := string(body)
+	labels := `assignor="cooperative-sticky@1",.*protocol="COOPERATIVE"`
+	for _, pattern := range []string{
+		`assignd_assign_duration_seconds_bucket\{` + labels,
+		`assignd_assign_members[a-z_]*_bucket\{` + labels,
+		`assignd_assign_partitions[a-z_]*_sum\{` + labels + `.*\} 2`,
+		`assignd_assign_moved[a-z_]*_total\{` + labels + `.*\} 2`,
+		`assignd_assign_revoked[a-z_]*_total\{` + labels + `.*\} 2`,
+		`assignd_assign_pending[a-z_]*_total\{` + labels + `.*\} 2`,
+		`assignd_assign_followups[a-z_]*_total\{` + labels + `.*\} 1`,
+		`assignd_assign_errors[a-z_]*_total\{.*code="InvalidArgument".*reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
+		`rpc_server_[a-z_]*duration[a-z_]*_bucket\{.*Assign`,
+		`go_goroutines `,
+	} {
+		if !regexp.MustCompile(pattern).MatchString(text) {
+			t.Errorf("/metrics has no line matching %s", pattern)
+		}
+	}
+	if t.Failed() || testing.Verbose() {
+		t.Logf("/metrics:\n%s", text)
+	}
+}
+
+func TestTracingConfigured(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want bool
+	}{
+		{nil, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "x=y"}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, true},
+		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4317"}, true},
+	} {
+		if got := server.TracingConfigured(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("TracingConfigured(%v) = %v, want %v", tc.env, got, tc.want)
+		}
+	}
+}

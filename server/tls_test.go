@@ -1,0 +1,72 @@
+package server_test
+
+import (
+	"context"
+	"crypto/tls"
+	"log/slog"
+	"sync"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/assignd/assignd/internal/testcerts"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
+)
+
+// recordingSelector remembers the queries it was asked.
+type recordingSelector struct {
+	mu      sync.Mutex
+	queries []server.Query
+}
+
+func (r *recordingSelector) Select(ctx context.Context, q server.Query) (server.Selection, error) {
+	r.mu.Lock()
+	r.queries = append(r.queries, q)
+	r.mu.Unlock()
+	return server.DefaultSelector().Select(ctx, q)
+}
+
+// TestMutualTLSCaller: with mTLS the Selector sees the verified client
+// subject; a client without a certificate is refused.
+func TestMutualTLSCaller(t *testing.T) {
+	ca := testcerts.New(t)
+	sel := &recordingSelector{}
+	srv, err := server.New(sel, slog.New(slog.DiscardHandler), server.WithTLS(&tls.Config{
+		Certificates: []tls.Certificate{ca.Server(t)},
+		ClientCAs:    ca.Pool,
+		ClientAuth:   tls.RequireAndVerifyClientCert,
+		MinVersion:   tls.VersionTLS12,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Shutdown(context.Background())
+
+	dial := func(certs ...tls.Certificate) *grpc.ClientConn {
+		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: certs, ServerName: testcerts.ServerName})
+		return dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
+	}
+	conn := dial(ca.Client(t, "leader-a", "payments"))
+	defer conn.Close()
+	req := &assigndv1.AssignRequest{GroupId: "orders", ProtocolName: "range"}
+	if _, err := assigndv1.NewAssignmentServiceClient(conn).Assign(callCtx(t), req); err != nil {
+		t.Fatal(err)
+	}
+	sel.mu.Lock()
+	q := sel.queries[0]
+	sel.mu.Unlock()
+	if q.Caller.CommonName != "leader-a" || q.Caller.Subject != "CN=leader-a,O=payments" || q.GroupID != "orders" || q.ProtocolName != "range" {
+		t.Errorf("selector query = %+v", q)
+	}
+
+	anon := dial()
+	defer anon.Close()
+	if _, err := assigndv1.NewAssignmentServiceClient(anon).Assign(callCtx(t), req); err == nil {
+		t.Error("a client without a certificate was served")
+	}
+}
