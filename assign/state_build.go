@@ -62,6 +62,17 @@ func (st *state) setMembers(ms []Member) error {
 	return nil
 }
 
+// inputIndex returns the index in the group's Members of the member at
+// sorted index i, for error messages that point into the caller's input.
+func (st *state) inputIndex(i int) int {
+	for k := range st.group.Members {
+		if &st.group.Members[k] == st.members[i] {
+			return k
+		}
+	}
+	return i
+}
+
 // indexMetadata validates the topic metadata and maps names to topics.
 func indexMetadata(topics []Topic) (map[string]*Topic, error) {
 	meta := make(map[string]*Topic, len(topics))
@@ -99,7 +110,7 @@ func (st *state) setTopics(meta map[string]*Topic) error {
 		prev = m.Topics
 		for j, name := range m.Topics {
 			if name == "" {
-				return invalid(m.ID, fmt.Sprintf("members[%d].topics[%d]", i, j), "topic name is empty")
+				return invalid(m.ID, fmt.Sprintf("members[%d].topics[%d]", st.inputIndex(i), j), "topic name is empty")
 			}
 			if _, ok := seen[name]; ok {
 				continue

@@ -401,3 +401,13 @@ func TestMaxMovesConvergesOverSeveralRounds(t *testing.T) {
 	}
 	t.Fatal("did not converge in 12 rounds")
 }
+
+// Errors point into the caller's input order, not the engine's sorted one.
+func TestRunErrorNamesInputIndex(t *testing.T) {
+	g := &assign.Group{Members: []assign.Member{{ID: "z", Topics: []string{"t"}}, {ID: "a", Topics: []string{"t", ""}}}}
+	_, err := assign.Run(assign.CooperativeSticky(), g)
+	var ie *assign.InputError
+	if !errors.As(err, &ie) || ie.Field != "members[1].topics[1]" || ie.Member != "a" {
+		t.Fatalf("got %v, want member a at members[1].topics[1]", err)
+	}
+}
