@@ -41,7 +41,9 @@ step() {
 # ---------------------------------------------------------------------------
 
 # System packages (Debian). Add package names to APT_PACKAGES, e.g. kcat.
-APT_PACKAGES=()
+# kcat brings librdkafka (Debian's 2.0), whose consumers the interop tests
+# run as members of cooperative-sticky groups.
+APT_PACKAGES=(kcat)
 install_apt() {
 	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
 	local missing=()
@@ -56,7 +58,7 @@ install_apt() {
 
 # npm projects: add directories holding a package.json to NPM_DIRS; each gets
 # `npm ci` (or `npm install` without a lockfile).
-NPM_DIRS=()
+NPM_DIRS=(examples/node) # the KafkaJS assigner (interop tests run it)
 install_npm() {
 	for d in "${NPM_DIRS[@]}"; do
 		if [ -f "$d/package-lock.json" ]; then
@@ -109,7 +111,15 @@ go_test_race() {
 	go test ${GO_TEST_FLAGS:-} -race -timeout 30m "${race_pkgs[@]}"
 }
 
+# The interop tests (KafkaJS and librdkafka members) skip when node, the
+# example's npm packages or kcat are missing; when this script installed
+# them, a missing one is a failure.
+if [ "${SKIP_INSTALL:-}" != 1 ]; then
+	export ASSIGND_INTEROP=require
+fi
+
 step "go vet" go vet ./...
+step "node test (examples/node)" npm test --prefix examples/node
 step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race
 
