@@ -15,7 +15,7 @@ import (
 // and it is marked contested, so that the cooperative post-pass withholds it
 // from everyone this round. Unlike the Java client, the outcome does not
 // depend on the order members are visited in, and no state survives the call.
-func (st *state) resolveClaims(a Assignor, meta map[string]*Topic) {
+func (st *state) resolveClaims(a Assignor) {
 	n := st.numPartitions()
 	st.prev = st.ints.filled(n, -1)
 	prevGen := st.ints.take(n)
@@ -43,7 +43,8 @@ func (st *state) resolveClaims(a Assignor, meta map[string]*Topic) {
 			if !ok {
 				// A topic nobody subscribes to any more: the owner must
 				// give it up; remember it for the revocation report.
-				if mt, exists := meta[tp.Topic]; exists {
+				if mi, exists := st.meta[tp.Topic]; exists {
+					mt := &st.group.Topics[mi]
 					var keep []int32
 					for _, p := range tp.Partitions {
 						if p >= 0 && p < mt.Partitions {
@@ -129,7 +130,7 @@ func (st *state) lookupTopic(name string, cursor *int) (int32, bool) {
 			return int32(c), true
 		}
 	}
-	t, ok := st.topicID[name]
+	t, ok := st.topicIndex(name)
 	if ok {
 		*cursor = int(t) + 1
 	}

@@ -83,9 +83,10 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 			tps = append(tps, TopicPartitions{Topic: st.topics[t].Name, Partitions: parts[j:k:k]})
 			j = k
 		}
-		r.Members[i] = MemberAssignment{ID: m.ID}
+		ma := &r.Members[i] // field by field: no copy of a whole struct
+		ma.ID = m.ID
 		if len(tps) > from {
-			r.Members[i].Assigned = tps[from:len(tps):len(tps)]
+			ma.Assigned = tps[from:len(tps):len(tps)]
 		}
 	}
 	revoked := 0

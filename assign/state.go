@@ -17,7 +17,11 @@ type state struct {
 	members []*Member // sorted by ID
 
 	topics  []*Topic // sorted by name
-	topicID map[string]int32
+	// meta maps a topic name to its index in group.Topics, and denseOf
+	// that index to the dense topic id (-1: not subscribed, or no
+	// partitions). One map serves validation, numbering and lookups.
+	meta    map[string]int32
+	denseOf []int32
 	start   []int32 // len(topics)+1; start[len(topics)] is the partition total
 	topicOf []int32 // global partition -> topic
 

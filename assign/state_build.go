@@ -20,11 +20,16 @@ func newState(a Assignor, g *Group, o options) (*state, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := st.setTopics(meta); err != nil {
+	st.meta = meta
+	// The int32 slices a Run needs come from two allocations: this one for
+	// the topic- and member-sized ones needed before the subscribed
+	// partitions are known, and one in setTopics for the rest.
+	st.ints.reserve(2*len(g.Topics) + 4*len(g.Members) + 16)
+	if err := st.setTopics(); err != nil {
 		return nil, err
 	}
 	st.setSubscriptions()
-	st.resolveClaims(a, meta)
+	st.resolveClaims(a)
 	st.setRacks(o.rackAware)
 	return st, nil
 }
@@ -73,9 +78,9 @@ func (st *state) inputIndex(i int) int {
 	return i
 }
 
-// indexMetadata validates the topic metadata and maps names to topics.
-func indexMetadata(topics []Topic) (map[string]*Topic, error) {
-	meta := make(map[string]*Topic, len(topics))
+// indexMetadata validates the topic metadata and maps names to their index.
+func indexMetadata(topics []Topic) (map[string]int32, error) {
+	meta := make(map[string]int32, len(topics))
 	for i := range topics {
 		t := &topics[i]
 		field := func(name string) string { return fmt.Sprintf("topics[%d].%s", i, name) }
@@ -90,14 +95,19 @@ func indexMetadata(topics []Topic) (map[string]*Topic, error) {
 		if _, dup := meta[t.Name]; dup {
 			return nil, invalid("", field("name"), "topic %q is listed more than once", t.Name)
 		}
-		meta[t.Name] = t
+		meta[t.Name] = int32(i)
 	}
 	return meta, nil
 }
 
 // setTopics numbers the subscribed topics that exist and have partitions.
-func (st *state) setTopics(meta map[string]*Topic) error {
-	seen := make(map[string]int, len(meta))
+func (st *state) setTopics() error {
+	const (
+		unseen  = -1
+		found   = -2
+		useless = -3 // no partitions
+	)
+	st.denseOf = st.ints.filled(len(st.group.Topics), unseen)
 	var missing []string
 	var prev []string
 	for i, m := range st.members {
@@ -112,29 +122,29 @@ func (st *state) setTopics(meta map[string]*Topic) error {
 			if name == "" {
 				return invalid(m.ID, fmt.Sprintf("members[%d].topics[%d]", st.inputIndex(i), j), "topic name is empty")
 			}
-			if _, ok := seen[name]; ok {
-				continue
-			}
-			t, ok := meta[name]
+			mi, ok := st.meta[name]
 			if !ok {
-				seen[name] = -1
 				missing = append(missing, name)
 				continue
 			}
-			if t.Partitions == 0 {
-				seen[name] = -1
+			if st.denseOf[mi] != unseen {
 				continue
 			}
-			seen[name] = 0
+			t := &st.group.Topics[mi]
+			if t.Partitions == 0 {
+				st.denseOf[mi] = useless
+				continue
+			}
+			st.denseOf[mi] = found
 			st.topics = append(st.topics, t)
 		}
 	}
 	if len(missing) > 0 {
 		sort.Strings(missing)
+		missing = slices.Compact(missing)
 		st.warnings = append(st.warnings, fmt.Sprintf("subscribed topics missing from metadata get no partitions: %s", strings.Join(missing, ", ")))
 	}
 	slices.SortFunc(st.topics, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
-	st.topicID = make(map[string]int32, len(st.topics))
 	total := int64(0)
 	for _, t := range st.topics {
 		total += int64(t.Partitions)
@@ -142,15 +152,13 @@ func (st *state) setTopics(meta map[string]*Topic) error {
 	if total > 1<<30 {
 		return invalid("", "topics", "more than %d partitions in subscribed topics", 1<<30)
 	}
-	// Everything a Run needs in int32 slices, in one allocation: partition-
-	// sized (topicOf, prev, prevGen, target, the result's two) and member-
-	// and topic-sized ones.
-	p, n, nt := int(total), len(st.members), len(st.topics)
-	st.ints.reserve(6*p + 16*n + 3*nt + 64)
-	st.start = st.ints.take(nt + 1)
+	// Partition-sized slices (topicOf, prev, prevGen, target, the
+	// result's two) and the remaining member- and topic-sized ones.
+	st.ints.reserve(6*int(total) + 16*len(st.members) + 2*len(st.topics) + 64)
+	st.start = st.ints.take(len(st.topics) + 1)
 	total = 0
 	for i, t := range st.topics {
-		st.topicID[t.Name] = int32(i)
+		st.denseOf[st.meta[t.Name]] = int32(i)
 		st.start[i] = int32(total)
 		total += int64(t.Partitions)
 	}
@@ -162,6 +170,16 @@ func (st *state) setTopics(meta map[string]*Topic) error {
 		}
 	}
 	return nil
+}
+
+// topicIndex returns the dense id of a subscribed topic with partitions.
+func (st *state) topicIndex(name string) (int32, bool) {
+	mi, ok := st.meta[name]
+	if !ok {
+		return -1, false
+	}
+	t := st.denseOf[mi]
+	return t, t >= 0
 }
 
 // setSubscriptions fills subs, subscribers and equalSubs.
@@ -176,7 +194,7 @@ func (st *state) setSubscriptions() {
 		} else {
 			s := st.ints.take(len(m.Topics))[:0]
 			for _, name := range m.Topics {
-				if t, ok := st.topicID[name]; ok {
+				if t, ok := st.topicIndex(name); ok {
 					s = append(s, t)
 				}
 			}
