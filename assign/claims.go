@@ -23,14 +23,12 @@ func (st *state) resolveClaims(a Assignor) {
 	st.claims = make([][]int32, len(st.members))
 
 	owned := make([][]TopicPartitions, len(st.members))
-	total := 0
 	for i, m := range st.members {
 		owned[i], st.gen[i] = a.memberData(m)
-		for _, tp := range owned[i] {
-			total += len(tp.Partitions)
-		}
 	}
-	flat := st.ints.take(total)[:0]
+	// Claims rarely exceed one per partition (more means conflicts); the
+	// arena has room for that, and append grows past it if needed.
+	flat := st.ints.take(n)[:0]
 	var ignored, stale, contested int
 	var unsubscribedOwned map[int32][]TopicPartitions
 

@@ -16,7 +16,7 @@ type state struct {
 
 	members []*Member // sorted by ID
 
-	topics  []*Topic // sorted by name
+	topics []*Topic // sorted by name
 	// meta maps a topic name to its index in group.Topics, and denseOf
 	// that index to the dense topic id (-1: not subscribed, or no
 	// partitions). One map serves validation, numbering and lookups.

@@ -185,32 +185,47 @@ func (st *state) topicIndex(name string) (int32, bool) {
 // setSubscriptions fills subs, subscribers and equalSubs.
 func (st *state) setSubscriptions() {
 	st.subs = make([][]int32, len(st.members))
-	counts := st.ints.take(len(st.topics))
 	var prevTopics []string
 	var prevSubs []int32
+	st.equalSubs = true
 	for i, m := range st.members {
 		if i > 0 && slices.Equal(m.Topics, prevTopics) {
 			st.subs[i] = prevSubs
-		} else {
-			s := st.ints.take(len(m.Topics))[:0]
-			for _, name := range m.Topics {
-				if t, ok := st.topicIndex(name); ok {
-					s = append(s, t)
-				}
-			}
-			slices.Sort(s)
-			s = slices.Compact(s)
-			st.subs[i] = s
-			prevTopics, prevSubs = m.Topics, s
+			continue
 		}
-		for _, t := range st.subs[i] {
-			counts[t]++
+		s := st.ints.take(len(m.Topics))[:0]
+		for _, name := range m.Topics {
+			if t, ok := st.topicIndex(name); ok {
+				s = append(s, t)
+			}
+		}
+		slices.Sort(s)
+		s = slices.Compact(s)
+		st.subs[i] = s
+		prevTopics, prevSubs = m.Topics, s
+		if i > 0 && !slices.Equal(s, st.subs[0]) {
+			st.equalSubs = false
 		}
 	}
 	st.subscribers = make([][]int32, len(st.topics))
+	if st.equalSubs {
+		// Every topic has every member: one list serves them all.
+		everyone := st.ints.take(len(st.members))
+		for i := range everyone {
+			everyone[i] = int32(i)
+		}
+		for t := range st.subscribers {
+			st.subscribers[t] = everyone
+		}
+		return
+	}
+	counts := st.ints.take(len(st.topics))
 	total := 0
-	for _, c := range counts {
-		total += int(c)
+	for _, s := range st.subs {
+		for _, t := range s {
+			counts[t]++
+		}
+		total += len(s)
 	}
 	flat := st.ints.take(total)
 	off := 0
@@ -218,12 +233,8 @@ func (st *state) setSubscriptions() {
 		st.subscribers[t] = flat[off : off : off+int(c)]
 		off += int(c)
 	}
-	st.equalSubs = true
-	for i := range st.members {
-		if i > 0 && !slices.Equal(st.subs[i], st.subs[0]) {
-			st.equalSubs = false
-		}
-		for _, t := range st.subs[i] {
+	for i, s := range st.subs {
+		for _, t := range s {
 			st.subscribers[t] = append(st.subscribers[t], int32(i))
 		}
 	}
