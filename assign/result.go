@@ -133,8 +133,11 @@ func (st *state) fillRevoked(r *Result, target []int32) int {
 			total += len(lost)
 		}
 		if extra := st.unsubscribedOwned[int32(i)]; len(extra) > 0 {
+			before := len(lost)
 			r.Members[i].Revoked = mergeTopicPartitions(r.Members[i].Revoked, extra)
-			for _, tp := range extra {
+			// Count after merging: the member may list a partition twice.
+			total -= before
+			for _, tp := range r.Members[i].Revoked {
 				total += len(tp.Partitions)
 			}
 		}

@@ -411,3 +411,15 @@ func TestRunErrorNamesInputIndex(t *testing.T) {
 		t.Fatalf("got %v, want member a at members[1].topics[1]", err)
 	}
 }
+
+// A member listing a partition twice, of a topic nobody subscribes to any
+// more, revokes it once and is counted once.
+func TestRevokedCountsDuplicatesOnce(t *testing.T) {
+	g := assigntest.NewGroup().Generation(2).Protocol(assign.Cooperative).Topic("a", 1).Topic("b", 1).
+		Member("m1", "a").Gen("m1", 1).Build()
+	g.Members[0].Owned = []assign.TopicPartitions{{Topic: "b", Partitions: []int32{0, 0}}}
+	r := run(t, assign.CooperativeSticky(), g)
+	if r.Stats.Revoked != 1 || !equalTPs(revoked(r, "m1"), tps("b", []int32{0})) {
+		t.Fatalf("revoked %v, Stats.Revoked %d; want b-0 once", revoked(r, "m1"), r.Stats.Revoked)
+	}
+}

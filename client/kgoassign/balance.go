@@ -73,12 +73,11 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 
 // remote asks assignd, bounded by the balancer's and the client's timeout.
 func (b *Balancer) remote(in *input) (syncAssignments, bool, error) {
-	ctx := context.Background()
-	if b.cfg.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, b.cfg.timeout)
-		defer cancel()
-	}
+	// The balancer API gives no context: this bound (always positive, see
+	// WithTimeout) is what keeps a slow or hung assignd from stalling the
+	// group, even when the client's own timeout is turned off.
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.timeout)
+	defer cancel()
 	resp, err := b.client.Assign(ctx, in.request(b.name, b.protocol))
 	if err != nil {
 		return nil, false, fmt.Errorf("kgoassign: calling assignd: %w", err)

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/assignd/assignd/client"
 )
 
 // Option configures a Balancer. Options are sealed: only this package
@@ -20,7 +22,7 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{partitionRacks: true}
+	return config{partitionRacks: true, timeout: client.DefaultTimeout}
 }
 
 type optionFunc func(*config)
@@ -31,9 +33,17 @@ func (f optionFunc) apply(c *config) { f(c) }
 // in-process. The client's own timeout (client.WithTimeout) bounds the
 // call as well, so the shorter of the two applies. Keep it well under the
 // group's rebalance timeout (kgo.RebalanceTimeout, 60 s by default): the
-// whole group waits while the leader balances. Default: 0, the client's
-// timeout alone (client.DefaultTimeout, 2 s).
-func WithTimeout(d time.Duration) Option { return optionFunc(func(c *config) { c.timeout = d }) }
+// whole group waits while the leader balances. The call is never left
+// unbounded, whatever the client's configuration: d ≤ 0 selects the
+// default. Default: client.DefaultTimeout (2 s).
+func WithTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d <= 0 {
+			d = client.DefaultTimeout
+		}
+		c.timeout = d
+	})
+}
 
 // WithLogger receives a warning for every fallback and an error when even
 // the fallback fails; debug lines for every balance. Default:
