@@ -1,7 +1,5 @@
 package assign
 
-import "slices"
-
 // planEqual assigns when every member subscribes to the same topics. The
 // result is fully balanced (partition counts differ by at most one) and
 // moves as few partitions as that allows, in time linear in partitions plus
@@ -17,9 +15,8 @@ import "slices"
 //  3. The rest are dealt round-robin to the members below T/N, then one each
 //     to members at T/N while extra slots remain. On a first assignment this
 //     is a plain round robin of the partitions in (topic, partition) order
-//     over the members in id order, as in the Java client; when racks apply,
-//     partitions are first given to members of a rack that hosts them,
-//     scarcest partitions first.
+//     over the members in id order, as in the Java client. (Rack-aware
+//     groups take the general plan; see stickyPlan.)
 //
 // Unlike the Java client, which visits members in hash-map order, every
 // choice here is made in member-id order, so the plan is deterministic.
@@ -39,7 +36,7 @@ func planEqual(st *state, target []int32, perTopic bool) {
 	for i, c := range st.claims {
 		m := int32(i)
 		for _, p := range c {
-			if st.prev[p] == m && st.rackMatches(m, p) {
+			if st.prev[p] == m {
 				keepable[m]++
 			}
 		}
@@ -67,14 +64,11 @@ func planEqual(st *state, target []int32, perTopic bool) {
 			if count[m] == quota[m] {
 				break
 			}
-			if st.prev[p] == m && st.rackMatches(m, p) {
+			if st.prev[p] == m {
 				target[p] = m
 				count[m]++
 			}
 		}
-	}
-	if st.rackAware {
-		slots = dealByRack(st, target, count, minQ, slots)
 	}
 	dealRoundRobin(target, count, minQ, slots, st.ints.take(int(n))[:0])
 }
@@ -124,73 +118,4 @@ func dealRoundRobin(target []int32, count []int32, minQ, slots int32, ring []int
 		slots--
 		m++
 	}
-}
-
-// dealByRack gives unassigned partitions to members in a rack that hosts a
-// replica (KIP-881), scarcest partitions first (those whose racks hold the
-// fewest members), each to the least-loaded such member that still has room,
-// members below minQ before members at it. It returns the extra slots left.
-// Partitions no rack-local member can take stay unassigned for the plain
-// deal.
-func dealByRack(st *state, target []int32, count []int32, minQ, slots int32) int32 {
-	racks := len(st.rackNames)
-	perRack := make([]int32, racks)
-	for _, r := range st.memberRack {
-		if r >= 0 {
-			perRack[r]++
-		}
-	}
-	var free []int32
-	scarcity := make([]int32, len(target))
-	for p, t := range target {
-		if t >= 0 {
-			continue
-		}
-		s := int32(0)
-		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
-			s += perRack[r]
-		}
-		if s > 0 {
-			free = append(free, int32(p))
-			scarcity[p] = s
-		}
-	}
-	slices.SortStableFunc(free, func(a, b int32) int { return int(scarcity[a] - scarcity[b]) })
-
-	less := func(a, b int32) bool { return count[a] < count[b] || (count[a] == count[b] && a < b) }
-	heaps := make([]memberHeap, racks)
-	for r := range heaps {
-		heaps[r].less = less
-	}
-	for m, r := range st.memberRack {
-		if r >= 0 && count[m] <= minQ {
-			heaps[r].push(int32(m))
-		}
-	}
-	eligible := func(m int32) bool { return count[m] < minQ || (count[m] == minQ && slots > 0) }
-	for _, p := range free {
-		best := int32(-1)
-		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
-			h := &heaps[r]
-			for h.len() > 0 && !eligible(h.peek()) {
-				h.pop()
-			}
-			if h.len() > 0 && (best < 0 || less(h.peek(), best)) {
-				best = h.peek()
-			}
-		}
-		if best < 0 {
-			continue
-		}
-		heaps[st.memberRack[best]].pop()
-		if count[best] == minQ {
-			slots--
-		}
-		target[p] = best
-		count[best]++
-		if eligible(best) {
-			heaps[st.memberRack[best]].push(best)
-		}
-	}
-	return slots
 }

@@ -168,20 +168,40 @@ func waterFill(subs []int32, free []int32, target []int32, count []int32, expect
 // placeByRack gives each partition in free to the least-loaded subscriber
 // whose rack hosts a replica (members without a rack match any partition),
 // or to the least-loaded subscriber when none does (KIP-881: rack locality
-// is preferred, never at the cost of leaving a partition unassigned).
+// is preferred, never at the cost of leaving a partition unassigned; the
+// repair then restores balance, preferring rack-local receivers). Lazy
+// heaps per rack keep it O(partitions × racks per partition × log members).
 func placeByRack(st *state, subs []int32, free []int32, target []int32, count []int32) {
+	byRack := make([]countHeap, len(st.rackNames))
+	var noRack, all countHeap
+	add := func(m int32) {
+		e := countEntry{m, count[m]}
+		all.push(e)
+		if r := st.memberRack[m]; r >= 0 {
+			byRack[r].push(e)
+		} else {
+			noRack.push(e)
+		}
+	}
+	for _, m := range subs {
+		add(m)
+	}
 	for _, p := range free {
-		best, bestLocal := int32(-1), false
-		for _, m := range subs {
-			local := st.rackMatches(m, p)
-			switch {
-			case best < 0,
-				local && !bestLocal,
-				local == bestLocal && count[m] < count[best]:
-				best, bestLocal = m, local
+		best, found := countEntry{}, false
+		consider := func(h *countHeap) {
+			if e, ok := h.top(count); ok && (!found || countLess(e, best)) {
+				best, found = e, true
 			}
 		}
-		target[p] = best
-		count[best]++
+		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+			consider(&byRack[r])
+		}
+		consider(&noRack)
+		if !found {
+			best, _ = all.top(count)
+		}
+		target[p] = best.m
+		count[best.m]++
+		add(best.m)
 	}
 }

@@ -82,9 +82,14 @@ func cooperativeGeneration(m *Member) int32 {
 // stickyPlan is the plan shared by sticky and cooperative-sticky: the
 // balanced, minimal-movement plan of balance_equal.go when every member
 // subscribes to the same topics, the general plan of balance_general.go
-// otherwise.
+// otherwise. Rack-aware groups (KIP-881) always take the general plan: its
+// placement fills racks by least load and its repair moves partitions to
+// rack-local members first, which keeps far more partitions in their
+// consumers' racks than dealing by quota can (with replicas in two of
+// three zones, quota dealing leaves a ninth of the partitions off-rack; the
+// general plan none), and it is just as balanced and sticky.
 func stickyPlan(st *state, target []int32, perTopic bool) {
-	if st.equalSubs {
+	if st.equalSubs && !st.rackAware {
 		planEqual(st, target, perTopic)
 		return
 	}

@@ -84,6 +84,9 @@ func TestCooperativeStickyPropertyConvergence(t *testing.T) {
 		equal := rapid.Bool().Draw(t, "equal subscriptions")
 		opts := []assigntest.GenOption{assigntest.Members(1, 8), assigntest.Topics(1, 4), assigntest.Partitions(1, 16),
 			assigntest.Protocol(assign.Cooperative)}
+		if rapid.Bool().Draw(t, "racks") {
+			opts = append(opts, assigntest.WithRacks())
+		}
 		if equal {
 			opts = append(opts, assigntest.EqualSubscriptions())
 		}
@@ -134,8 +137,12 @@ func TestCooperativeStickyPropertyConvergence(t *testing.T) {
 func TestCooperativeStickyPropertyMinimalMoves(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		a := rapid.SampledFrom(cooperativeAssignors).Draw(t, "assignor")
-		g := assigntest.GroupGen(assigntest.EqualSubscriptions(), assigntest.Members(2, 10), assigntest.Partitions(0, 20),
-			assigntest.Protocol(assign.Cooperative)).Draw(t, "group")
+		opts := []assigntest.GenOption{assigntest.EqualSubscriptions(), assigntest.Members(2, 10), assigntest.Partitions(0, 20),
+			assigntest.Protocol(assign.Cooperative)}
+		if rapid.Bool().Draw(t, "racks") {
+			opts = append(opts, assigntest.WithRacks())
+		}
+		g := assigntest.GroupGen(opts...).Draw(t, "group")
 		g, r, _ := converge(t, a, g, 2)
 		total := r.Stats.Partitions
 

@@ -219,24 +219,44 @@ func TestCooperativeStickyStaleOwnedIsIgnoredWithWarning(t *testing.T) {
 	}
 }
 
-// KAFKA-15170: with racks, an owned partition whose replicas left the
-// owner's rack is withheld in the first cooperative round, not reassigned.
-func TestCooperativeStickyRackMismatchWithheld(t *testing.T) {
-	g := assigntest.NewGroup().Generation(3).Topic("t", 4).
-		Racks("t", []string{"r1"}, []string{"r1"}, []string{"r2"}, []string{"r2"}).
-		Member("a", "t").Rack("a", "r1").Member("b", "t").Rack("b", "r2").
-		Owns("a", "t", 0, 2).Owns("b", "t", 1, 3).Gen("a", 2).Gen("b", 2).Build()
+// KAFKA-15170: with racks, partitions an owner gives up because of rack
+// placement are withheld in the cooperative round (never revoked and
+// reassigned at once) and quotas stay right. assignd gives up off-rack
+// partitions first when a member must give some up anyway, and never moves
+// a partition for rack locality alone.
+func TestCooperativeStickyRacks(t *testing.T) {
+	r1, r2 := []string{"r1"}, []string{"r2"}
+	base := func() *assigntest.GroupBuilder {
+		return assigntest.NewGroup().Generation(3).Topic("t", 6).Racks("t", r1, r1, r1, r2, r2, r2)
+	}
+	// a (r1) owns everything; b (r2) joins: a gives up the r2 partitions.
+	g := base().Member("a", "t").Rack("a", "r1").Owns("a", "t", 0, 1, 2, 3, 4, 5).Gen("a", 2).
+		Member("b", "t").Rack("b", "r2").Build()
 	r := run(t, assign.CooperativeSticky(), g)
-	if r.Stats.Pending != 2 || !r.FollowupRequired {
-		t.Fatalf("rack-mismatched partitions must be withheld: %+v", r.Stats)
+	if !equalTPs(r.Pending, tps("t", []int32{3, 4, 5})) || !r.FollowupRequired || len(assigned(r, "b")) != 0 {
+		t.Fatalf("round 1: pending %v, b %v; want t-3..5 withheld", r.Pending, assigned(r, "b"))
 	}
-	r2 := run(t, assign.CooperativeSticky(), assigntest.NextGroup(g, r))
-	if !equalTPs(assigned(r2, "a"), tps("t", []int32{0, 1})) || !equalTPs(assigned(r2, "b"), tps("t", []int32{2, 3})) {
-		t.Errorf("round 2 should be rack-local: a=%v b=%v", assigned(r2, "a"), assigned(r2, "b"))
+	r2run := run(t, assign.CooperativeSticky(), assigntest.NextGroup(g, r))
+	if !equalTPs(assigned(r2run, "b"), tps("t", []int32{3, 4, 5})) || r2run.FollowupRequired {
+		t.Fatalf("round 2: b got %v, want its rack's t-3..5", assigned(r2run, "b"))
 	}
-	off := run(t, assign.CooperativeSticky(), g, assign.WithRackAware(false))
-	if off.FollowupRequired {
-		t.Errorf("with rack awareness off nothing needs to move: %+v", off.Stats)
+
+	// Balanced but off-rack: nothing moves for locality alone.
+	swapped := base().Member("a", "t").Rack("a", "r1").Owns("a", "t", 3, 4, 5).Gen("a", 2).
+		Member("b", "t").Rack("b", "r2").Owns("b", "t", 0, 1, 2).Gen("b", 2).Build()
+	if r := run(t, assign.CooperativeSticky(), swapped); r.Stats.Moved != 0 || r.FollowupRequired {
+		t.Errorf("off-rack but balanced group moved partitions: %+v", r.Stats)
+	}
+
+	// A first assignment is rack-local where the racks allow it.
+	fresh := base().Member("a", "t").Rack("a", "r1").Member("b", "t").Rack("b", "r2").Build()
+	r = run(t, assign.CooperativeSticky(), fresh)
+	if !equalTPs(assigned(r, "a"), tps("t", []int32{0, 1, 2})) || !equalTPs(assigned(r, "b"), tps("t", []int32{3, 4, 5})) {
+		t.Errorf("first assignment not rack-local: a=%v b=%v", assigned(r, "a"), assigned(r, "b"))
+	}
+	off := run(t, assign.CooperativeSticky(), fresh, assign.WithRackAware(false))
+	if equalTPs(assigned(off, "a"), tps("t", []int32{0, 1, 2})) {
+		t.Errorf("with rack awareness off the plan should ignore racks: a=%v", assigned(off, "a"))
 	}
 }
 

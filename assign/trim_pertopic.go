@@ -48,7 +48,7 @@ func (tt *topicTrimmer) keep(st *state, m int32, claims []int32, quota int32, ta
 	tt.keepable = tt.keepable[:0]
 	tt.runs = tt.runs[:0]
 	for _, p := range claims {
-		if st.prev[p] != m || !st.rackMatches(m, p) {
+		if st.prev[p] != m {
 			continue
 		}
 		t := st.topicOf[p]
