@@ -61,6 +61,7 @@ var errInternal = errors.New("internal error")
 //	*fieldError (request and engine validation)  INVALID_ARGUMENT + BadRequest + ErrorInfo
 //	*limitError (request larger than allowed)     RESOURCE_EXHAUSTED + ErrorInfo LIMIT_EXCEEDED
 //	errOverloaded (no Assign slot in time)        RESOURCE_EXHAUSTED + ErrorInfo OVERLOADED
+//	errNoExplainer (ExplainPolicy, no Explainer)  UNIMPLEMENTED
 //	context.DeadlineExceeded / Canceled           DEADLINE_EXCEEDED / CANCELED
 //	anything else                                 INTERNAL + ErrorInfo INTERNAL, no detail
 func toStatus(err error) error {
@@ -73,6 +74,10 @@ func toStatus(err error) error {
 		meta := map[string]string{"field": fe.field}
 		if fe.member != "" {
 			meta["member_id"] = fe.member
+		}
+		var names protocolNamer
+		if errors.As(fe, &names) {
+			meta["protocol_names"] = strings.Join(names.ProtocolNames(), ",")
 		}
 		msg := fe.Error()
 		if fe.member != "" {
@@ -92,6 +97,8 @@ func toStatus(err error) error {
 	case errors.Is(err, errOverloaded):
 		return withDetails(codes.ResourceExhausted, errOverloaded.Error(),
 			errorInfo(assigndv1.ErrorReason_ERROR_REASON_OVERLOADED, nil))
+	case errors.Is(err, errNoExplainer):
+		return status.Error(codes.Unimplemented, errNoExplainer.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, "deadline exceeded before the assignment was computed")
 	case errors.Is(err, context.Canceled):
@@ -128,7 +135,7 @@ func reasonOf(err error) assigndv1.ErrorReason {
 // engine's own terms; here they become request paths: the member's index in
 // the request, and "metadata" for fields a member gave inside its raw
 // subscription.
-func engineError(err error, req *assigndv1.AssignRequest, forms []memberForm) error {
+func engineError(err error, req *assigndv1.AssignRequest, raw []bool) error {
 	var ie *assign.InputError
 	if !errors.As(err, &ie) {
 		return err
@@ -155,7 +162,7 @@ func engineError(err error, req *assigndv1.AssignRequest, forms []memberForm) er
 	if idx < 0 {
 		return fe
 	}
-	if forms[idx].metadata && decodedField(rel) {
+	if raw[idx] && decodedField(rel) {
 		rel = "metadata"
 	}
 	fe.field = fmt.Sprintf("members[%d]", idx)
@@ -196,26 +203,65 @@ func decodedField(rel string) bool {
 	return false
 }
 
-// metadataError rejects member i's undecodable subscription bytes.
-func metadataError(i int, member string, err error) error {
+// metadataError rejects an undecodable raw subscription. leader.Decode
+// names the member and the field members[j].metadata, j counting the
+// raw-metadata members only (raw marks them by request index); the field
+// becomes the member's request path.
+func metadataError(err error, in []*assigndv1.Member, raw []bool) error {
+	var ie *assign.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	field := ie.Field
+	if j, ok := metadataIndex(ie.Field); ok {
+		for i, isRaw := range raw {
+			if !isRaw {
+				continue
+			}
+			if j == 0 {
+				field = fmt.Sprintf("members[%d].metadata", i)
+				break
+			}
+			j--
+		}
+	}
 	// A DecodeError already says which structure, field and byte offset.
-	desc := "not a valid ConsumerProtocolSubscription: " + err.Error()
+	desc := ie.Reason
 	var de *wire.DecodeError
 	if errors.As(err, &de) {
 		desc = de.Error()
 	}
 	return &fieldError{
-		field: fmt.Sprintf("members[%d].metadata", i), member: member,
+		field: field, member: ie.Member,
 		reason: assigndv1.ErrorReason_ERROR_REASON_MALFORMED_METADATA,
 		desc:   desc, err: err,
 	}
 }
 
+// metadataIndex parses "members[j].metadata".
+func metadataIndex(field string) (int, bool) {
+	rest, ok := strings.CutPrefix(field, "members[")
+	if !ok {
+		return 0, false
+	}
+	num, ok := strings.CutSuffix(rest, "].metadata")
+	if !ok {
+		return 0, false
+	}
+	j, err := strconv.Atoi(num)
+	return j, err == nil && j >= 0
+}
+
 // clip shortens client-supplied strings echoed in messages.
-func clip(s string) string {
-	const max = 128
-	if len(s) <= max {
+func clip(s string) string { return clipN(s, 128) }
+
+// maxMessage bounds messages composed elsewhere (a Selector's error) that
+// may quote what the client sent.
+const maxMessage = 1024
+
+func clipN(s string, n int) string {
+	if len(s) <= n {
 		return s
 	}
-	return s[:max] + "..."
+	return s[:n] + "..."
 }

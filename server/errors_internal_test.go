@@ -19,7 +19,7 @@ func TestEngineErrorPaths(t *testing.T) {
 	req := &assigndv1.AssignRequest{Members: []*assigndv1.Member{
 		{MemberId: "z"}, {MemberId: "a", Metadata: []byte{0}}, {MemberId: "z"}, {MemberId: "c"},
 	}}
-	forms := []memberForm{{}, {metadata: true}, {}, {}}
+	raw := []bool{false, true, false, false}
 	tests := []struct {
 		in   *assign.InputError
 		want string
@@ -36,12 +36,12 @@ func TestEngineErrorPaths(t *testing.T) {
 	for _, tt := range tests {
 		tt.in.Err, tt.in.Reason = assign.ErrInvalidGroup, "bad"
 		var fe *fieldError
-		if err := engineError(tt.in, req, forms); !errors.As(err, &fe) || fe.field != tt.want || fe.member != tt.in.Member {
+		if err := engineError(tt.in, req, raw); !errors.As(err, &fe) || fe.field != tt.want || fe.member != tt.in.Member {
 			t.Errorf("engineError(%+v) = %v, want field %s", tt.in, err, tt.want)
 		}
 	}
 	plain := errors.New("not an input error")
-	if err := engineError(plain, req, forms); err != plain {
+	if err := engineError(plain, req, raw); err != plain {
 		t.Errorf("engineError passed %v through as %v", plain, err)
 	}
 }

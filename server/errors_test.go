@@ -79,6 +79,14 @@ func TestAssignErrors(t *testing.T) {
 		{"truncated metadata", &assigndv1.AssignRequest{ProtocolName: "range", Topics: topicA,
 			Members: []*assigndv1.Member{{MemberId: "m1", Metadata: good}, {MemberId: "m2", Metadata: good[:len(good)-3]}}},
 			invalidArg, "members[1].metadata", "m2", malformed},
+		// Only the raw-metadata members are decoded together; the error
+		// still names the member's index in the request.
+		{"truncated metadata after an explicit member", &assigndv1.AssignRequest{ProtocolName: "range", Topics: topicA,
+			Members: []*assigndv1.Member{member("x"), {MemberId: "m2", Metadata: good[:len(good)-3]}}},
+			invalidArg, "members[1].metadata", "m2", malformed},
+		{"truncated metadata among mixed members", &assigndv1.AssignRequest{ProtocolName: "range", Topics: topicA,
+			Members: []*assigndv1.Member{{MemberId: "m1", Metadata: good}, member("x"), member("y"), {MemberId: "m4", Metadata: []byte{0, 1}}}},
+			invalidArg, "members[3].metadata", "m4", malformed},
 		{"one byte of metadata", &assigndv1.AssignRequest{ProtocolName: "range", Topics: topicA,
 			Members: []*assigndv1.Member{{MemberId: "m1", Metadata: []byte{0}}}},
 			invalidArg, "members[0].metadata", "m1", malformed},

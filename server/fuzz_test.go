@@ -45,7 +45,7 @@ func FuzzAssign(f *testing.F) {
 		Members: []*assigndv1.Member{{MemberId: "m", Metadata: sub}, {MemberId: "n", Topics: []string{"a"}}}})
 	f.Add(b)
 
-	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider())
+	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 })
 	if err != nil {
 		f.Fatal(err)
 	}

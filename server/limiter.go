@@ -65,3 +65,6 @@ func (l *limiter) acquire(ctx context.Context) error {
 }
 
 func (l *limiter) release() { <-l.slots }
+
+// busy is the number of slots taken, for the in-flight gauge.
+func (l *limiter) busy() int64 { return int64(len(l.slots)) }

@@ -2,13 +2,18 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"google.golang.org/grpc/codes"
+
+	"github.com/assignd/assignd/assign"
 )
 
 // meterName scopes the domain instruments.
@@ -17,42 +22,95 @@ const meterName = "github.com/assignd/assignd/server"
 // domainMetrics are the per-assignor, per-protocol instruments of Assign.
 // RPC-level latency and sizes come from the otelgrpc stats handler; these
 // say what the assignments did. Attributes: assignor ("name@version"),
-// protocol (EAGER or COOPERATIVE) and policy ("rule/revision"); errors also
-// carry code and reason. None of them comes verbatim from a request, so
-// their cardinality is bounded by the server's assignors and policy.
+// protocol (EAGER or COOPERATIVE), policy ("rule/revision", as responses
+// report it) and its two parts, rule and revision, so that a rollout can
+// be followed per rule across revisions and joined with the policy's own
+// assignd.policy.* metrics; errors also carry code and reason. None of
+// them comes verbatim from a request, so their cardinality is bounded by
+// the server's assignors and the policy revisions it has served.
+//
+// They are recorded on every call, so they are built to cost little
+// there: each label combination's attribute set is built once, the
+// counters are atomic adds into that combination's series (the SDK reads
+// them at collection time through an observable callback), and the
+// in-flight gauge reads the concurrency limiter's occupancy instead of
+// being updated twice per call. Only the three histograms are recorded
+// through the SDK on the request path.
 type domainMetrics struct {
 	duration   metric.Float64Histogram
 	members    metric.Int64Histogram
 	partitions metric.Int64Histogram
-	moved      metric.Int64Counter
-	revoked    metric.Int64Counter
-	pending    metric.Int64Counter
-	followups  metric.Int64Counter
+	moved      metric.Int64ObservableCounter
+	revoked    metric.Int64ObservableCounter
+	pending    metric.Int64ObservableCounter
+	followups  metric.Int64ObservableCounter
 	errors     metric.Int64Counter
-	inflight   metric.Int64UpDownCounter
+	inflight   metric.Int64ObservableUpDownCounter
 
-	// labels caches the attribute option of each (assignor, protocol,
-	// policy): building and sorting an attribute set on every call costs
-	// more than all the measurements together.
-	labels sync.Map // labelKey → metric.MeasurementOption
+	series sync.Map // labelKey → *series
 }
 
-type labelKey struct{ assignor, protocol, policy string }
+// labelKey identifies a series without building strings on the request
+// path: the assignor by name and version.
+type labelKey struct {
+	assignor         assignorKey
+	protocol, policy string
+}
 
-func (d *domainMetrics) labelsFor(k labelKey) metric.MeasurementOption {
-	if o, ok := d.labels.Load(k); ok {
-		return o.(metric.MeasurementOption)
+// series is one label combination: its attributes and its counters.
+type series struct {
+	attrs attribute.Set
+	opt   metric.MeasurementOption
+	// record is opt as the variadic argument of Record, built once: a
+	// fresh one per call would escape to the heap.
+	record               []metric.RecordOption
+	moved, revoked       atomic.Int64
+	pending, followups   atomic.Int64
+	assignor, protoLabel string
+	// served: a call of this series succeeded; until then its counters
+	// are not exported (a series of failures only has an error count).
+	served atomic.Bool
+}
+
+func (d *domainMetrics) seriesFor(a assign.Assignor, protocol, policy string) *series {
+	k := labelKey{protocol: protocol, policy: policy}
+	if a != nil {
+		k.assignor = assignorKey{a.Name(), a.Version()}
 	}
-	o := metric.WithAttributeSet(attribute.NewSet(
-		attribute.String("assignor", k.assignor),
-		attribute.String("protocol", k.protocol),
-		attribute.String("policy", k.policy),
-	))
-	d.labels.Store(k, o)
-	return o
+	if s, ok := d.series.Load(k); ok {
+		return s.(*series)
+	}
+	s := &series{assignor: "none", protoLabel: protocol}
+	if a != nil {
+		s.assignor = ref(a)
+	}
+	if s.protoLabel == "" {
+		s.protoLabel = "UNSPECIFIED"
+	}
+	rule, revision := splitPolicy(policy)
+	s.attrs = attribute.NewSet(
+		attribute.String("assignor", s.assignor),
+		attribute.String("protocol", s.protoLabel),
+		attribute.String("policy", policy),
+		attribute.String("rule", rule),
+		attribute.String("revision", revision),
+	)
+	s.opt = metric.WithAttributeSet(s.attrs)
+	s.record = []metric.RecordOption{s.opt}
+	actual, _ := d.series.LoadOrStore(k, s)
+	return actual.(*series)
 }
 
-func newDomainMetrics(mp metric.MeterProvider) (*domainMetrics, error) {
+// splitPolicy splits "rule/revision" (Selection.Policy) at its first
+// slash; rule names cannot contain one.
+func splitPolicy(policy string) (rule, revision string) {
+	rule, revision, _ = strings.Cut(policy, "/")
+	return rule, revision
+}
+
+// newDomainMetrics creates the instruments; inflight reports how many
+// Assign calls hold a concurrency slot.
+func newDomainMetrics(mp metric.MeterProvider, inflight func() int64) (*domainMetrics, error) {
 	m := mp.Meter(meterName)
 	var d domainMetrics
 	var errs []error
@@ -69,62 +127,70 @@ func newDomainMetrics(mp metric.MeterProvider) (*domainMetrics, error) {
 	d.partitions, err = m.Int64Histogram("assignd.assign.partitions", metric.WithUnit("{partition}"),
 		metric.WithDescription("Partitions assigned per call."), sizes)
 	add(err)
-	d.moved, err = m.Int64Counter("assignd.assign.moved", metric.WithUnit("{partition}"),
+	d.moved, err = m.Int64ObservableCounter("assignd.assign.moved", metric.WithUnit("{partition}"),
 		metric.WithDescription("Partitions whose owner changed (planned moves)."))
 	add(err)
-	d.revoked, err = m.Int64Counter("assignd.assign.revoked", metric.WithUnit("{partition}"),
+	d.revoked, err = m.Int64ObservableCounter("assignd.assign.revoked", metric.WithUnit("{partition}"),
 		metric.WithDescription("Partitions members were told to revoke."))
 	add(err)
-	d.pending, err = m.Int64Counter("assignd.assign.pending", metric.WithUnit("{partition}"),
+	d.pending, err = m.Int64ObservableCounter("assignd.assign.pending", metric.WithUnit("{partition}"),
 		metric.WithDescription("Partitions withheld until their owner revokes them (KIP-429)."))
 	add(err)
-	d.followups, err = m.Int64Counter("assignd.assign.followups", metric.WithUnit("{call}"),
+	d.followups, err = m.Int64ObservableCounter("assignd.assign.followups", metric.WithUnit("{call}"),
 		metric.WithDescription("Assignments that require a follow-up rebalance."))
 	add(err)
 	d.errors, err = m.Int64Counter("assignd.assign.errors", metric.WithUnit("{call}"),
 		metric.WithDescription("Failed Assign calls by gRPC code and ErrorReason."))
 	add(err)
-	d.inflight, err = m.Int64UpDownCounter("assignd.assign.inflight", metric.WithUnit("{call}"),
+	d.inflight, err = m.Int64ObservableUpDownCounter("assignd.assign.inflight", metric.WithUnit("{call}"),
 		metric.WithDescription("Assign calls holding a concurrency slot."))
 	add(err)
-	for _, e := range errs {
-		if e != nil {
-			return nil, fmt.Errorf("server: creating metrics: %w", e)
-		}
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("server: creating metrics: %w", err)
+	}
+	// The server lives as long as its process; the callback is never
+	// unregistered, so that a last scrape after Shutdown still has it.
+	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		o.ObserveInt64(d.inflight, inflight())
+		d.series.Range(func(_, v any) bool {
+			s := v.(*series)
+			if !s.served.Load() {
+				return true
+			}
+			o.ObserveInt64(d.moved, s.moved.Load(), s.opt)
+			o.ObserveInt64(d.revoked, s.revoked.Load(), s.opt)
+			o.ObserveInt64(d.pending, s.pending.Load(), s.opt)
+			o.ObserveInt64(d.followups, s.followups.Load(), s.opt)
+			return true
+		})
+		return nil
+	}, d.inflight, d.moved, d.revoked, d.pending, d.followups)
+	if err != nil {
+		return nil, fmt.Errorf("server: registering metrics: %w", err)
 	}
 	return &d, nil
 }
 
 // record adds one finished Assign call.
 func (d *domainMetrics) record(ctx context.Context, r *callReport, code codes.Code, err error, took time.Duration) {
-	assignor := r.assignor
-	if assignor == "" {
-		assignor = "none"
-	}
-	protocol := r.protocol
-	if protocol == "" {
-		protocol = "UNSPECIFIED"
-	}
-	opt := d.labelsFor(labelKey{assignor, protocol, r.policy})
+	s := d.seriesFor(r.assignor, r.protocol, r.policy)
 	if code != codes.OK {
-		d.errors.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(
-			attribute.String("assignor", assignor),
-			attribute.String("protocol", protocol),
-			attribute.String("policy", r.policy),
+		d.errors.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(append(s.attrs.ToSlice(),
 			attribute.String("code", code.String()),
 			attribute.String("reason", reasonOf(err).String()),
-		)))
+		)...)))
 	}
 	if !r.ok {
 		return
 	}
-	d.duration.Record(ctx, took.Seconds(), opt)
-	d.members.Record(ctx, int64(r.members), opt)
-	d.partitions.Record(ctx, int64(r.partitions), opt)
-	d.moved.Add(ctx, int64(r.moved), opt)
-	d.revoked.Add(ctx, int64(r.revoked), opt)
-	d.pending.Add(ctx, int64(r.pending), opt)
+	d.duration.Record(ctx, took.Seconds(), s.record...)
+	d.members.Record(ctx, int64(r.members), s.record...)
+	d.partitions.Record(ctx, int64(r.partitions), s.record...)
+	s.moved.Add(int64(r.moved))
+	s.revoked.Add(int64(r.revoked))
+	s.pending.Add(int64(r.pending))
 	if r.followup {
-		d.followups.Add(ctx, 1, opt)
+		s.followups.Add(1)
 	}
+	s.served.Store(true)
 }

@@ -99,6 +99,9 @@ func TestMetrics(t *testing.T) {
 		`assignd_assign_revoked[a-z_]*_total\{` + labels + `.*\} 2`,
 		`assignd_assign_pending[a-z_]*_total\{` + labels + `.*\} 2`,
 		`assignd_assign_followups[a-z_]*_total\{` + labels + `.*\} 1`,
+		// labelled by rule and revision, and by both together as responses
+		// report them
+		`assignd_assign_duration_seconds_count\{.*policy="default/([0-9a-f]+)".*revision="[0-9a-f]+".*rule="default".*\} 1`,
 		`assignd_assign_errors[a-z_]*_total\{.*code="InvalidArgument".*reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
 		`rpc_server_[a-z_]*duration[a-z_]*_bucket\{.*Assign`,
 		`go_goroutines `,
@@ -106,6 +109,9 @@ func TestMetrics(t *testing.T) {
 		if !regexp.MustCompile(pattern).MatchString(text) {
 			t.Errorf("/metrics has no line matching %s", pattern)
 		}
+	}
+	if m := regexp.MustCompile(`assignd_assign_duration_seconds_count\{.*policy="default/([0-9a-f]+)".*revision="([0-9a-f]+)"`).FindStringSubmatch(text); m == nil || m[1] != m[2] {
+		t.Errorf("the revision label does not match the policy label: %q", m)
 	}
 	if t.Failed() || testing.Verbose() {
 		t.Logf("/metrics:\n%s", text)

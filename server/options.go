@@ -39,6 +39,7 @@ type config struct {
 	meters        metric.MeterProvider
 	tracers       trace.TracerProvider
 	grpcOptions   []grpc.ServerOption
+	explainer     Explainer
 	run           runFunc
 }
 
@@ -101,6 +102,11 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 func WithGRPCServerOptions(opts ...grpc.ServerOption) Option {
 	return optionFunc(func(c *config) { c.grpcOptions = append(c.grpcOptions, opts...) })
 }
+
+// WithExplainer answers ExplainPolicy calls with e, which should explain
+// the same policy as the Server's Selector. Default: none; ExplainPolicy
+// then fails with UNIMPLEMENTED.
+func WithExplainer(e Explainer) Option { return optionFunc(func(c *config) { c.explainer = e }) }
 
 // withRun replaces assign.Run, for fault-injection tests.
 func withRun(run runFunc) Option { return optionFunc(func(c *config) { c.run = run }) }

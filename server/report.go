@@ -2,8 +2,8 @@ package server
 
 import (
 	"context"
-
-	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
+	"log/slog"
+	"sync"
 
 	"github.com/assignd/assignd/assign"
 )
@@ -11,10 +11,11 @@ import (
 // callReport is what one Assign call did, filled in by the handler as it
 // learns it and read after the handler returns by the report interceptor
 // (domain metrics) and the logging interceptor (the call's log line). Only
-// the handler's goroutine writes it, before those readers run.
+// the handler's goroutine writes it, before those readers run, and nobody
+// writes it afterwards, so a log handler may read it later.
 type callReport struct {
 	group    string
-	assignor string // "name@version"
+	assignor assign.Assignor
 	protocol string // rebalance protocol, e.g. "COOPERATIVE"
 	policy   string
 
@@ -54,21 +55,38 @@ func (r *callReport) setResult(res *assign.Result) {
 	r.warnings = len(res.Warnings)
 }
 
-// logFields are the domain fields of the call's log line. Nothing from the
-// payload beyond the group id and counts is logged.
-func logFields(ctx context.Context) logging.Fields {
-	r, ok := ctx.Value(reportKey{}).(*callReport)
-	if !ok || r.group == "" && r.assignor == "" {
-		return nil
+// appendAttrs appends the domain fields of the call's log line. Nothing
+// from the payload beyond the group id and counts is logged.
+func (r *callReport) appendAttrs(attrs []slog.Attr) []slog.Attr {
+	if r.group == "" && r.assignor == nil {
+		return attrs
 	}
-	f := logging.Fields{"group", r.group}
-	if r.assignor != "" {
-		f = append(f, "assignor", r.assignor, "protocol", r.protocol, "policy", r.policy)
+	attrs = append(attrs, slog.String("group", r.group))
+	if r.assignor != nil {
+		attrs = append(attrs, slog.String("assignor", ref(r.assignor)), slog.String("protocol", r.protocol), slog.String("policy", r.policy))
 	}
-	f = append(f, "members", r.members)
+	attrs = append(attrs, slog.Int("members", r.members))
 	if r.ok {
-		f = append(f, "partitions", r.partitions, "moved", r.moved, "revoked", r.revoked,
-			"pending", r.pending, "followup", r.followup, "warnings", r.warnings)
+		attrs = append(attrs, slog.Int("partitions", r.partitions), slog.Int("moved", r.moved), slog.Int("revoked", r.revoked),
+			slog.Int("pending", r.pending), slog.Bool("followup", r.followup), slog.Int("warnings", r.warnings))
 	}
-	return f
+	return attrs
+}
+
+// refs caches assign.Ref, which formats, per assignor name and version.
+var refs sync.Map // assignorKey → string
+
+type assignorKey struct {
+	name    string
+	version int
+}
+
+func ref(a assign.Assignor) string {
+	k := assignorKey{a.Name(), a.Version()}
+	if s, ok := refs.Load(k); ok {
+		return s.(string)
+	}
+	s := assign.Ref(a)
+	refs.Store(k, s)
+	return s
 }

@@ -4,20 +4,10 @@ import (
 	"fmt"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/leader"
 	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
-
-// memberForm records how a request member was given, so that errors can
-// name the right field and its assignment is encoded at the version its
-// client reads.
-type memberForm struct {
-	// metadata: the member came as raw ConsumerProtocolSubscription bytes.
-	metadata bool
-	// version is the member's subscription version (wire.MaxVersion for
-	// explicit-form members); its assignment is encoded at this version.
-	version int16
-}
 
 // rebalanceProtocol converts the request's rebalance protocol.
 func rebalanceProtocol(p assigndv1.RebalanceProtocol) (assign.RebalanceProtocol, error) {
@@ -85,47 +75,73 @@ func topics(req *assigndv1.AssignRequest) ([]assign.Topic, error) {
 	return out, nil
 }
 
-// members converts the request's members. Raw subscriptions are decoded
-// with one Decoder for the whole request, so that the topic names the
-// members share are allocated once and compare as the same string.
-func members(req *assigndv1.AssignRequest) ([]assign.Member, []memberForm, error) {
+// members converts the request's members into g.Members, in request
+// order. It returns the version each member's assignment is encoded at, by
+// member id, and which members (by request index) came as raw metadata, so
+// that errors name the right field.
+//
+// Raw subscriptions are decoded by leader.Decode, the codec the client
+// shim's local fallback uses too, so that the service and the fallback
+// read the same bytes the same way by construction. Decode sees the
+// raw-metadata members only (in the usual request, all of them, and its
+// members are then used as they are); explicit-form members are converted
+// here, get the highest version, and are merged back in request order.
+func members(req *assigndv1.AssignRequest, g *assign.Group) (map[string]int16, []bool, error) {
 	in := req.GetMembers()
-	out := make([]assign.Member, len(in))
-	forms := make([]memberForm, len(in))
-	var dec wire.Decoder
+	raw := make([]bool, len(in))
+	joined := make([]leader.JoinedMember, 0, len(in))
 	for i, m := range in {
-		out[i] = assign.Member{ID: m.GetMemberId(), InstanceID: m.GetGroupInstanceId()}
-		if field := explicitField(m); len(m.GetMetadata()) > 0 && field != "" {
+		if len(m.GetMetadata()) == 0 {
+			continue
+		}
+		if field := explicitField(m); field != "" {
 			return nil, nil, &fieldError{
 				field: fmt.Sprintf("members[%d].%s", i, field), member: m.GetMemberId(),
 				reason: assigndv1.ErrorReason_ERROR_REASON_CONFLICTING_MEMBER_FIELDS,
 				desc:   fmt.Sprintf("metadata and %s are both set; give either the raw metadata or the fields 4 to 8", field),
 			}
 		}
-		if len(m.GetMetadata()) > 0 {
-			sub, err := dec.Subscription(m.GetMetadata())
-			if err != nil {
-				return nil, nil, metadataError(i, m.GetMemberId(), err)
-			}
-			out[i].Topics = sub.Topics
-			out[i].Owned = sub.Owned
-			out[i].UserData = sub.UserData
-			out[i].Generation = sub.Generation
-			out[i].Rack = sub.Rack
-			forms[i] = memberForm{metadata: true, version: min(sub.Version, wire.MaxVersion)}
+		raw[i] = true
+		joined = append(joined, leader.JoinedMember{ID: m.GetMemberId(), InstanceID: m.GetGroupInstanceId(), Metadata: m.GetMetadata()})
+	}
+	var versions map[string]int16
+	var decoded []assign.Member
+	if len(joined) > 0 {
+		d, err := leader.Decode(joined, g.Topics, g.Generation, g.Protocol)
+		if err != nil {
+			return nil, nil, metadataError(err, in, raw)
+		}
+		if len(joined) == len(in) {
+			g.Members = d.Group.Members
+			return d.Versions, raw, nil
+		}
+		versions, decoded = d.Versions, d.Group.Members
+	} else {
+		versions = make(map[string]int16, len(in))
+	}
+	g.Members = make([]assign.Member, len(in))
+	for i, m := range in {
+		if raw[i] {
+			g.Members[i], decoded = decoded[0], decoded[1:]
 			continue
 		}
-		out[i].Topics = m.GetTopics()
-		out[i].Owned = topicPartitionsIn(m.GetOwnedPartitions())
-		out[i].UserData = m.GetUserData()
-		out[i].Generation = assign.NoGeneration
-		if m.Generation != nil {
-			out[i].Generation = m.GetGeneration()
-		}
-		out[i].Rack = m.GetRackId()
-		forms[i] = memberForm{version: wire.MaxVersion}
+		g.Members[i] = explicitMember(m)
+		versions[m.GetMemberId()] = wire.MaxVersion
 	}
-	return out, forms, nil
+	return versions, raw, nil
+}
+
+// explicitMember converts a member given field by field (fields 4 to 8).
+func explicitMember(m *assigndv1.Member) assign.Member {
+	out := assign.Member{
+		ID: m.GetMemberId(), InstanceID: m.GetGroupInstanceId(),
+		Topics: m.GetTopics(), Owned: topicPartitionsIn(m.GetOwnedPartitions()), UserData: m.GetUserData(),
+		Generation: assign.NoGeneration, Rack: m.GetRackId(),
+	}
+	if m.Generation != nil {
+		out.Generation = m.GetGeneration()
+	}
+	return out
 }
 
 // explicitField names the first of fields 4 to 8 that m sets, or "".

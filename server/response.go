@@ -2,26 +2,25 @@ package server
 
 import (
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/assign/leader"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
 // response converts the engine's result. versions maps member ids to the
 // version each member's assignment is encoded at.
 //
-// A million-partition group yields about a million TopicPartitions
-// messages, so they are carved from one slab, and all encoded assignments
-// share one byte buffer, instead of an allocation each.
+// The assignment bytes come from leader.Encode, as in the client shim's
+// local fallback, so that both send the same bytes in SyncGroup. Encode
+// writes all of them into one buffer; likewise, since a million-partition
+// group yields about a million TopicPartitions messages, they are carved
+// from one slab instead of being allocated one by one.
 func response(r *assign.Result, policy string, versions map[string]int16) *assigndv1.AssignResponse {
 	lists := len(r.Pending)
-	size := 0
 	for i := range r.Members {
-		m := &r.Members[i]
-		lists += len(m.Assigned) + len(m.Revoked)
-		size += wire.AssignmentSize(m.Assigned, m.UserData)
+		lists += len(r.Members[i].Assigned) + len(r.Members[i].Revoked)
 	}
-	slab := make([]assigndv1.TopicPartitions, lists)
-	buf := make([]byte, 0, size)
+	slab := &tpSlab{msgs: make([]assigndv1.TopicPartitions, lists), ptrs: make([]*assigndv1.TopicPartitions, lists)}
+	encoded := leader.Encode(r, versions)
 	out := &assigndv1.AssignResponse{
 		Assignments:       make([]*assigndv1.MemberAssignment, len(r.Members)),
 		Assignor:          r.Assignor,
@@ -31,37 +30,43 @@ func response(r *assign.Result, policy string, versions map[string]int16) *assig
 		Policy:            policy,
 		Warnings:          r.Warnings,
 	}
-	out.Pending, slab = topicPartitionsOut(r.Pending, slab)
+	out.Pending = slab.lists(r.Pending)
 	ms := make([]assigndv1.MemberAssignment, len(r.Members))
 	for i := range r.Members {
 		m := &r.Members[i]
 		pm := &ms[i]
 		pm.MemberId = m.ID
 		pm.UserData = m.UserData
-		pm.Partitions, slab = topicPartitionsOut(m.Assigned, slab)
-		pm.Revoked, slab = topicPartitionsOut(m.Revoked, slab)
-		start := len(buf)
-		buf = wire.AppendAssignment(buf, versions[m.ID], m.Assigned, m.UserData)
-		pm.Assignment = buf[start:len(buf):len(buf)]
+		pm.Partitions = slab.lists(m.Assigned)
+		pm.Revoked = slab.lists(m.Revoked)
+		pm.Assignment = encoded[i]
 		out.Assignments[i] = pm
 	}
 	return out
 }
 
-// topicPartitionsOut converts an engine list using entries from slab and
-// returns the rest of the slab. Partition slices are shared.
-func topicPartitionsOut(in []assign.TopicPartitions, slab []assigndv1.TopicPartitions) ([]*assigndv1.TopicPartitions, []assigndv1.TopicPartitions) {
+// tpSlab hands out TopicPartitions messages, and the slices of pointers
+// to them, from two arrays sized for the whole response.
+type tpSlab struct {
+	msgs []assigndv1.TopicPartitions
+	ptrs []*assigndv1.TopicPartitions
+}
+
+// lists converts an engine list. Partition slices are shared.
+func (s *tpSlab) lists(in []assign.TopicPartitions) []*assigndv1.TopicPartitions {
 	if len(in) == 0 {
-		return nil, slab
+		return nil
 	}
-	out := make([]*assigndv1.TopicPartitions, len(in))
+	n := len(in)
+	out := s.ptrs[:n:n]
 	for i, tp := range in {
-		e := &slab[i]
+		e := &s.msgs[i]
 		e.Topic = tp.Topic
 		e.Partitions = tp.Partitions
 		out[i] = e
 	}
-	return out, slab[len(in):]
+	s.msgs, s.ptrs = s.msgs[n:], s.ptrs[n:]
+	return out
 }
 
 func rebalanceProtocolOut(p assign.RebalanceProtocol) assigndv1.RebalanceProtocol {

@@ -6,17 +6,29 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/assignd/assignd/assign"
 )
 
-// ErrUnknownProtocol is wrapped by Selector errors meaning that no assignor
-// answers to the requested protocol name. The server maps it to
-// INVALID_ARGUMENT on the field protocol_name (reason
+// ErrUnknownProtocol is wrapped by Selector and Explainer errors meaning
+// that no assignor answers to the requested protocol name. The server maps
+// it to INVALID_ARGUMENT on the field protocol_name (reason
 // ERROR_REASON_UNKNOWN_PROTOCOL_NAME); any other Selector error is INTERNAL.
+//
+// An error that wraps it may also have a method
+//
+//	ProtocolNames() []string
+//
+// listing the names that are known; the server then returns them,
+// comma-separated, in the ErrorInfo metadata "protocol_names", so that a
+// client (`assignctl policy explain`) can learn them without parsing text.
 var ErrUnknownProtocol = errors.New("unknown protocol name")
+
+// protocolNamer is the optional interface of ErrUnknownProtocol errors.
+type protocolNamer interface{ ProtocolNames() []string }
 
 // Selector chooses what runs behind a protocol name for one group. It is the
 // seam between the service and the policy layer (server/policy): the
@@ -32,11 +44,12 @@ type Selector interface {
 type Query struct {
 	// GroupID is the consumer group id from the request (may be empty).
 	GroupID string
-	// ProtocolName is the group's protocol name; never empty (the server
-	// rejects empty names before asking).
+	// ProtocolName is the group's protocol name. Select never sees an
+	// empty one (Assign rejects it first); ExplainPolicy passes it on, so
+	// that the Explainer's error can list the names it knows.
 	ProtocolName string
 	// Protocol is the requested rebalance protocol, possibly
-	// ProtocolUnspecified.
+	// ProtocolUnspecified (always so for ExplainPolicy).
 	Protocol assign.RebalanceProtocol
 	// Caller identifies the client, when it authenticated.
 	Caller Caller
@@ -56,6 +69,13 @@ type Caller struct {
 type Selection struct {
 	// Assignor runs the assignment. Required.
 	Assignor assign.Assignor
+	// Protocol is the rebalance protocol to run when the request leaves it
+	// unspecified; ProtocolUnspecified leaves the choice to the engine (the
+	// assignor's default). A policy sets it because the protocol name fixes
+	// what the group's clients run whatever assignor is put behind it: an
+	// eager "range" group must get an EAGER plan even from an assignor whose
+	// default is COOPERATIVE. A protocol the request names always wins.
+	Protocol assign.RebalanceProtocol
 	// Options tune the run (rack awareness, move caps, freeze).
 	Options []assign.Option
 	// Policy names the rule and revision that chose the assignor, as
@@ -66,7 +86,9 @@ type Selection struct {
 	// group the engine saw, its result and how long the engine took, before
 	// the response is sent. It lets a policy compare a shadow assignor with
 	// what ran. It runs on the request path: it must not block for long nor
-	// modify g or r, and it must be safe for concurrent use.
+	// modify g or r, and it must be safe for concurrent use. The server
+	// neither modifies nor reuses g and r after Observe returns, so Observe
+	// may hand them to another goroutine that reads them later.
 	Observe func(ctx context.Context, g *assign.Group, r *assign.Result, took time.Duration)
 }
 
@@ -87,7 +109,7 @@ type standardSelector struct {
 func newStandardSelector() *standardSelector {
 	s := &standardSelector{byName: make(map[string]assign.Assignor)}
 	var desc strings.Builder
-	for _, name := range []string{assign.NameCooperativeSticky, assign.NameRange, assign.NameRoundRobin, assign.NameSticky} {
+	for _, name := range standardNames {
 		a, ok := assign.Lookup(name, 0)
 		if !ok {
 			panic(fmt.Sprintf("server: standard assignor %q is not registered", name))
@@ -103,8 +125,22 @@ func newStandardSelector() *standardSelector {
 func (s *standardSelector) Select(_ context.Context, q Query) (Selection, error) {
 	a, ok := s.byName[q.ProtocolName]
 	if !ok {
-		return Selection{}, fmt.Errorf("%w %q: the default policy knows %s, %s, %s and %s", ErrUnknownProtocol, q.ProtocolName,
-			assign.NameCooperativeSticky, assign.NameRange, assign.NameRoundRobin, assign.NameSticky)
+		return Selection{}, &unknownNameError{name: q.ProtocolName, known: standardNames}
 	}
 	return Selection{Assignor: a, Policy: s.policy}, nil
 }
+
+// standardNames are the protocol names DefaultSelector knows, sorted.
+var standardNames = []string{assign.NameCooperativeSticky, assign.NameRange, assign.NameRoundRobin, assign.NameSticky}
+
+// unknownNameError is DefaultSelector's ErrUnknownProtocol.
+type unknownNameError struct {
+	name  string
+	known []string
+}
+
+func (e *unknownNameError) Error() string {
+	return fmt.Sprintf("%v %q: the default policy knows %s", ErrUnknownProtocol, e.name, strings.Join(e.known, ", "))
+}
+func (e *unknownNameError) Unwrap() error           { return ErrUnknownProtocol }
+func (e *unknownNameError) ProtocolNames() []string { return slices.Clone(e.known) }

@@ -19,6 +19,7 @@ type service struct {
 	assigndv1.UnimplementedAssignmentServiceServer
 
 	sel           Selector
+	explainer     Explainer
 	logger        *slog.Logger
 	limiter       *limiter
 	maxPartitions int64
@@ -59,8 +60,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	})
 	switch {
 	case errors.Is(err, ErrUnknownProtocol):
-		return nil, &fieldError{field: "protocol_name", reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
-			desc: clip(err.Error()), err: err}
+		return nil, unknownProtocol(err)
 	case err != nil:
 		s.logger.ErrorContext(ctx, "selector failed", "group", req.GetGroupId(), "error", err)
 		return nil, fmt.Errorf("selecting the assignor: %w", err)
@@ -68,7 +68,12 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		s.logger.ErrorContext(ctx, "selector chose no assignor", "group", req.GetGroupId())
 		return nil, errInternal
 	}
-	rep.assignor, rep.policy = assign.Ref(sel.Assignor), sel.Policy
+	if proto == assign.ProtocolUnspecified {
+		// What the group's clients run, as the policy knows it; still
+		// unspecified, the engine runs the assignor's default.
+		proto = sel.Protocol
+	}
+	rep.assignor, rep.policy = sel.Assignor, sel.Policy
 	rep.protocol = proto.String()
 	if proto == assign.ProtocolUnspecified {
 		rep.protocol = sel.Assignor.Protocols()[0].String()
@@ -78,18 +83,16 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		return nil, err
 	}
 	defer s.limiter.release()
-	s.metrics.inflight.Add(ctx, 1)
-	defer s.metrics.inflight.Add(context.WithoutCancel(ctx), -1)
 
 	ts, err := topics(req)
 	if err != nil {
 		return nil, err
 	}
-	ms, forms, err := members(req)
+	g := &assign.Group{Generation: req.GetGenerationId(), Protocol: proto, Topics: ts}
+	versions, raw, err := members(req, g)
 	if err != nil {
 		return nil, err
 	}
-	g := &assign.Group{Generation: req.GetGenerationId(), Protocol: proto, Members: ms, Topics: ts}
 	// The engine cannot be interrupted: do not start work nobody waits for.
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -98,7 +101,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	res, err := s.run(sel.Assignor, g, sel.Options...)
 	took := time.Since(start)
 	if err != nil {
-		return nil, engineError(err, req, forms)
+		return nil, engineError(err, req, raw)
 	}
 	rep.setResult(res)
 	rep.protocol = res.Protocol.String()
@@ -107,10 +110,6 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	versions := make(map[string]int16, len(ms))
-	for i := range ms {
-		versions[ms[i].ID] = forms[i].version
 	}
 	return response(res, sel.Policy, versions), nil
 }

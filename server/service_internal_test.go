@@ -18,7 +18,7 @@ import (
 // call whose caller already gave up must not start it.
 func TestExpiredDeadlineStartsNoWork(t *testing.T) {
 	runs := 0
-	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider())
+	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestExpiredDeadlineStartsNoWork(t *testing.T) {
 // TestSelectorErrors: an unknown name is the client's fault; any other
 // Selector failure is INTERNAL and does not leak its cause.
 func TestSelectorErrors(t *testing.T) {
-	metrics, _ := newDomainMetrics(metricnoop.NewMeterProvider())
+	metrics, _ := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 })
 	for _, tc := range []struct {
 		sel  Selector
 		code codes.Code

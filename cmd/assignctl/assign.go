@@ -25,15 +25,16 @@ func assignCommand() *command {
 			fs.StringVar(&file, "f", "", "protojson AssignRequest `file`, - for stdin (see examples/)")
 			fs.StringVar(&output, "o", "table", "output `format`: table (one row per member) or json (the AssignResponse)")
 		},
-		run: func(ctx context.Context, c *conn, in io.Reader, out io.Writer) error {
+		run: func(ctx context.Context, inv *invocation) error {
+			out := inv.out
 			if output != "table" && output != "json" {
 				return usageError{fmt.Errorf("-o %q: want table or json", output)}
 			}
-			req, err := readRequest(file, in)
+			req, err := readRequest(file, inv.in)
 			if err != nil {
 				return err
 			}
-			resp, err := c.assign.Assign(ctx, req)
+			resp, err := inv.conn.assign.Assign(ctx, req)
 			if err != nil {
 				return err
 			}

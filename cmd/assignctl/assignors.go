@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -13,8 +12,9 @@ import (
 func assignorsCommand() *command {
 	return &command{
 		name: "assignors", summary: "list the assignors the server can run",
-		run: func(ctx context.Context, c *conn, _ io.Reader, out io.Writer) error {
-			resp, err := c.assign.ListAssignors(ctx, &assigndv1.ListAssignorsRequest{})
+		run: func(ctx context.Context, inv *invocation) error {
+			out := inv.out
+			resp, err := inv.conn.assign.ListAssignors(ctx, &assigndv1.ListAssignorsRequest{})
 			if err != nil {
 				return err
 			}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 )
@@ -18,8 +17,9 @@ func healthCommand() *command {
 		flags: func(fs *flag.FlagSet) {
 			fs.StringVar(&service, "service", "", "service `name` to check, e.g. assignd.v1.AssignmentService (default: the whole server)")
 		},
-		run: func(ctx context.Context, c *conn, _ io.Reader, out io.Writer) error {
-			resp, err := c.health.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
+		run: func(ctx context.Context, inv *invocation) error {
+			out := inv.out
+			resp, err := inv.conn.health.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
 			if err != nil {
 				return err
 			}

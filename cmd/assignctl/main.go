@@ -5,6 +5,9 @@
 //	assignctl assign -f request.json        send a protojson AssignRequest, print a table
 //	assignctl assign -f - -o json           ... read stdin, print protojson
 //	assignctl health [--service NAME]       grpc.health.v1 status; exit 1 unless SERVING
+//	assignctl policy check FILE             validate a policy file locally; exit 1 if invalid
+//	assignctl policy explain GROUP [PROTO]  which rule, assignor and parameters the
+//	                                        server's policy picks for a group
 //
 // Connection flags (--addr, --timeout, --tls*) go before or after the
 // command; run `assignctl help` for all of them.
@@ -17,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 )
 
 func main() {
@@ -25,13 +30,70 @@ func main() {
 
 // command is one subcommand.
 type command struct {
+	// name is one word, or two for a command of a group ("policy check").
 	name, args, summary string
-	flags               func(fs *flag.FlagSet) // command-specific flags
-	run                 func(ctx context.Context, c *conn, in io.Reader, out io.Writer) error
+	// minArgs and maxArgs bound the positional arguments; both 0: none.
+	minArgs, maxArgs int
+	// local commands work without a server: they get no connection.
+	local bool
+	flags func(fs *flag.FlagSet) // command-specific flags
+	run   func(ctx context.Context, inv *invocation) error
 }
 
+// invocation is what a command runs with.
+type invocation struct {
+	conn *conn // nil for local commands
+	args []string
+	in   io.Reader
+	out  io.Writer
+	// errOut is for commands that report several problems themselves;
+	// they then return errReported.
+	errOut io.Writer
+}
+
+// errReported: the command has printed why it failed; exit 1.
+var errReported = errors.New("reported")
+
 func commands() []*command {
-	return []*command{assignorsCommand(), assignCommand(), healthCommand()}
+	return []*command{assignorsCommand(), assignCommand(), healthCommand(), policyCheckCommand(), policyExplainCommand()}
+}
+
+// findCommand returns the command args start with, and the rest of args.
+// When args name only the group of several commands ("policy"), it
+// returns the commands of the group instead.
+func findCommand(args []string) (*command, []string, []*command) {
+	var group []*command
+	for _, c := range commands() {
+		words := strings.Fields(c.name)
+		if len(args) >= len(words) && slices.Equal(args[:len(words)], words) {
+			return c, args[len(words):], nil
+		}
+		if len(words) > 1 && words[0] == args[0] {
+			group = append(group, c)
+		}
+	}
+	return nil, nil, group
+}
+
+// parseInterspersed parses flags wherever they are among the positional
+// arguments (`policy explain orders --addr host:7070`), and returns the
+// positional ones. Everything after "--" is positional.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
 }
 
 // exit statuses
@@ -60,13 +122,15 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		}
 		return exitOK
 	}
-	var cmd *command
-	for _, c := range commands() {
-		if c.name == global.Arg(0) {
-			cmd = c
-		}
-	}
+	cmd, rest, group := findCommand(global.Args())
 	if cmd == nil {
+		if len(group) > 0 {
+			fmt.Fprintf(errOut, "assignctl %s: want a subcommand:\n", global.Arg(0))
+			for _, c := range group {
+				fmt.Fprintf(errOut, "  assignctl %s %s\n", c.name, c.args)
+			}
+			return exitUsage
+		}
 		fmt.Fprintf(errOut, "assignctl: unknown command %q (try assignctl help)\n", global.Arg(0))
 		return exitUsage
 	}
@@ -80,25 +144,37 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 		fmt.Fprintf(errOut, "Usage: assignctl %s %s\n  %s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary)
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(global.Args()[1:]); err != nil {
+	pos, err := parseInterspersed(fs, rest)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
 		}
 		return exitUsage
 	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(errOut, "assignctl %s: unexpected arguments %q\n", cmd.name, fs.Args())
+	switch {
+	case len(pos) > cmd.maxArgs && cmd.maxArgs == 0:
+		fmt.Fprintf(errOut, "assignctl %s: unexpected arguments %q\n", cmd.name, pos)
+		return exitUsage
+	case len(pos) < cmd.minArgs || len(pos) > cmd.maxArgs:
+		fmt.Fprintf(errOut, "Usage: assignctl %s %s\n", cmd.name, cmd.args)
 		return exitUsage
 	}
-	c, err := cf.dial()
-	if err != nil {
-		fmt.Fprintf(errOut, "assignctl: %v\n", err)
-		return exitUsage
+	inv := &invocation{args: pos, in: in, out: out, errOut: errOut}
+	if !cmd.local {
+		c, err := cf.dial()
+		if err != nil {
+			fmt.Fprintf(errOut, "assignctl: %v\n", err)
+			return exitUsage
+		}
+		defer c.close()
+		inv.conn = c
 	}
-	defer c.close()
 	ctx, cancel := context.WithTimeout(ctx, cf.timeout)
 	defer cancel()
-	if err := cmd.run(ctx, c, in, out); err != nil {
+	if err := cmd.run(ctx, inv); err != nil {
+		if errors.Is(err, errReported) {
+			return exitFail
+		}
 		var ue usageError
 		if errors.As(err, &ue) {
 			fmt.Fprintf(errOut, "assignctl %s: %v\n", cmd.name, err)
@@ -116,7 +192,7 @@ type usageError struct{ error }
 func usage(w io.Writer, global *flag.FlagSet) {
 	fmt.Fprint(w, "assignctl talks to a running assignd over its gRPC API.\n\nUsage: assignctl [connection flags] <command> [flags]\n\nCommands:\n")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %-32s %s\n", c.name, c.args, c.summary)
+		fmt.Fprintf(w, "  %-15s %-28s %s\n", c.name, c.args, c.summary)
 	}
 	fmt.Fprint(w, "\nConnection flags (before or after the command):\n")
 	global.SetOutput(w)

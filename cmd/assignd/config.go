@@ -28,9 +28,11 @@ type config struct {
 	tlsClientCA     string
 	logLevel        string
 	logFormat       string
-	// Add the policy flag (--policy FILE, ASSIGND_POLICY) here and read it
-	// in newSelector (selector.go).
-	version bool
+	// policy is the policy file; empty serves the embedded default policy.
+	policy              string
+	shadowConcurrency   int
+	shadowMaxPartitions int
+	version             bool
 }
 
 // envName is the environment variable of a flag.
@@ -53,6 +55,10 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.StringVar(&c.tlsClientCA, "tls-client-ca", "", "PEM CA bundle `file`: require client certificates signed by it (mTLS); needs --tls-cert")
 	fs.StringVar(&c.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
+	fs.StringVar(&c.policy, "policy", "", "policy `file` (YAML; see examples/policy.yaml) choosing each group's assignor; watched and hot-reloaded, SIGHUP re-reads it now. "+
+		"assignd does not start on an invalid file; an invalid edit is rejected and the last good revision keeps serving. Empty: the embedded default policy")
+	fs.IntVar(&c.shadowConcurrency, "shadow-concurrency", 1, "shadow evaluations of the policy run at once, in the background; when all are busy a shadow is skipped; 0 disables them")
+	fs.IntVar(&c.shadowMaxPartitions, "shadow-max-partitions", 100_000, "skip shadow evaluation for groups with more partitions than this; 0 means no limit")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -99,7 +105,8 @@ func (c *config) validate() error {
 		return errors.New("--tls-cert and --tls-key go together")
 	case c.tlsClientCA != "" && c.tlsCert == "":
 		return errors.New("--tls-client-ca needs --tls-cert and --tls-key")
-	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0:
+	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
+		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
 	}
 	if _, err := parseLevel(c.logLevel); err != nil {
@@ -122,7 +129,7 @@ With no flags it listens on 127.0.0.1:7070 (gRPC) and 127.0.0.1:9464 (HTTP).
 Every flag can also be set with the environment variable shown; a flag on
 the command line wins. Traces are exported over OTLP/gRPC only when
 OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set.
-SIGTERM or SIGINT shuts down gracefully.
+SIGTERM or SIGINT shuts down gracefully; SIGHUP re-reads the --policy file.
 
 Flags:
 `)

@@ -37,6 +37,17 @@ func TestParseConfig(t *testing.T) {
 			func(c config) bool { return c.metricsListen == "" }, ""},
 		{"TLS from environment", nil, map[string]string{"ASSIGND_TLS_CERT": "s.crt", "ASSIGND_TLS_KEY": "s.key", "ASSIGND_TLS_CLIENT_CA": "ca.crt"},
 			func(c config) bool { return c.tlsCert == "s.crt" && c.tlsKey == "s.key" && c.tlsClientCA == "ca.crt" }, ""},
+		{"policy flags", []string{"--policy", "p.yaml", "--shadow-concurrency", "0", "--shadow-max-partitions", "5"}, nil,
+			func(c config) bool {
+				return c.policy == "p.yaml" && c.shadowConcurrency == 0 && c.shadowMaxPartitions == 5
+			}, ""},
+		{"policy from environment", nil, map[string]string{"ASSIGND_POLICY": "/etc/assignd/policy.yaml", "ASSIGND_SHADOW_CONCURRENCY": "2"},
+			func(c config) bool { return c.policy == "/etc/assignd/policy.yaml" && c.shadowConcurrency == 2 }, ""},
+		{"no policy: embedded default, one shadow at a time", nil, nil,
+			func(c config) bool {
+				return c.policy == "" && c.shadowConcurrency == 1 && c.shadowMaxPartitions == 100_000
+			}, ""},
+		{"negative shadow concurrency", []string{"--shadow-concurrency", "-1"}, nil, nil, "negative"},
 		{"bad environment value", nil, map[string]string{"ASSIGND_MAX_RECV_BYTES": "lots"}, nil, "ASSIGND_MAX_RECV_BYTES"},
 		{"unknown flag", []string{"--frobnicate"}, nil, nil, "not defined"},
 		{"stray argument", []string{"serve"}, nil, nil, "unexpected arguments"},

@@ -67,11 +67,19 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
-	sel, closeSelector, err := newSelector(cfg, logger)
+	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider())
 	if err != nil {
 		return err
 	}
-	defer closeSelector()
+	// Deferred after the server's Shutdown below: Close waits for shadow
+	// evaluations the last calls started, before telemetry is flushed.
+	defer func() { err = errors.Join(err, src.Close()) }()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	hupCtx, stopHUP := context.WithCancel(ctx)
+	defer stopHUP()
+	go reloadOnSignal(hupCtx, src, hup, logger, cfg.policy)
 
 	maxConcurrent := cfg.maxConcurrent
 	if maxConcurrent == 0 {
@@ -84,11 +92,12 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		server.WithMaxQueueWait(cfg.maxQueueWait),
 		server.WithMeterProvider(tel.MeterProvider()),
 		server.WithTracerProvider(tel.TracerProvider()),
+		server.WithExplainer(policyExplainer{src}),
 	}
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))
 	}
-	srv, err := server.New(sel, logger, opts...)
+	srv, err := server.New(src, logger, opts...)
 	if err != nil {
 		return err
 	}
@@ -120,7 +129,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	logger.Info("assignd serving", "grpc_addr", lis.Addr().String(), "metrics_addr", metricsAddr,
 		"tls", tlsCfg != nil, "mtls", cfg.tlsClientCA != "", "tracing", tel.Tracing(),
-		"max_concurrent_assigns", maxConcurrent, "version", version())
+		"max_concurrent_assigns", maxConcurrent, "policy_file", src.Policy().File(), "policy_revision", src.Policy().Revision(),
+		"version", version())
 
 	select {
 	case <-ctx.Done():

@@ -1,17 +1,53 @@
 package main
 
 import (
+	"context"
 	"log/slog"
+	"os"
 
-	"github.com/assignd/assignd/server"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/assignd/assignd/server/policy"
 )
 
-// newSelector builds the Selector that chooses the assignor of every
-// Assign call. Without a policy this is the built-in default, which maps
-// the four standard protocol names to the standard assignors. The policy
-// layer (server/policy, flag --policy) plugs in here; the returned close
-// function stops whatever the selector runs in the background (e.g. a file
-// watcher).
-func newSelector(_ config, _ *slog.Logger) (server.Selector, func(), error) {
-	return server.DefaultSelector(), func() {}, nil
+// newPolicy builds the policy source that chooses the assignor of every
+// Assign call and answers ExplainPolicy. With --policy it loads the file,
+// refusing to start when it is invalid (serving something else than the
+// operator wrote would be worse than not serving), and watches it; without,
+// it serves the embedded default policy. The caller must Close it after
+// the server has shut down.
+func newPolicy(ctx context.Context, c config, logger *slog.Logger, mp metric.MeterProvider) (*policy.Source, error) {
+	opts := []policy.Option{
+		policy.WithLogger(logger),
+		policy.WithMeterProvider(mp),
+		policy.WithShadowConcurrency(c.shadowConcurrency),
+		policy.WithShadowMaxPartitions(c.shadowMaxPartitions),
+	}
+	if c.policy == "" {
+		return policy.NewSource(nil, opts...)
+	}
+	return policy.Watch(ctx, c.policy, opts...)
+}
+
+// reloadOnSignal re-reads the policy file whenever hup delivers, until ctx
+// ends: SIGHUP is the operator's "read it now", for filesystems that do
+// not notify and for scripts that want the reload done before they go on.
+func reloadOnSignal(ctx context.Context, src *policy.Source, hup <-chan os.Signal, logger *slog.Logger, file string) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+		}
+		if file == "" {
+			logger.InfoContext(ctx, "SIGHUP: no --policy file to re-read; serving the embedded default policy")
+			continue
+		}
+		if err := src.Reload(ctx); err != nil {
+			logger.WarnContext(ctx, "SIGHUP: policy file rejected; the last good revision keeps serving",
+				"file", file, "revision", src.Policy().Revision(), "error", err)
+			continue
+		}
+		logger.InfoContext(ctx, "SIGHUP: policy file re-read", "file", file, "revision", src.Policy().Revision())
+	}
 }

@@ -2,7 +2,8 @@
 // that assignment can be changed safely in one place: versioned assignors,
 // staged rollouts by stable hash, shadow evaluation of a candidate beside
 // what runs, and hot reload of the policy file. Source implements the
-// server's Selector; cmd/assignd wires it (server never imports policy).
+// server's Selector, and its Explain answers the ExplainPolicy RPC;
+// cmd/assignd wires both (server never imports policy).
 //
 // # The policy file
 //
@@ -78,8 +79,9 @@
 // So a policy can never put an eager-only assignor behind a cooperative
 // group, and under COOPERATIVE the engine always applies the KIP-429
 // post-pass, whatever the assignor. A request that leaves
-// rebalance_protocol unspecified runs its protocol name's default; see
-// Explanation.Protocol.
+// rebalance_protocol unspecified runs its protocol name's default, not the
+// assignor's: Select returns it as server.Selection.Protocol, and
+// Explanation.Protocol reports it.
 //
 // # Shadow evaluation
 //

@@ -73,12 +73,13 @@ func newInstruments(mp metric.MeterProvider) (*instruments, error) {
 // whether the file on disk is currently rejected
 // (assignd.policy.reload.rejected, 0 or 1), read at collection time.
 func (in *instruments) registerState(state func() (revision, file string, rejected bool)) (metric.Registration, error) {
-	rev, err := in.meter.Int64ObservableGauge("assignd.policy.revision", metric.WithUnit("1"),
+	// No unit: with "1" the Prometheus exporter would name them *_ratio.
+	rev, err := in.meter.Int64ObservableGauge("assignd.policy.revision",
 		metric.WithDescription("The policy revision being served (always 1; the revision and file are attributes)."))
 	if err != nil {
 		return nil, fmt.Errorf("policy: creating metrics: %w", err)
 	}
-	rej, err := in.meter.Int64ObservableGauge("assignd.policy.reload.rejected", metric.WithUnit("1"),
+	rej, err := in.meter.Int64ObservableGauge("assignd.policy.reload.rejected",
 		metric.WithDescription("1 while the policy file on disk is invalid and an older revision keeps serving, else 0."))
 	if err != nil {
 		return nil, fmt.Errorf("policy: creating metrics: %w", err)

@@ -56,8 +56,8 @@ func (p *Policy) ProtocolNames() []string {
 // explain set it also records why each earlier rule did not.
 func (p *Policy) decide(groupID, name string, caller server.Caller, explain bool) (*rule, assign.Assignor, verdict, []Skip, error) {
 	if name == "" {
-		return nil, nil, 0, nil, fmt.Errorf("%w: the protocol name is empty; policy revision %s answers for %s",
-			server.ErrUnknownProtocol, p.revision, quoteList(p.ProtocolNames()))
+		return nil, nil, 0, nil, &unknownProtocolError{policy: p, msg: fmt.Sprintf(
+			"%v: the protocol name is empty; policy revision %s answers for %s", server.ErrUnknownProtocol, p.revision, quoteList(p.ProtocolNames()))}
 	}
 	var skipped []Skip
 	for _, r := range p.rules {
@@ -69,59 +69,42 @@ func (p *Policy) decide(groupID, name string, caller server.Caller, explain bool
 			skipped = append(skipped, Skip{Rule: r.name, Reason: r.reason(v, groupID, name, caller, bucket)})
 		}
 	}
-	return nil, nil, 0, skipped, fmt.Errorf("%w %q: no rule of policy revision %s applies (the default rule covers %s)",
-		server.ErrUnknownProtocol, name, p.revision, quoteList(standardNames))
+	return nil, nil, 0, skipped, &unknownProtocolError{policy: p, msg: fmt.Sprintf(
+		"%v %q: no rule of policy revision %s applies (the default rule covers %s)", server.ErrUnknownProtocol, name, p.revision, quoteList(standardNames))}
 }
+
+// unknownProtocolError is decide's error for a name no rule answers for.
+// It wraps server.ErrUnknownProtocol, the one Selector error the server
+// reports to the client (INVALID_ARGUMENT on protocol_name), and lists the
+// policy's ProtocolNames, which the server passes on in the error details.
+type unknownProtocolError struct {
+	policy *Policy
+	msg    string
+}
+
+func (e *unknownProtocolError) Error() string           { return e.msg }
+func (e *unknownProtocolError) Unwrap() error           { return server.ErrUnknownProtocol }
+func (e *unknownProtocolError) ProtocolNames() []string { return e.policy.ProtocolNames() }
 
 // Select chooses the assignor for a query, as server.Selector does, but
 // without shadow evaluation or metrics (Source adds those). It is pure: the
 // same policy revision gives the same answer on every replica.
 func (p *Policy) Select(q server.Query) (server.Selection, error) {
-	r, a, err := p.choose(q)
+	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
 	if err != nil {
 		return server.Selection{}, err
 	}
-	return server.Selection{Assignor: a, Options: r.options, Policy: r.policy}, nil
+	return r.selection(a, q), nil
 }
 
-// choose is the request path's rule and assignor lookup.
-func (p *Policy) choose(q server.Query) (*rule, assign.Assignor, error) {
-	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
-	if err != nil {
-		return nil, nil, err
+// selection is the server's Selection for rule r running a. Its Protocol
+// is the one the group runs when the request leaves it unspecified: the
+// protocol name's clients' default (see effectiveProtocol), not the
+// assignor's, so that a rule may put any assignor that supports it behind
+// a name without changing what the clients see.
+func (r *rule) selection(a assign.Assignor, q server.Query) server.Selection {
+	return server.Selection{
+		Assignor: a, Options: r.options, Policy: r.policy,
+		Protocol: effectiveProtocol(q.Protocol, q.ProtocolName, a),
 	}
-	if err := checkUnspecified(r, a, q); err != nil {
-		return nil, nil, err
-	}
-	return r, a, nil
 }
-
-// checkUnspecified guards requests without a rebalance protocol. The
-// engine then runs the assignor's default protocol, but the clients expect
-// their protocol name's default (clientProtocols): a rule that puts
-// cooperative-sticky behind "range" would hand eager clients a cooperative
-// plan. server.Selection cannot yet tell the server which protocol to run,
-// so such requests are refused with a message telling the caller to name
-// the protocol; requests that name it, and every rule whose assignor's
-// default agrees with the name's, are unaffected.
-func checkUnspecified(r *rule, a assign.Assignor, q server.Query) error {
-	if q.Protocol != assign.ProtocolUnspecified {
-		return nil
-	}
-	want := effectiveProtocol(q.Protocol, q.ProtocolName, a)
-	if got := a.Protocols()[0]; got != want {
-		return &protocolRequiredError{msg: fmt.Sprintf(
-			"protocol name %q: rule %q runs %s, whose default rebalance protocol is %s, but clients of this name run %s: set rebalance_protocol in the request",
-			q.ProtocolName, r.name, assign.Ref(a), got, want)}
-	}
-	return nil
-}
-
-// protocolRequiredError is checkUnspecified's refusal. It wraps
-// server.ErrUnknownProtocol, the one Selector error the server reports to
-// the client as INVALID_ARGUMENT (on protocol_name) rather than INTERNAL,
-// with a message of its own.
-type protocolRequiredError struct{ msg string }
-
-func (e *protocolRequiredError) Error() string { return e.msg }
-func (e *protocolRequiredError) Unwrap() error { return server.ErrUnknownProtocol }

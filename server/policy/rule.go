@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/server"
@@ -53,9 +54,10 @@ type rule struct {
 
 	// policy is "name/revision", as the response reports it.
 	policy string
-	// attrs are the selection metric's attributes for each assignor the
-	// rule can run, computed once so the request path does not allocate.
-	attrs map[assignorKey]attribute.Set
+	// selected are the selection metric's options (its attributes) for
+	// each assignor the rule can run, built once so that the request path
+	// does not allocate.
+	selected map[assignorKey][]metric.AddOption
 }
 
 // assignorKey identifies an assignor without comparing interface values,
@@ -68,12 +70,12 @@ type assignorKey struct {
 
 func keyOf(a assign.Assignor) assignorKey { return assignorKey{a.Name(), a.Version()} }
 
-// setAttrs fills attrs once the rule is compiled.
+// setAttrs fills selected once the rule is compiled.
 func (r *rule) setAttrs(revision string) {
-	r.attrs = make(map[assignorKey]attribute.Set)
+	r.selected = make(map[assignorKey][]metric.AddOption)
 	add := func(a assign.Assignor) {
-		r.attrs[keyOf(a)] = attribute.NewSet(
-			attribute.String("rule", r.name), attribute.String("revision", revision), attribute.String("assignor", assign.Ref(a)))
+		r.selected[keyOf(a)] = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(
+			attribute.String("rule", r.name), attribute.String("revision", revision), attribute.String("assignor", assign.Ref(a))))}
 	}
 	if r.assignor != nil {
 		add(r.assignor)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -91,9 +93,58 @@ func TestServerUsesPolicy(t *testing.T) {
 	}
 
 	req.ProtocolName = "nope"
-	if _, err := client.Assign(ctx, req); status.Code(err) != codes.InvalidArgument {
+	_, err = client.Assign(ctx, req)
+	if status.Code(err) != codes.InvalidArgument {
 		t.Errorf("unknown protocol name: %v, want INVALID_ARGUMENT", err)
+	}
+	// The refusal lists the names the policy answers for, for clients.
+	var names string
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			names = info.GetMetadata()["protocol_names"]
+		}
+	}
+	if want := strings.Join(p.ProtocolNames(), ","); names != want {
+		t.Errorf("protocol_names = %q, want %q", names, want)
 	}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// A rule may put cooperative-sticky behind "range": a request that leaves
+// the rebalance protocol unspecified still runs EAGER, as range clients
+// expect, because the Selection tells the server so.
+func TestServerRunsNameDefaultProtocol(t *testing.T) {
+	p := mustParse(t, `
+version: 1
+rules:
+  - name: sticky-for-range
+    match: {protocols: [range]}
+    assignor: cooperative-sticky@1
+`)
+	src, err := policy.NewSource(p, policy.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	client := serve(t, src)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req := &assigndv1.AssignRequest{
+		GroupId: "g", ProtocolName: "range",
+		Topics: []*assigndv1.Topic{{Name: "t", PartitionCount: 4}},
+		Members: []*assigndv1.Member{
+			{MemberId: "a", Topics: []string{"t"}, OwnedPartitions: []*assigndv1.TopicPartitions{{Topic: "t", Partitions: []int32{0, 1, 2, 3}}}},
+			{MemberId: "b", Topics: []string{"t"}},
+		},
+	}
+	resp, err := client.Assign(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.GetRebalanceProtocol() != assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER || resp.GetFollowupRequired() ||
+		resp.GetAssignor() != "cooperative-sticky" || resp.GetPolicy() != "sticky-for-range/"+p.Revision() {
+		t.Errorf("got %s by %s (%s), followup %t; want EAGER by cooperative-sticky, no follow-up",
+			resp.GetRebalanceProtocol(), resp.GetAssignor(), resp.GetPolicy(), resp.GetFollowupRequired())
+	}
+}

@@ -75,12 +75,12 @@ func (s *Source) Policy() *Policy { return s.cur.Load() }
 // shadow, an Observe function that evaluates it in the background.
 func (s *Source) Select(ctx context.Context, q server.Query) (server.Selection, error) {
 	p := s.cur.Load()
-	r, a, err := p.choose(q)
+	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
 	if err != nil {
 		return server.Selection{}, err
 	}
-	s.m.selections.Add(ctx, 1, metric.WithAttributeSet(r.attrs[keyOf(a)]))
-	sel := server.Selection{Assignor: a, Options: r.options, Policy: r.policy}
+	s.m.selections.Add(ctx, 1, r.selected[keyOf(a)]...)
+	sel := r.selection(a, q)
 	if r.shadow != nil && s.shadows != nil {
 		sel.Observe = s.shadows.observer(shadowJob{group: q.GroupID, rule: r, revision: p.revision, primary: a})
 	}

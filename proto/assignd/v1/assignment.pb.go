@@ -33,8 +33,9 @@ const (
 type RebalanceProtocol int32
 
 const (
-	// Not set: in a request, use the assignor's default protocol
-	// (COOPERATIVE for cooperative-sticky, EAGER for the others).
+	// Not set: in a request, use the protocol name's default (COOPERATIVE for
+	// cooperative-sticky, EAGER for the others); see
+	// AssignRequest.rebalance_protocol.
 	RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED RebalanceProtocol = 0
 	// Every member revokes all its partitions before rejoining.
 	RebalanceProtocol_REBALANCE_PROTOCOL_EAGER RebalanceProtocol = 1
@@ -483,10 +484,12 @@ type AssignRequest struct {
 	// "range" or "roundrobin". Required. The server's policy chooses which
 	// assignor (and version) runs behind the name.
 	ProtocolName string `protobuf:"bytes,3,opt,name=protocol_name,json=protocolName,proto3" json:"protocol_name,omitempty"`
-	// The group's rebalance protocol. Unspecified: the assignor's default
-	// (COOPERATIVE for cooperative-sticky, else EAGER). A protocol the assignor
-	// does not support is rejected: in Kafka, range, roundrobin and sticky are
-	// EAGER-only.
+	// The group's rebalance protocol. Unspecified: the default of the
+	// protocol name's clients, as the policy decides it (COOPERATIVE for
+	// cooperative-sticky, EAGER for range, roundrobin and sticky, whatever
+	// assignor the policy runs behind the name; for other names the assignor's
+	// default). A protocol the assignor does not support is rejected: in Kafka,
+	// range, roundrobin and sticky are EAGER-only.
 	RebalanceProtocol RebalanceProtocol `protobuf:"varint,4,opt,name=rebalance_protocol,json=rebalanceProtocol,proto3,enum=assignd.v1.RebalanceProtocol" json:"rebalance_protocol,omitempty"`
 	// Every member of the group. A request with no members is valid and gets
 	// an empty assignment.
@@ -925,6 +928,461 @@ func (x *ListAssignorsResponse) GetAssignors() []*AssignorInfo {
 	return nil
 }
 
+// ExplainPolicyRequest names the group, protocol name and caller to explain
+// the policy for, as an Assign call would present them.
+type ExplainPolicyRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The consumer group id, as in AssignRequest.group_id.
+	GroupId string `protobuf:"bytes,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The group's protocol name, as in AssignRequest.protocol_name. Required.
+	ProtocolName string `protobuf:"bytes,2,opt,name=protocol_name,json=protocolName,proto3" json:"protocol_name,omitempty"`
+	// The caller to explain for. Absent: the identity this call's own client
+	// certificate proves (mTLS), or no identity. Set (even empty): this
+	// identity instead, so that an operator can see what a group's leader
+	// gets; an empty one stands for an unauthenticated leader.
+	Caller        *CallerIdentity `protobuf:"bytes,3,opt,name=caller,proto3" json:"caller,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainPolicyRequest) Reset() {
+	*x = ExplainPolicyRequest{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainPolicyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainPolicyRequest) ProtoMessage() {}
+
+func (x *ExplainPolicyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainPolicyRequest.ProtoReflect.Descriptor instead.
+func (*ExplainPolicyRequest) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ExplainPolicyRequest) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
+func (x *ExplainPolicyRequest) GetProtocolName() string {
+	if x != nil {
+		return x.ProtocolName
+	}
+	return ""
+}
+
+func (x *ExplainPolicyRequest) GetCaller() *CallerIdentity {
+	if x != nil {
+		return x.Caller
+	}
+	return nil
+}
+
+// CallerIdentity is the identity of a leader, as policy rules match it
+// (match.callers).
+type CallerIdentity struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The verified client certificate's subject distinguished name, e.g.
+	// "CN=leader-a,O=payments".
+	Subject string `protobuf:"bytes,1,opt,name=subject,proto3" json:"subject,omitempty"`
+	// The common name of that subject, e.g. "leader-a".
+	CommonName    string `protobuf:"bytes,2,opt,name=common_name,json=commonName,proto3" json:"common_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CallerIdentity) Reset() {
+	*x = CallerIdentity{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CallerIdentity) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CallerIdentity) ProtoMessage() {}
+
+func (x *CallerIdentity) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CallerIdentity.ProtoReflect.Descriptor instead.
+func (*CallerIdentity) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *CallerIdentity) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *CallerIdentity) GetCommonName() string {
+	if x != nil {
+		return x.CommonName
+	}
+	return ""
+}
+
+// PolicyParams are the parameters a policy rule passes to its assignor,
+// with the defaults filled in.
+type PolicyParams struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// KIP-881 rack-aware assignment on or off.
+	RackAware bool `protobuf:"varint,1,opt,name=rack_aware,json=rackAware,proto3" json:"rack_aware,omitempty"`
+	// At most this many partitions are taken from their live owners in one
+	// cooperative rebalance; 0 means no cap.
+	MaxMovesPerRebalance int32 `protobuf:"varint,2,opt,name=max_moves_per_rebalance,json=maxMovesPerRebalance,proto3" json:"max_moves_per_rebalance,omitempty"`
+	// Keep every partition with its live owner and only place unowned ones.
+	Freeze        bool `protobuf:"varint,3,opt,name=freeze,proto3" json:"freeze,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PolicyParams) Reset() {
+	*x = PolicyParams{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PolicyParams) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PolicyParams) ProtoMessage() {}
+
+func (x *PolicyParams) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PolicyParams.ProtoReflect.Descriptor instead.
+func (*PolicyParams) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *PolicyParams) GetRackAware() bool {
+	if x != nil {
+		return x.RackAware
+	}
+	return false
+}
+
+func (x *PolicyParams) GetMaxMovesPerRebalance() int32 {
+	if x != nil {
+		return x.MaxMovesPerRebalance
+	}
+	return 0
+}
+
+func (x *PolicyParams) GetFreeze() bool {
+	if x != nil {
+		return x.Freeze
+	}
+	return false
+}
+
+// ShadowPolicy is a rule's shadow assignor: computed on the same input as
+// the assignor that runs, compared with it in metrics and logs, never
+// returned.
+type ShadowPolicy struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The shadow assignor, as "name@version".
+	Assignor string `protobuf:"bytes,1,opt,name=assignor,proto3" json:"assignor,omitempty"`
+	// Its parameters.
+	Params        *PolicyParams `protobuf:"bytes,2,opt,name=params,proto3" json:"params,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShadowPolicy) Reset() {
+	*x = ShadowPolicy{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShadowPolicy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShadowPolicy) ProtoMessage() {}
+
+func (x *ShadowPolicy) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShadowPolicy.ProtoReflect.Descriptor instead.
+func (*ShadowPolicy) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *ShadowPolicy) GetAssignor() string {
+	if x != nil {
+		return x.Assignor
+	}
+	return ""
+}
+
+func (x *ShadowPolicy) GetParams() *PolicyParams {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+// SkippedRule is a rule that did not apply, and why.
+type SkippedRule struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The rule name.
+	Rule string `protobuf:"bytes,1,opt,name=rule,proto3" json:"rule,omitempty"`
+	// Why it did not apply, e.g. "bucket 7310 is not below 1000
+	// (rollout.percent 10)".
+	Reason        string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SkippedRule) Reset() {
+	*x = SkippedRule{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SkippedRule) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SkippedRule) ProtoMessage() {}
+
+func (x *SkippedRule) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SkippedRule.ProtoReflect.Descriptor instead.
+func (*SkippedRule) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *SkippedRule) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *SkippedRule) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+// ExplainPolicyResponse is the policy's decision for the request's group,
+// protocol name and caller.
+type ExplainPolicyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "rule/revision", exactly as AssignResponse.policy reports it.
+	Policy string `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
+	// The name of the rule that applies.
+	Rule string `protobuf:"bytes,2,opt,name=rule,proto3" json:"rule,omitempty"`
+	// The policy revision: the first 12 hex digits of the SHA-256 of the
+	// policy file.
+	Revision string `protobuf:"bytes,3,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The rule's description from the policy file.
+	Description string `protobuf:"bytes,4,opt,name=description,proto3" json:"description,omitempty"`
+	// The group's rollout bucket under the rule's salt, 0 to 9999 (a rollout
+	// of p percent takes the buckets below p × 100), whether or not the rule
+	// has a rollout.
+	Bucket int32 `protobuf:"varint,5,opt,name=bucket,proto3" json:"bucket,omitempty"`
+	// Why the rule applies, e.g. "group is in rollout.include".
+	Reason string `protobuf:"bytes,6,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The assignor that runs, as "name@version".
+	Assignor string `protobuf:"bytes,7,opt,name=assignor,proto3" json:"assignor,omitempty"`
+	// The rebalance protocol an Assign call that leaves rebalance_protocol
+	// unspecified runs.
+	RebalanceProtocol RebalanceProtocol `protobuf:"varint,8,opt,name=rebalance_protocol,json=rebalanceProtocol,proto3,enum=assignd.v1.RebalanceProtocol" json:"rebalance_protocol,omitempty"`
+	// The rule's parameters.
+	Params *PolicyParams `protobuf:"bytes,9,opt,name=params,proto3" json:"params,omitempty"`
+	// The rule's shadow; absent when it has none.
+	Shadow *ShadowPolicy `protobuf:"bytes,10,opt,name=shadow,proto3" json:"shadow,omitempty"`
+	// The rules before the one that applies, in order, each with why it did
+	// not apply.
+	Skipped []*SkippedRule `protobuf:"bytes,11,rep,name=skipped,proto3" json:"skipped,omitempty"`
+	// The caller identity the policy was evaluated for.
+	Caller        *CallerIdentity `protobuf:"bytes,12,opt,name=caller,proto3" json:"caller,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExplainPolicyResponse) Reset() {
+	*x = ExplainPolicyResponse{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExplainPolicyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExplainPolicyResponse) ProtoMessage() {}
+
+func (x *ExplainPolicyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExplainPolicyResponse.ProtoReflect.Descriptor instead.
+func (*ExplainPolicyResponse) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{15}
+}
+
+func (x *ExplainPolicyResponse) GetPolicy() string {
+	if x != nil {
+		return x.Policy
+	}
+	return ""
+}
+
+func (x *ExplainPolicyResponse) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *ExplainPolicyResponse) GetRevision() string {
+	if x != nil {
+		return x.Revision
+	}
+	return ""
+}
+
+func (x *ExplainPolicyResponse) GetDescription() string {
+	if x != nil {
+		return x.Description
+	}
+	return ""
+}
+
+func (x *ExplainPolicyResponse) GetBucket() int32 {
+	if x != nil {
+		return x.Bucket
+	}
+	return 0
+}
+
+func (x *ExplainPolicyResponse) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *ExplainPolicyResponse) GetAssignor() string {
+	if x != nil {
+		return x.Assignor
+	}
+	return ""
+}
+
+func (x *ExplainPolicyResponse) GetRebalanceProtocol() RebalanceProtocol {
+	if x != nil {
+		return x.RebalanceProtocol
+	}
+	return RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED
+}
+
+func (x *ExplainPolicyResponse) GetParams() *PolicyParams {
+	if x != nil {
+		return x.Params
+	}
+	return nil
+}
+
+func (x *ExplainPolicyResponse) GetShadow() *ShadowPolicy {
+	if x != nil {
+		return x.Shadow
+	}
+	return nil
+}
+
+func (x *ExplainPolicyResponse) GetSkipped() []*SkippedRule {
+	if x != nil {
+		return x.Skipped
+	}
+	return nil
+}
+
+func (x *ExplainPolicyResponse) GetCaller() *CallerIdentity {
+	if x != nil {
+		return x.Caller
+	}
+	return nil
+}
+
 var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 
 const file_assignd_v1_assignment_proto_rawDesc = "" +
@@ -991,7 +1449,40 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\aversion\x18\x02 \x01(\x05R\aversion\x12;\n" +
 	"\tprotocols\x18\x03 \x03(\x0e2\x1d.assignd.v1.RebalanceProtocolR\tprotocols\"O\n" +
 	"\x15ListAssignorsResponse\x126\n" +
-	"\tassignors\x18\x01 \x03(\v2\x18.assignd.v1.AssignorInfoR\tassignors*y\n" +
+	"\tassignors\x18\x01 \x03(\v2\x18.assignd.v1.AssignorInfoR\tassignors\"\x8a\x01\n" +
+	"\x14ExplainPolicyRequest\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
+	"\rprotocol_name\x18\x02 \x01(\tR\fprotocolName\x122\n" +
+	"\x06caller\x18\x03 \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\"K\n" +
+	"\x0eCallerIdentity\x12\x18\n" +
+	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1f\n" +
+	"\vcommon_name\x18\x02 \x01(\tR\n" +
+	"commonName\"|\n" +
+	"\fPolicyParams\x12\x1d\n" +
+	"\n" +
+	"rack_aware\x18\x01 \x01(\bR\trackAware\x125\n" +
+	"\x17max_moves_per_rebalance\x18\x02 \x01(\x05R\x14maxMovesPerRebalance\x12\x16\n" +
+	"\x06freeze\x18\x03 \x01(\bR\x06freeze\"\\\n" +
+	"\fShadowPolicy\x12\x1a\n" +
+	"\bassignor\x18\x01 \x01(\tR\bassignor\x120\n" +
+	"\x06params\x18\x02 \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\"9\n" +
+	"\vSkippedRule\x12\x12\n" +
+	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xe6\x03\n" +
+	"\x15ExplainPolicyResponse\x12\x16\n" +
+	"\x06policy\x18\x01 \x01(\tR\x06policy\x12\x12\n" +
+	"\x04rule\x18\x02 \x01(\tR\x04rule\x12\x1a\n" +
+	"\brevision\x18\x03 \x01(\tR\brevision\x12 \n" +
+	"\vdescription\x18\x04 \x01(\tR\vdescription\x12\x16\n" +
+	"\x06bucket\x18\x05 \x01(\x05R\x06bucket\x12\x16\n" +
+	"\x06reason\x18\x06 \x01(\tR\x06reason\x12\x1a\n" +
+	"\bassignor\x18\a \x01(\tR\bassignor\x12L\n" +
+	"\x12rebalance_protocol\x18\b \x01(\x0e2\x1d.assignd.v1.RebalanceProtocolR\x11rebalanceProtocol\x120\n" +
+	"\x06params\x18\t \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\x120\n" +
+	"\x06shadow\x18\n" +
+	" \x01(\v2\x18.assignd.v1.ShadowPolicyR\x06shadow\x121\n" +
+	"\askipped\x18\v \x03(\v2\x17.assignd.v1.SkippedRuleR\askipped\x122\n" +
+	"\x06caller\x18\f \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller*y\n" +
 	"\x11RebalanceProtocol\x12\"\n" +
 	"\x1eREBALANCE_PROTOCOL_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18REBALANCE_PROTOCOL_EAGER\x10\x01\x12\"\n" +
@@ -1005,10 +1496,11 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"+ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL\x10\x05\x12\x1b\n" +
 	"\x17ERROR_REASON_OVERLOADED\x10\x06\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x10\a\x12\x1f\n" +
-	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b2\xaa\x01\n" +
+	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b2\x80\x02\n" +
 	"\x11AssignmentService\x12?\n" +
 	"\x06Assign\x12\x19.assignd.v1.AssignRequest\x1a\x1a.assignd.v1.AssignResponse\x12T\n" +
-	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
+	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponse\x12T\n" +
+	"\rExplainPolicy\x12 .assignd.v1.ExplainPolicyRequest\x1a!.assignd.v1.ExplainPolicyResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
 
 var (
 	file_assignd_v1_assignment_proto_rawDescOnce sync.Once
@@ -1023,7 +1515,7 @@ func file_assignd_v1_assignment_proto_rawDescGZIP() []byte {
 }
 
 var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
+var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_assignd_v1_assignment_proto_goTypes = []any{
 	(RebalanceProtocol)(0),        // 0: assignd.v1.RebalanceProtocol
 	(ErrorReason)(0),              // 1: assignd.v1.ErrorReason
@@ -1037,6 +1529,12 @@ var file_assignd_v1_assignment_proto_goTypes = []any{
 	(*ListAssignorsRequest)(nil),  // 9: assignd.v1.ListAssignorsRequest
 	(*AssignorInfo)(nil),          // 10: assignd.v1.AssignorInfo
 	(*ListAssignorsResponse)(nil), // 11: assignd.v1.ListAssignorsResponse
+	(*ExplainPolicyRequest)(nil),  // 12: assignd.v1.ExplainPolicyRequest
+	(*CallerIdentity)(nil),        // 13: assignd.v1.CallerIdentity
+	(*PolicyParams)(nil),          // 14: assignd.v1.PolicyParams
+	(*ShadowPolicy)(nil),          // 15: assignd.v1.ShadowPolicy
+	(*SkippedRule)(nil),           // 16: assignd.v1.SkippedRule
+	(*ExplainPolicyResponse)(nil), // 17: assignd.v1.ExplainPolicyResponse
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	3,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
@@ -1051,15 +1549,24 @@ var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	2,  // 9: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
 	0,  // 10: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
 	10, // 11: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
-	6,  // 12: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
-	9,  // 13: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
-	8,  // 14: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	11, // 15: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	14, // [14:16] is the sub-list for method output_type
-	12, // [12:14] is the sub-list for method input_type
-	12, // [12:12] is the sub-list for extension type_name
-	12, // [12:12] is the sub-list for extension extendee
-	0,  // [0:12] is the sub-list for field type_name
+	13, // 12: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
+	14, // 13: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
+	0,  // 14: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	14, // 15: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
+	15, // 16: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
+	16, // 17: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
+	13, // 18: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
+	6,  // 19: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
+	9,  // 20: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
+	12, // 21: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
+	8,  // 22: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	11, // 23: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	17, // 24: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	22, // [22:25] is the sub-list for method output_type
+	19, // [19:22] is the sub-list for method input_type
+	19, // [19:19] is the sub-list for extension type_name
+	19, // [19:19] is the sub-list for extension extendee
+	0,  // [0:19] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_assignment_proto_init() }
@@ -1074,7 +1581,7 @@ func file_assignd_v1_assignment_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assignd_v1_assignment_proto_rawDesc), len(file_assignd_v1_assignment_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   10,
+			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

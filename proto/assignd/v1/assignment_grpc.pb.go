@@ -29,6 +29,7 @@ const _ = grpc.SupportPackageIsVersion9
 const (
 	AssignmentService_Assign_FullMethodName        = "/assignd.v1.AssignmentService/Assign"
 	AssignmentService_ListAssignors_FullMethodName = "/assignd.v1.AssignmentService/ListAssignors"
+	AssignmentService_ExplainPolicy_FullMethodName = "/assignd.v1.AssignmentService/ExplainPolicy"
 )
 
 // AssignmentServiceClient is the client API for AssignmentService service.
@@ -50,6 +51,19 @@ type AssignmentServiceClient interface {
 	// ListAssignors lists every assignor this server can run, every runnable
 	// version included.
 	ListAssignors(ctx context.Context, in *ListAssignorsRequest, opts ...grpc.CallOption) (*ListAssignorsResponse, error)
+	// ExplainPolicy says what the server's policy does for a group: which rule
+	// would choose the assignor of an Assign call with this group id, protocol
+	// name and caller, under which revision, with which parameters and shadow,
+	// and why each earlier rule did not apply. It computes nothing and changes
+	// nothing; `assignctl policy explain` is built on it. Added to the
+	// contract with the policy layer.
+	//
+	// Errors: INVALID_ARGUMENT (reason ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
+	// field protocol_name) when no rule answers for the protocol name, the
+	// empty name included; ErrorInfo.metadata["protocol_names"] then lists the
+	// names the policy answers for, comma-separated. UNIMPLEMENTED when the
+	// server runs without a policy that can explain itself.
+	ExplainPolicy(ctx context.Context, in *ExplainPolicyRequest, opts ...grpc.CallOption) (*ExplainPolicyResponse, error)
 }
 
 type assignmentServiceClient struct {
@@ -80,6 +94,16 @@ func (c *assignmentServiceClient) ListAssignors(ctx context.Context, in *ListAss
 	return out, nil
 }
 
+func (c *assignmentServiceClient) ExplainPolicy(ctx context.Context, in *ExplainPolicyRequest, opts ...grpc.CallOption) (*ExplainPolicyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ExplainPolicyResponse)
+	err := c.cc.Invoke(ctx, AssignmentService_ExplainPolicy_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AssignmentServiceServer is the server API for AssignmentService service.
 // All implementations must embed UnimplementedAssignmentServiceServer
 // for forward compatibility.
@@ -99,6 +123,19 @@ type AssignmentServiceServer interface {
 	// ListAssignors lists every assignor this server can run, every runnable
 	// version included.
 	ListAssignors(context.Context, *ListAssignorsRequest) (*ListAssignorsResponse, error)
+	// ExplainPolicy says what the server's policy does for a group: which rule
+	// would choose the assignor of an Assign call with this group id, protocol
+	// name and caller, under which revision, with which parameters and shadow,
+	// and why each earlier rule did not apply. It computes nothing and changes
+	// nothing; `assignctl policy explain` is built on it. Added to the
+	// contract with the policy layer.
+	//
+	// Errors: INVALID_ARGUMENT (reason ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
+	// field protocol_name) when no rule answers for the protocol name, the
+	// empty name included; ErrorInfo.metadata["protocol_names"] then lists the
+	// names the policy answers for, comma-separated. UNIMPLEMENTED when the
+	// server runs without a policy that can explain itself.
+	ExplainPolicy(context.Context, *ExplainPolicyRequest) (*ExplainPolicyResponse, error)
 	mustEmbedUnimplementedAssignmentServiceServer()
 }
 
@@ -114,6 +151,9 @@ func (UnimplementedAssignmentServiceServer) Assign(context.Context, *AssignReque
 }
 func (UnimplementedAssignmentServiceServer) ListAssignors(context.Context, *ListAssignorsRequest) (*ListAssignorsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListAssignors not implemented")
+}
+func (UnimplementedAssignmentServiceServer) ExplainPolicy(context.Context, *ExplainPolicyRequest) (*ExplainPolicyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ExplainPolicy not implemented")
 }
 func (UnimplementedAssignmentServiceServer) mustEmbedUnimplementedAssignmentServiceServer() {}
 func (UnimplementedAssignmentServiceServer) testEmbeddedByValue()                           {}
@@ -172,6 +212,24 @@ func _AssignmentService_ListAssignors_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AssignmentService_ExplainPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ExplainPolicyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AssignmentServiceServer).ExplainPolicy(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AssignmentService_ExplainPolicy_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AssignmentServiceServer).ExplainPolicy(ctx, req.(*ExplainPolicyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AssignmentService_ServiceDesc is the grpc.ServiceDesc for AssignmentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -186,6 +244,10 @@ var AssignmentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListAssignors",
 			Handler:    _AssignmentService_ListAssignors_Handler,
+		},
+		{
+			MethodName: "ExplainPolicy",
+			Handler:    _AssignmentService_ExplainPolicy_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
