@@ -1,12 +1,18 @@
 package assign_test
 
 import (
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"pgregory.net/rapid"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/assign/wire"
 )
 
 // topicSpread returns, over all topics, the largest difference between the
@@ -93,4 +99,146 @@ func TestPerTopicPropertyNoMoreMovesThanV1(t *testing.T) {
 			t.Fatalf("v2 moved %d, v1 %d", r2.Stats.Moved, r1.Stats.Moved)
 		}
 	})
+}
+
+// convergeRounds runs a until nothing is pending and returns the settled
+// result and the partitions moved over all rounds.
+func convergeRounds(t *testing.T, a assign.Assignor, g *assign.Group) (*assign.Group, *assign.Result, int) {
+	t.Helper()
+	moved := 0
+	for round := 0; round < 4; round++ {
+		r := run(t, a, g)
+		moved += r.Stats.Moved
+		if !r.FollowupRequired {
+			return g, r, moved
+		}
+		g = assigntest.NextGroup(g, r)
+	}
+	t.Fatalf("%s did not converge", assign.Ref(a))
+	return nil, nil, 0
+}
+
+// Quality report for issue 5: scale-outs of groups on busy and quiet topics,
+// settled through their cooperative rounds. Version 2 moves exactly as many
+// partitions as version 1 and never spreads a topic worse; on these shapes
+// it spreads strictly better. Run with -v for the table.
+func TestPerTopicQualityReport(t *testing.T) {
+	shapes := []struct {
+		name            string
+		parts           []int32
+		before, joiners int
+	}{
+		{"busy+quiet 3→6", []int32{48, 12}, 3, 3},
+		{"10 topics 5→8", []int32{64, 32, 32, 16, 16, 8, 8, 4, 4, 2}, 5, 3},
+		{"20 topics 30→45", []int32{300, 200, 100, 90, 80, 70, 60, 50, 40, 30, 30, 20, 20, 10, 10, 9, 8, 7, 6, 5}, 30, 15},
+		{"6 topics 12→13", []int32{120, 60, 24, 24, 12, 6}, 12, 1},
+	}
+	better := 0
+	for _, sh := range shapes {
+		b := assigntest.NewGroup()
+		var names []string
+		for i, p := range sh.parts {
+			name := topicName(i)
+			names = append(names, name)
+			b.Topic(name, p)
+		}
+		for m := range sh.before {
+			b.Member(memberName(m), names...)
+		}
+		spread, moves := map[int]int{}, map[int]int{}
+		for _, a := range cooperativeAssignors {
+			g0, r0, _ := convergeRounds(t, a, assigntest.Edit(b.Build()).Protocol(assign.Cooperative).Build())
+			next := assigntest.Edit(assigntest.NextGroup(g0, r0))
+			for m := sh.before; m < sh.before+sh.joiners; m++ {
+				next.Member(memberName(m), names...)
+			}
+			g1, r1, moved := convergeRounds(t, a, next.Build())
+			spread[a.Version()], moves[a.Version()] = topicSpread(g1, r1), moved
+		}
+		// franz-go's cooperative-sticky, settled the same way.
+		g0 := franzConverge(t, assigntest.Edit(b.Build()).Protocol(assign.Cooperative).Build())
+		next := assigntest.Edit(g0)
+		for m := sh.before; m < sh.before+sh.joiners; m++ {
+			next.Member(memberName(m), names...)
+		}
+		g1 := franzConverge(t, next.Build())
+		franzSpread := topicSpread(g1, ownedAsResult(g1))
+		t.Logf("%-18s topicspread v1=%d v2=%d franz-go=%d   moved v1=%d v2=%d", sh.name, spread[1], spread[2], franzSpread, moves[1], moves[2])
+		if moves[2] != moves[1] {
+			t.Errorf("%s: v2 moved %d, v1 %d", sh.name, moves[2], moves[1])
+		}
+		if spread[2] > spread[1] {
+			t.Errorf("%s: v2 spreads topics worse (%d) than v1 (%d)", sh.name, spread[2], spread[1])
+		}
+		if spread[2] < spread[1] {
+			better++
+		}
+	}
+	if better == 0 {
+		t.Error("version 2 improved per-topic spread on none of the shapes")
+	}
+}
+
+// franzConverge runs franz-go's cooperative-sticky leader rounds on g until
+// a round hands out exactly what the members own, and returns the group as
+// its members then report it.
+func franzConverge(t *testing.T, g *assign.Group) *assign.Group {
+	t.Helper()
+	for round := 0; round < 5; round++ {
+		var members []kmsg.JoinGroupResponseMember
+		for _, m := range g.Members {
+			sub := wire.Subscription{Version: 3, Topics: m.Topics, Owned: m.Owned, Generation: m.Generation}
+			members = append(members, kmsg.JoinGroupResponseMember{MemberID: m.ID, ProtocolMetadata: wire.AppendSubscription(nil, &sub)})
+		}
+		mb, _, err := kgo.CooperativeStickyBalancer().MemberBalancer(members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		topics := map[string]int32{}
+		for _, tp := range g.Topics {
+			topics[tp.Name] = tp.Partitions
+		}
+		into, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(topics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][]assign.TopicPartitions{}
+		for _, sa := range into.IntoSyncAssignment() {
+			a, err := wire.DecodeAssignment(sa.MemberAssignment)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, tp := range a.Partitions {
+				ps := slices.Clone(tp.Partitions)
+				slices.Sort(ps)
+				got[sa.MemberID] = append(got[sa.MemberID], assign.TopicPartitions{Topic: tp.Topic, Partitions: ps})
+			}
+		}
+		next := assigntest.Edit(g).Generation(g.Generation + 1).Build()
+		same := true
+		for i := range next.Members {
+			m := &next.Members[i]
+			l := got[m.ID]
+			slices.SortFunc(l, func(a, b assign.TopicPartitions) int { return strings.Compare(a.Topic, b.Topic) })
+			if !equalTPs(l, m.Owned) {
+				same = false
+			}
+			m.Owned, m.Generation = l, g.Generation
+		}
+		if same {
+			return next
+		}
+		g = next
+	}
+	t.Fatal("franz-go did not settle")
+	return nil
+}
+
+// ownedAsResult presents what members own as a Result, for topicSpread.
+func ownedAsResult(g *assign.Group) *assign.Result {
+	r := &assign.Result{}
+	for _, m := range g.Members {
+		r.Members = append(r.Members, assign.MemberAssignment{ID: m.ID, Assigned: m.Owned})
+	}
+	return r
 }
