@@ -14,6 +14,10 @@ type Assignor interface {
 	// first one is its default.
 	Protocols() []RebalanceProtocol
 
+	// protocols is Protocols without a copy, for the hot path; callers
+	// must not modify it.
+	protocols() []RebalanceProtocol
+
 	// memberData returns the partitions the member previously had and the
 	// generation they belong to, by the assignor's own rule (owned
 	// partitions for cooperative-sticky, user data for sticky).
@@ -25,13 +29,18 @@ type Assignor interface {
 
 // Supports reports whether a runs the given protocol.
 func Supports(a Assignor, p RebalanceProtocol) bool {
-	for _, q := range a.Protocols() {
+	for _, q := range a.protocols() {
 		if q == p {
 			return true
 		}
 	}
 	return false
 }
+
+var (
+	eagerOnly        = []RebalanceProtocol{Eager}
+	cooperativeFirst = []RebalanceProtocol{Cooperative, Eager}
+)
 
 // Ref names an assignor and version, as "cooperative-sticky@2".
 func Ref(a Assignor) string {

@@ -20,7 +20,6 @@ func (st *state) resolveClaims(a Assignor) {
 	st.prev = st.ints.filled(n, -1)
 	prevGen := st.ints.take(n)
 	st.gen = st.ints.take(len(st.members))
-	st.claims = make([][]int32, len(st.members))
 
 	owned := make([][]TopicPartitions, len(st.members))
 	for i, m := range st.members {

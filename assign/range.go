@@ -1,5 +1,7 @@
 package assign
 
+import "slices"
+
 // rangeAssignor is Kafka's RangeAssignor. See registry.go Range.
 //
 // Per topic, the subscribers in MemberInfo order (static members by instance
@@ -19,7 +21,8 @@ type rangeAssignor struct{}
 
 func (rangeAssignor) Name() string                   { return NameRange }
 func (rangeAssignor) Version() int                   { return 1 }
-func (rangeAssignor) Protocols() []RebalanceProtocol { return []RebalanceProtocol{Eager} }
+func (rangeAssignor) Protocols() []RebalanceProtocol { return slices.Clone(eagerOnly) }
+func (rangeAssignor) protocols() []RebalanceProtocol { return eagerOnly }
 
 // memberData: range ignores history; owned partitions only matter for the
 // revocation bookkeeping in Run.

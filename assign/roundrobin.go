@@ -16,7 +16,8 @@ type roundRobinAssignor struct{}
 
 func (roundRobinAssignor) Name() string                   { return NameRoundRobin }
 func (roundRobinAssignor) Version() int                   { return 1 }
-func (roundRobinAssignor) Protocols() []RebalanceProtocol { return []RebalanceProtocol{Eager} }
+func (roundRobinAssignor) Protocols() []RebalanceProtocol { return slices.Clone(eagerOnly) }
+func (roundRobinAssignor) protocols() []RebalanceProtocol { return eagerOnly }
 
 // memberData: roundrobin ignores history; owned partitions only matter for
 // the revocation bookkeeping in Run.

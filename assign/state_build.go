@@ -37,7 +37,7 @@ func newState(a Assignor, g *Group, o options) (*state, error) {
 func (st *state) setProtocol(a Assignor, p RebalanceProtocol) error {
 	switch p {
 	case ProtocolUnspecified:
-		st.protocol = a.Protocols()[0]
+		st.protocol = a.protocols()[0]
 		return nil
 	case Eager, Cooperative:
 		if !Supports(a, p) {
@@ -136,6 +136,9 @@ func (st *state) setTopics() error {
 				continue
 			}
 			st.denseOf[mi] = found
+			if st.topics == nil {
+				st.topics = make([]*Topic, 0, len(st.group.Topics))
+			}
 			st.topics = append(st.topics, t)
 		}
 	}
@@ -184,7 +187,10 @@ func (st *state) topicIndex(name string) (int32, bool) {
 
 // setSubscriptions fills subs, subscribers and equalSubs.
 func (st *state) setSubscriptions() {
-	st.subs = make([][]int32, len(st.members))
+	// subs, claims and subscribers share one allocation.
+	lists := make([][]int32, 2*len(st.members)+len(st.topics))
+	st.subs, st.claims = lists[:len(st.members):len(st.members)], lists[len(st.members):2*len(st.members):2*len(st.members)]
+	st.subscribers = lists[2*len(st.members):]
 	var prevTopics []string
 	var prevSubs []int32
 	st.equalSubs = true
@@ -207,7 +213,6 @@ func (st *state) setSubscriptions() {
 			st.equalSubs = false
 		}
 	}
-	st.subscribers = make([][]int32, len(st.topics))
 	if st.equalSubs {
 		// Every topic has every member: one list serves them all.
 		everyone := st.ints.take(len(st.members))

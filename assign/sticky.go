@@ -1,6 +1,10 @@
 package assign
 
-import "github.com/assignd/assignd/assign/wire"
+import (
+	"slices"
+
+	"github.com/assignd/assignd/assign/wire"
+)
 
 // stickyAssignor is the eager sticky assignor (KIP-54, KIP-341). See
 // registry.go Sticky.
@@ -8,7 +12,8 @@ type stickyAssignor struct{}
 
 func (stickyAssignor) Name() string                   { return NameSticky }
 func (stickyAssignor) Version() int                   { return 1 }
-func (stickyAssignor) Protocols() []RebalanceProtocol { return []RebalanceProtocol{Eager} }
+func (stickyAssignor) Protocols() []RebalanceProtocol { return slices.Clone(eagerOnly) }
+func (stickyAssignor) protocols() []RebalanceProtocol { return eagerOnly }
 
 // memberData reads the previous assignment from StickyAssignorUserData, as
 // the Java StickyAssignor does: eager members revoke everything before they
@@ -33,8 +38,9 @@ type cooperativeStickyAssignor struct{}
 func (cooperativeStickyAssignor) Name() string { return NameCooperativeSticky }
 func (cooperativeStickyAssignor) Version() int { return 1 }
 func (cooperativeStickyAssignor) Protocols() []RebalanceProtocol {
-	return []RebalanceProtocol{Cooperative, Eager}
+	return slices.Clone(cooperativeFirst)
 }
+func (cooperativeStickyAssignor) protocols() []RebalanceProtocol { return cooperativeFirst }
 
 func (cooperativeStickyAssignor) memberData(m *Member) ([]TopicPartitions, int32) {
 	return m.Owned, cooperativeGeneration(m)
