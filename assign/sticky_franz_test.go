@@ -140,3 +140,80 @@ func revokedFromLive(g *assign.Group, assignments map[string][]byte) int {
 	}
 	return n
 }
+
+// The eager sticky assignor against franz-go's StickyBalancer: history in
+// StickyAssignorUserData V1 (the members' previous assignment and its
+// generation), nothing owned on the wire, as eager members send it. Ours
+// must be valid, balanced, and never move more partitions away from their
+// previous owner than franz-go.
+func TestStickyNeverMovesMoreThanFranzGo(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		opts := []assigntest.GenOption{assigntest.Owned(), assigntest.Members(1, 12), assigntest.Topics(1, 5),
+			assigntest.Partitions(0, 30), assigntest.Protocol(assign.Eager)}
+		if rapid.Bool().Draw(t, "equal subscriptions") {
+			opts = append(opts, assigntest.EqualSubscriptions())
+		}
+		g := assigntest.GroupGen(opts...).Draw(t, "group")
+		prev := map[assigntest.TP]string{}
+		var joined []leader.JoinedMember
+		var kmembers []kmsg.JoinGroupResponseMember
+		for i := range g.Members {
+			m := &g.Members[i]
+			gen := max(m.Generation, 0)
+			m.UserData = wire.AppendStickyUserData(nil, m.Owned, gen, true)
+			for _, tp := range m.Owned {
+				for _, p := range tp.Partitions {
+					prev[assigntest.TP{Topic: tp.Topic, Partition: p}] = m.ID
+				}
+			}
+			sub := wire.Subscription{Version: 3, Topics: m.Topics, UserData: m.UserData, Generation: assign.NoGeneration}
+			md := wire.AppendSubscription(nil, &sub)
+			joined = append(joined, leader.JoinedMember{ID: m.ID, Metadata: md})
+			kmembers = append(kmembers, kmsg.JoinGroupResponseMember{MemberID: m.ID, ProtocolMetadata: md})
+		}
+		d, err := leader.Decode(joined, g.Topics, g.Generation, assign.Eager)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := checkRun(t, assign.Sticky(), d.Group, assigntest.Balanced())
+		ours := movedFromPrevious(prev, encodedByID(r, leader.Encode(r, d.Versions)))
+
+		sort.Slice(kmembers, func(i, j int) bool { return kmembers[i].MemberID < kmembers[j].MemberID })
+		mb, _, err := kgo.StickyBalancer().MemberBalancer(kmembers)
+		if err != nil {
+			t.Fatal(err)
+		}
+		topics := make(map[string]int32)
+		for _, tp := range g.Topics {
+			topics[tp.Name] = tp.Partitions
+		}
+		into, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(topics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theirs := map[string][]byte{}
+		for _, sa := range into.IntoSyncAssignment() {
+			theirs[sa.MemberID] = sa.MemberAssignment
+		}
+		if peer := movedFromPrevious(prev, theirs); ours > peer {
+			t.Fatalf("sticky moves %d partitions away from their previous owner, franz-go %d", ours, peer)
+		}
+	})
+}
+
+// movedFromPrevious counts previously assigned partitions that the
+// SyncGroup assignments give to another member.
+func movedFromPrevious(prev map[assigntest.TP]string, assignments map[string][]byte) int {
+	n := 0
+	for id, b := range assignments {
+		a, _ := wire.DecodeAssignment(b)
+		for _, tp := range a.Partitions {
+			for _, p := range tp.Partitions {
+				if was, ok := prev[assigntest.TP{Topic: tp.Topic, Partition: p}]; ok && was != id {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
