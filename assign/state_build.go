@@ -114,7 +114,7 @@ func (st *state) setTopics() error {
 		// Members with equal subscriptions usually share topic strings
 		// (interned by the decoder): comparing against the previous list
 		// is cheap and skips the map work.
-		if slices.Equal(m.Topics, prev) {
+		if sameTopics(m.Topics, prev) {
 			continue
 		}
 		prev = m.Topics
@@ -195,7 +195,7 @@ func (st *state) setSubscriptions() {
 	var prevSubs []int32
 	st.equalSubs = true
 	for i, m := range st.members {
-		if i > 0 && slices.Equal(m.Topics, prevTopics) {
+		if i > 0 && sameTopics(m.Topics, prevTopics) {
 			st.subs[i] = prevSubs
 			continue
 		}
@@ -243,4 +243,16 @@ func (st *state) setSubscriptions() {
 			st.subscribers[t] = append(st.subscribers[t], int32(i))
 		}
 	}
+}
+
+// sameTopics compares two subscriptions' topic lists, in O(1) when they are
+// the same slice (a wire.Decoder hands identical lists out shared).
+func sameTopics(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
 }

@@ -13,8 +13,11 @@ import "encoding/binary"
 // group, rather than one for the life of the process. It is not safe for
 // concurrent use; give each goroutine its own.
 //
-// A Decoder keeps the last subscription's Topics as a lookup hint; callers
-// may modify them (the hint compares values), at worst losing some sharing.
+// A Decoder keeps the last subscription's Topics as a lookup hint, and a
+// subscription whose topics are exactly the previous one's gets the same
+// Topics slice back (members of a group usually subscribe to the same
+// topics: 2,000 members of 500 topics then share one slice instead of
+// allocating 8 MB). Treat decoded Topics as read-only.
 //
 // Decoded messages alias the input for user data: the UserData slices point
 // into b (with their capacity capped, so appending to them copies). Copy
@@ -83,6 +86,13 @@ func (d *Decoder) name(b []byte, h *hint) string {
 // strings reads n non-nullable strings (the subscription's topics) into a
 // new []string, resolving each through the hint and the intern table.
 func (d *Decoder) strings(r *reader, name string, n int, h *hint) ([]string, error) {
+	if d != nil && len(h.names) == n {
+		if end, ok := sameStrings(r.buf, r.off, h.names); ok {
+			r.off = end
+			h.i = n
+			return h.names, nil
+		}
+	}
 	out := make([]string, n)
 	buf, off := r.buf, r.off
 	for i := range out {
@@ -179,4 +189,21 @@ func (r *reader) scanTopicPartitions(name string, n int) (int, error) {
 	}
 	r.off = off
 	return total, nil
+}
+
+// sameStrings reports whether the strings encoded at buf[off:] are exactly
+// names, in order, and where they end. Malformed input reports false: the
+// caller's full decode then says what is wrong.
+func sameStrings(buf []byte, off int, names []string) (int, bool) {
+	for _, want := range names {
+		if len(buf)-off < 2 {
+			return 0, false
+		}
+		l := int(int16(binary.BigEndian.Uint16(buf[off:])))
+		if l != len(want) || l > len(buf)-off-2 || string(buf[off+2:off+2+l]) != want {
+			return 0, false
+		}
+		off += 2 + l
+	}
+	return off, true
 }
