@@ -21,7 +21,9 @@ type Assignor interface {
 	// memberData returns the partitions the member previously had and the
 	// generation they belong to, by the assignor's own rule (owned
 	// partitions for cooperative-sticky, user data for sticky).
-	memberData(m *Member) (owned []TopicPartitions, generation int32)
+	// readable is false when the member's user data had to be read and
+	// could not be (the member is then treated as having no history).
+	memberData(m *Member) (owned []TopicPartitions, generation int32, readable bool)
 	// plan fills target[p] with the dense index of the member that should
 	// own global partition p, or -1 to leave it unassigned.
 	plan(st *state, target []int32)

@@ -22,8 +22,15 @@ func (st *state) resolveClaims(a Assignor) {
 	st.gen = st.ints.take(len(st.members))
 
 	owned := make([][]TopicPartitions, len(st.members))
+	unreadable := 0
 	for i, m := range st.members {
-		owned[i], st.gen[i] = a.memberData(m)
+		var ok bool
+		if owned[i], st.gen[i], ok = a.memberData(m); !ok {
+			unreadable++
+		}
+	}
+	if unreadable > 0 {
+		st.warnings = append(st.warnings, fmt.Sprintf("%d member(s)' user data could not be decoded and was ignored (no history, no generation)", unreadable))
 	}
 	// Claims rarely exceed one per partition (more means conflicts); the
 	// arena has room for that, and append grows past it if needed.

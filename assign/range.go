@@ -26,7 +26,9 @@ func (rangeAssignor) protocols() []RebalanceProtocol { return eagerOnly }
 
 // memberData: range ignores history; owned partitions only matter for the
 // revocation bookkeeping in Run.
-func (rangeAssignor) memberData(m *Member) ([]TopicPartitions, int32) { return m.Owned, m.Generation }
+func (rangeAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
+	return m.Owned, m.Generation, true
+}
 
 func (rangeAssignor) plan(st *state, target []int32) {
 	ord := memberInfoOrder(st.members)

@@ -21,8 +21,8 @@ func (roundRobinAssignor) protocols() []RebalanceProtocol { return eagerOnly }
 
 // memberData: roundrobin ignores history; owned partitions only matter for
 // the revocation bookkeeping in Run.
-func (roundRobinAssignor) memberData(m *Member) ([]TopicPartitions, int32) {
-	return m.Owned, m.Generation
+func (roundRobinAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
+	return m.Owned, m.Generation, true
 }
 
 // plan deals partitions topic by topic. Within a topic the pointer visits

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // newState validates g and builds its dense form for assignor a.
@@ -56,6 +57,9 @@ func (st *state) setMembers(ms []Member) error {
 		if ms[i].ID == "" {
 			return invalid("", fmt.Sprintf("members[%d].member_id", i), "member id is empty")
 		}
+		if reason := badName(ms[i].Rack); reason != "" && ms[i].Rack != "" {
+			return invalid(ms[i].ID, fmt.Sprintf("members[%d].rack_id", i), "rack id %s", reason)
+		}
 		st.members[i] = &ms[i]
 	}
 	slices.SortFunc(st.members, func(a, b *Member) int { return strings.Compare(a.ID, b.ID) })
@@ -85,15 +89,15 @@ func indexMetadata(topics []Topic) (map[string]int32, error) {
 		t := &topics[i]
 		field := func(name string) string { return fmt.Sprintf("topics[%d].%s", i, name) }
 		switch {
-		case t.Name == "":
-			return nil, invalid("", field("name"), "topic name is empty")
+		case badName(t.Name) != "":
+			return nil, invalid("", field("name"), "topic name %s", badName(t.Name))
 		case t.Partitions < 0:
-			return nil, invalid("", field("partition_count"), "topic %q has a negative partition count %d", t.Name, t.Partitions)
+			return nil, invalid("", field("partition_count"), "topic %q has a negative partition count %d", clipName(t.Name), t.Partitions)
 		case t.Racks != nil && len(t.Racks) != int(t.Partitions):
-			return nil, invalid("", field("partition_racks"), "topic %q has racks for %d partitions but %d partitions", t.Name, len(t.Racks), t.Partitions)
+			return nil, invalid("", field("partition_racks"), "topic %q has racks for %d partitions but %d partitions", clipName(t.Name), len(t.Racks), t.Partitions)
 		}
 		if _, dup := meta[t.Name]; dup {
-			return nil, invalid("", field("name"), "topic %q is listed more than once", t.Name)
+			return nil, invalid("", field("name"), "topic %q is listed more than once", clipName(t.Name))
 		}
 		meta[t.Name] = int32(i)
 	}
@@ -119,8 +123,8 @@ func (st *state) setTopics() error {
 		}
 		prev = m.Topics
 		for j, name := range m.Topics {
-			if name == "" {
-				return invalid(m.ID, fmt.Sprintf("members[%d].topics[%d]", st.inputIndex(i), j), "topic name is empty")
+			if reason := badName(name); reason != "" {
+				return invalid(m.ID, fmt.Sprintf("members[%d].topics[%d]", st.inputIndex(i), j), "topic name %s", reason)
 			}
 			mi, ok := st.meta[name]
 			if !ok {
@@ -145,7 +149,7 @@ func (st *state) setTopics() error {
 	if len(missing) > 0 {
 		sort.Strings(missing)
 		missing = slices.Compact(missing)
-		st.warnings = append(st.warnings, fmt.Sprintf("subscribed topics missing from metadata get no partitions: %s", strings.Join(missing, ", ")))
+		st.warnings = append(st.warnings, "subscribed topics missing from metadata get no partitions: "+nameList(missing))
 	}
 	slices.SortFunc(st.topics, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
 	total := int64(0)
@@ -255,4 +259,53 @@ func sameTopics(a, b []string) bool {
 		return true
 	}
 	return slices.Equal(a, b)
+}
+
+// maxNameLen is the longest name the Kafka protocol can carry (an int16
+// length); Kafka itself allows topic names of at most 249 characters.
+const maxNameLen = 1<<15 - 1
+
+// badName says what is wrong with a topic or rack name, or "" if nothing
+// is: names go back to clients in assignments, messages and warnings, so
+// they must be encodable and valid UTF-8.
+func badName(s string) string {
+	switch {
+	case s == "":
+		return "is empty"
+	case len(s) > maxNameLen:
+		return fmt.Sprintf("is %d bytes long, more than the protocol's %d", len(s), maxNameLen)
+	case !utf8.ValidString(s):
+		return "is not valid UTF-8"
+	}
+	return ""
+}
+
+// clipName shortens a name quoted in a message.
+func clipName(s string) string {
+	const n = 100
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "..."
+}
+
+// nameList joins names for a warning, at most 20 of them.
+func nameList(names []string) string {
+	const most = 20
+	var b strings.Builder
+	for i, n := range names {
+		if i == most {
+			fmt.Fprintf(&b, " and %d more", len(names)-most)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(clipName(n))
+	}
+	return b.String()
 }

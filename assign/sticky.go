@@ -19,15 +19,15 @@ func (stickyAssignor) protocols() []RebalanceProtocol { return eagerOnly }
 // the Java StickyAssignor does: eager members revoke everything before they
 // rejoin, so owned partitions and the subscription's generation are ignored.
 // V1 carries a generation, V0 none; undecodable data counts as no history.
-func (stickyAssignor) memberData(m *Member) ([]TopicPartitions, int32) {
+func (stickyAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 	if len(m.UserData) == 0 {
-		return nil, NoGeneration
+		return nil, NoGeneration, true
 	}
 	ud, err := wire.DecodeStickyUserData(m.UserData)
 	if err != nil {
-		return nil, NoGeneration
+		return nil, NoGeneration, false
 	}
-	return ud.Previous, ud.Generation
+	return ud.Previous, ud.Generation, true
 }
 
 func (stickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target, false) }
@@ -42,8 +42,9 @@ func (cooperativeStickyAssignor) Protocols() []RebalanceProtocol {
 }
 func (cooperativeStickyAssignor) protocols() []RebalanceProtocol { return cooperativeFirst }
 
-func (cooperativeStickyAssignor) memberData(m *Member) ([]TopicPartitions, int32) {
-	return m.Owned, cooperativeGeneration(m)
+func (cooperativeStickyAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
+	g, ok := cooperativeGeneration(m)
+	return m.Owned, g, ok
 }
 
 func (cooperativeStickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target, false) }
@@ -66,23 +67,25 @@ func (cooperativeStickyV2) plan(st *state, target []int32) { stickyPlan(st, targ
 // four bytes, franz-go writes a StickyAssignorUserData V1 carrying it. The
 // Java client reads the first four bytes of any user data; reading franz-go's
 // format as what it is avoids mistaking its topic count for a generation.
-func cooperativeGeneration(m *Member) int32 {
+// ok is false when the user data had to be read and could not be.
+func cooperativeGeneration(m *Member) (generation int32, ok bool) {
 	if m.Generation != NoGeneration {
-		return m.Generation
+		return m.Generation, true
 	}
 	switch len(m.UserData) {
 	case 0:
-		return NoGeneration
+		return NoGeneration, true
 	case 4:
-		if g, err := wire.DecodeCooperativeUserData(m.UserData); err == nil {
-			return g
+		g, err := wire.DecodeCooperativeUserData(m.UserData)
+		if err != nil {
+			return NoGeneration, false
 		}
-		return NoGeneration
+		return g, true
 	}
 	if ud, err := wire.DecodeStickyUserData(m.UserData); err == nil {
-		return ud.Generation
+		return ud.Generation, true
 	}
-	return NoGeneration
+	return NoGeneration, false
 }
 
 // stickyPlan is the plan shared by sticky and cooperative-sticky: the

@@ -2,6 +2,7 @@ package assign_test
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -342,6 +343,11 @@ func TestRunRejectsBadInput(t *testing.T) {
 		{"racks of wrong length", &assign.Group{Topics: []assign.Topic{{Name: "t", Partitions: 2, Racks: [][]string{{"r"}}}}}, "", "topics[0].partition_racks"},
 		{"empty subscribed topic", &assign.Group{Members: []assign.Member{{ID: "a", Topics: []string{""}}}}, "a", "members[0].topics[0]"},
 		{"unknown protocol", &assign.Group{Protocol: 9}, "", "rebalance_protocol"},
+		{"topic name not UTF-8", &assign.Group{Topics: []assign.Topic{{Name: "\xff", Partitions: 1}}}, "", "topics[0].name"},
+		{"topic name too long", &assign.Group{Topics: []assign.Topic{{Name: strings.Repeat("t", 40000), Partitions: 1}}}, "", "topics[0].name"},
+		{"subscribed name not UTF-8", &assign.Group{Members: []assign.Member{{ID: "a", Topics: []string{"ok", "\xfe"}}}}, "a", "members[0].topics[1]"},
+		{"subscribed name too long", &assign.Group{Members: []assign.Member{{ID: "a", Topics: []string{strings.Repeat("t", 1<<15)}}}}, "a", "members[0].topics[0]"},
+		{"rack not UTF-8", &assign.Group{Members: []assign.Member{{ID: "a", Rack: "\xff"}}}, "a", "members[0].rack_id"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -441,5 +447,29 @@ func TestRevokedCountsDuplicatesOnce(t *testing.T) {
 	r := run(t, assign.CooperativeSticky(), g)
 	if r.Stats.Revoked != 1 || !equalTPs(revoked(r, "m1"), tps("b", []int32{0})) {
 		t.Fatalf("revoked %v, Stats.Revoked %d; want b-0 once", revoked(r, "m1"), r.Stats.Revoked)
+	}
+}
+
+// User data that must be read and cannot be is ignored, with a warning.
+func TestUnreadableUserDataIsWarned(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 2).Member("a", "t").UserData("a", []byte{1, 2, 3}).Member("b", "t").Build()
+	for _, a := range []assign.Assignor{assign.Sticky(), assign.CooperativeSticky()} {
+		r := run(t, a, g)
+		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "user data") }) {
+			t.Errorf("%s: no warning for undecodable user data: %v", assign.Ref(a), r.Warnings)
+		}
+	}
+}
+
+// Warnings stay small however many topics are missing.
+func TestMissingTopicsWarningIsBounded(t *testing.T) {
+	var topics []string
+	for i := range 5000 {
+		topics = append(topics, fmt.Sprintf("missing-%05d-%s", i, strings.Repeat("x", 80)))
+	}
+	g := &assign.Group{Members: []assign.Member{{ID: "a", Topics: topics}}}
+	r := run(t, assign.CooperativeSticky(), g)
+	if len(r.Warnings) != 1 || len(r.Warnings[0]) > 4000 || !strings.Contains(r.Warnings[0], "and 4980 more") {
+		t.Fatalf("warning of %d bytes: %.200s", len(r.Warnings[0]), r.Warnings[0])
 	}
 }

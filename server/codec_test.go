@@ -88,7 +88,9 @@ func TestSelectionProtocol(t *testing.T) {
 	} {
 		ts := startServer(t, fixedSelector{assign.CooperativeSticky(), tc.selected})
 		g := assigntest.NewGroup().Topic("a", 4).Member("m1", "a").Member("m2", "a").Owns("m1", "a", 0, 1, 2, 3).Build()
-		req, _ := requestFor(t, g, "range", 3)
+		// A name of the policy's own: the standard eager-only names
+		// refuse COOPERATIVE before any Selector is asked.
+		req, _ := requestFor(t, g, "custom-sticky", 3)
 		req.RebalanceProtocol = tc.requested
 		resp, err := ts.client.Assign(callCtx(t), req)
 		if err != nil {

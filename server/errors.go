@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -73,7 +74,7 @@ func toStatus(err error) error {
 	case errors.As(err, &fe):
 		meta := map[string]string{"field": fe.field}
 		if fe.member != "" {
-			meta["member_id"] = fe.member
+			meta["member_id"] = clipN(fe.member, maxMessage)
 		}
 		var names protocolNamer
 		if errors.As(fe, &names) {
@@ -262,6 +263,9 @@ const maxMessage = 1024
 func clipN(s string, n int) string {
 	if len(s) <= n {
 		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n-- // never cut a character in two: the message must stay UTF-8
 	}
 	return s[:n] + "..."
 }

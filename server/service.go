@@ -52,6 +52,14 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if err != nil {
 		return nil, err
 	}
+	// The protocol name fixes what its clients run, whatever assignor a
+	// policy puts behind it: range, roundrobin and sticky clients are
+	// EAGER-only in Kafka, and a cooperative plan would hand them
+	// partitions another member still consumes.
+	if proto == assign.Cooperative && eagerOnlyName(req.GetProtocolName()) {
+		return nil, &fieldError{field: "rebalance_protocol", reason: assigndv1.ErrorReason_ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL,
+			desc: fmt.Sprintf("%q clients run the EAGER protocol only", req.GetProtocolName()), err: assign.ErrUnsupportedProtocol}
+	}
 	if err := checkLimits(req, s.maxPartitions); err != nil {
 		return nil, err
 	}
@@ -122,4 +130,14 @@ func (s *service) ListAssignors(context.Context, *assigndv1.ListAssignorsRequest
 		out.Assignors[i] = assignorInfo(a)
 	}
 	return out, nil
+}
+
+// eagerOnlyName reports whether Kafka clients of this protocol name only run
+// the EAGER rebalance protocol.
+func eagerOnlyName(name string) bool {
+	switch name {
+	case assign.NameRange, assign.NameRoundRobin, assign.NameSticky:
+		return true
+	}
+	return false
 }
