@@ -190,28 +190,16 @@ func franzConverge(t *testing.T, g *assign.Group) *assign.Group {
 			sub := wire.Subscription{Version: 3, Topics: m.Topics, Owned: m.Owned, Generation: m.Generation}
 			members = append(members, kmsg.JoinGroupResponseMember{MemberID: m.ID, ProtocolMetadata: wire.AppendSubscription(nil, &sub)})
 		}
-		mb, _, err := kgo.CooperativeStickyBalancer().MemberBalancer(members)
-		if err != nil {
-			t.Fatal(err)
-		}
-		topics := map[string]int32{}
-		for _, tp := range g.Topics {
-			topics[tp.Name] = tp.Partitions
-		}
-		into, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(topics)
-		if err != nil {
-			t.Fatal(err)
-		}
 		got := map[string][]assign.TopicPartitions{}
-		for _, sa := range into.IntoSyncAssignment() {
-			a, err := wire.DecodeAssignment(sa.MemberAssignment)
+		for id, b := range franzLeader(t, kgo.CooperativeStickyBalancer(), members, g.Topics) {
+			a, err := wire.DecodeAssignment(b)
 			if err != nil {
 				t.Fatal(err)
 			}
 			for _, tp := range a.Partitions {
 				ps := slices.Clone(tp.Partitions)
 				slices.Sort(ps)
-				got[sa.MemberID] = append(got[sa.MemberID], assign.TopicPartitions{Topic: tp.Topic, Partitions: ps})
+				got[id] = append(got[id], assign.TopicPartitions{Topic: tp.Topic, Partitions: ps})
 			}
 		}
 		next := assigntest.Edit(g).Generation(g.Generation + 1).Build()

@@ -1,6 +1,7 @@
 package assign_test
 
 import (
+	"slices"
 	"sort"
 	"testing"
 
@@ -86,23 +87,7 @@ func compareWithFranzGo(t *rapid.T, g *assign.Group) {
 			r := checkRun(t, a, d.Group, assigntest.Balanced())
 			ours := revokedFromLive(g, encodedByID(r, leader.Encode(r, d.Versions)))
 
-			sort.Slice(kmembers, func(i, j int) bool { return kmembers[i].MemberID < kmembers[j].MemberID })
-			mb, _, err := kgo.CooperativeStickyBalancer().MemberBalancer(kmembers)
-			if err != nil {
-				t.Fatal(err)
-			}
-			topics := make(map[string]int32)
-			for _, tp := range g.Topics {
-				topics[tp.Name] = tp.Partitions
-			}
-			into, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(topics)
-			if err != nil {
-				t.Fatal(err)
-			}
-			theirs := map[string][]byte{}
-			for _, sa := range into.IntoSyncAssignment() {
-				theirs[sa.MemberID] = sa.MemberAssignment
-			}
+			theirs := franzLeader(t, kgo.CooperativeStickyBalancer(), kmembers, g.Topics)
 			if peer := revokedFromLive(g, theirs); ours > peer {
 				t.Fatalf("%s revokes %d partitions, franz-go %d", assign.Ref(a), ours, peer)
 			}
@@ -178,23 +163,7 @@ func TestStickyNeverMovesMoreThanFranzGo(t *testing.T) {
 		r := checkRun(t, assign.Sticky(), d.Group, assigntest.Balanced())
 		ours := movedFromPrevious(prev, encodedByID(r, leader.Encode(r, d.Versions)))
 
-		sort.Slice(kmembers, func(i, j int) bool { return kmembers[i].MemberID < kmembers[j].MemberID })
-		mb, _, err := kgo.StickyBalancer().MemberBalancer(kmembers)
-		if err != nil {
-			t.Fatal(err)
-		}
-		topics := make(map[string]int32)
-		for _, tp := range g.Topics {
-			topics[tp.Name] = tp.Partitions
-		}
-		into, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(topics)
-		if err != nil {
-			t.Fatal(err)
-		}
-		theirs := map[string][]byte{}
-		for _, sa := range into.IntoSyncAssignment() {
-			theirs[sa.MemberID] = sa.MemberAssignment
-		}
+		theirs := franzLeader(t, kgo.StickyBalancer(), kmembers, g.Topics)
 		if peer := movedFromPrevious(prev, theirs); ours > peer {
 			t.Fatalf("sticky moves %d partitions away from their previous owner, franz-go %d", ours, peer)
 		}
@@ -216,4 +185,29 @@ func movedFromPrevious(prev map[assigntest.TP]string, assignments map[string][]b
 		}
 	}
 	return n
+}
+
+// franzLeader runs a franz-go balancer as a group leader does (members in
+// id order, MemberBalancer, BalanceOrError, IntoSyncAssignment) and returns
+// each member's SyncGroup assignment bytes.
+func franzLeader(t interface{ Fatal(...any) }, b kgo.GroupBalancer, members []kmsg.JoinGroupResponseMember, topics []assign.Topic) map[string][]byte {
+	members = slices.Clone(members)
+	sort.Slice(members, func(i, j int) bool { return members[i].MemberID < members[j].MemberID })
+	mb, _, err := b.MemberBalancer(members)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := make(map[string]int32, len(topics))
+	for _, tp := range topics {
+		counts[tp.Name] = tp.Partitions
+	}
+	into, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(counts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[string][]byte)
+	for _, sa := range into.IntoSyncAssignment() {
+		out[sa.MemberID] = sa.MemberAssignment
+	}
+	return out
 }
