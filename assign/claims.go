@@ -21,28 +21,23 @@ func (st *state) resolveClaims(a Assignor) {
 	prevGen := st.ints.take(n)
 	st.gen = st.ints.take(len(st.members))
 
-	owned := make([][]TopicPartitions, len(st.members))
 	unreadable := 0
-	for i, m := range st.members {
-		var ok bool
-		if owned[i], st.gen[i], ok = a.memberData(m); !ok {
-			unreadable++
-		}
-	}
-	if unreadable > 0 {
-		st.warnings = append(st.warnings, fmt.Sprintf("%d member(s)' user data could not be decoded and was ignored (no history, no generation)", unreadable))
-	}
 	// Claims rarely exceed one per partition (more means conflicts); the
 	// arena has room for that, and append grows past it if needed.
 	flat := st.ints.take(n)[:0]
 	var ignored, stale, contested int
 	var unsubscribedOwned map[int32][]TopicPartitions
 
-	for i := range st.members {
+	for i, member := range st.members {
 		m := int32(i)
+		owned, gen, readable := a.memberData(member)
+		st.gen[i] = gen
+		if !readable {
+			unreadable++
+		}
 		begin := len(flat)
 		cursor := 0 // owned lists are usually sorted by topic: walk st.topics alongside
-		for _, tp := range owned[i] {
+		for _, tp := range owned {
 			t, ok := st.lookupTopic(tp.Topic, &cursor)
 			if !ok {
 				// A topic nobody subscribes to any more: the owner must
@@ -113,6 +108,9 @@ func (st *state) resolveClaims(a Assignor) {
 		}
 	}
 	st.unsubscribedOwned = unsubscribedOwned
+	if unreadable > 0 {
+		st.warnings = append(st.warnings, fmt.Sprintf("%d member(s)' user data could not be decoded and was ignored (no history, no generation)", unreadable))
+	}
 	if ignored > 0 {
 		st.warnings = append(st.warnings, fmt.Sprintf("%d owned partition(s) of topics or partitions that no longer exist were ignored", ignored))
 	}
