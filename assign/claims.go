@@ -73,10 +73,10 @@ func (st *state) resolveClaims(a Assignor) {
 			}
 		}
 		c := flat[begin:len(flat):len(flat)]
-		if !slices.IsSorted(c) {
+		if !strictlyAscending(c) {
 			slices.Sort(c)
+			c = slices.Compact(c)
 		}
-		c = slices.Compact(c)
 		flat = flat[:begin+len(c)]
 		st.claims[i] = c
 
@@ -137,4 +137,15 @@ func (st *state) lookupTopic(name string, cursor *int) (int32, bool) {
 		*cursor = int(t) + 1
 	}
 	return t, ok
+}
+
+// strictlyAscending reports whether ps is sorted without duplicates, as
+// owned lists written by Kafka clients are.
+func strictlyAscending(ps []int32) bool {
+	for i := 1; i < len(ps); i++ {
+		if ps[i] <= ps[i-1] {
+			return false
+		}
+	}
+	return true
 }

@@ -72,21 +72,24 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 			}
 		}
 	}
-	tps := make([]TopicPartitions, 0, runs)
+	tps := make([]TopicPartitions, runs)
+	k := 0
 	for i, m := range st.members {
-		from := len(tps)
+		from := k
 		for j, end := begin[i], begin[i+1]; j < end; {
-			t, k := topics[j], j
-			for k < end && topics[k] == t {
-				k++
+			t, e := topics[j], j
+			for e < end && topics[e] == t {
+				e++
 			}
-			tps = append(tps, TopicPartitions{Topic: st.topics[t].Name, Partitions: parts[j:k:k]})
-			j = k
+			// Field by field: cheaper than appending whole structs.
+			tps[k].Topic, tps[k].Partitions = st.topics[t].Name, parts[j:e:e]
+			k++
+			j = e
 		}
-		ma := &r.Members[i] // field by field: no copy of a whole struct
+		ma := &r.Members[i]
 		ma.ID = m.ID
-		if len(tps) > from {
-			ma.Assigned = tps[from:len(tps):len(tps)]
+		if k > from {
+			ma.Assigned = tps[from:k:k]
 		}
 	}
 	revoked := 0
