@@ -70,3 +70,24 @@ func wantLayout(t checkT, r *assign.Result, want map[string]string) {
 		}
 	}
 }
+
+// basicEagerCases are the table cases on which range and roundrobin agree
+// (the Java tests share them too); each assignor's table adds its own.
+var basicEagerCases = []struct {
+	name string
+	g    *assigntest.GroupBuilder
+	want map[string]string
+}{
+	{"one consumer, no topic", assigntest.NewGroup().Topic("topic", 3).Member("consumer"), map[string]string{}},
+	{"one consumer, topic missing from metadata", assigntest.NewGroup().Member("consumer", "topic"), map[string]string{}},
+	{"one consumer, one topic", assigntest.NewGroup().Topic("topic", 3).Member("consumer", "topic"),
+		map[string]string{"consumer": "topic:0,1,2"}},
+	{"only subscribed topics", assigntest.NewGroup().Topic("topic", 3).Topic("other", 3).Member("consumer", "topic"),
+		map[string]string{"consumer": "topic:0,1,2"}},
+	{"one consumer, multiple topics", assigntest.NewGroup().Topic("topic1", 1).Topic("topic2", 2).Member("consumer", "topic1", "topic2"),
+		map[string]string{"consumer": "topic1:0 topic2:0,1"}},
+	{"two consumers, one partition", assigntest.NewGroup().Topic("topic", 1).Member("consumer1", "topic").Member("consumer2", "topic"),
+		map[string]string{"consumer1": "topic:0"}},
+	{"two consumers, two partitions", assigntest.NewGroup().Topic("topic", 2).Member("consumer1", "topic").Member("consumer2", "topic"),
+		map[string]string{"consumer1": "topic:0", "consumer2": "topic:1"}},
+}

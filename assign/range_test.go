@@ -20,44 +20,9 @@ func TestRange(t *testing.T) {
 		want map[string]string
 	}{
 		{
-			name: "one consumer, no topic",
-			g:    assigntest.NewGroup().Topic("topic", 3).Member("consumer"),
-			want: map[string]string{},
-		},
-		{
-			name: "one consumer, topic missing from metadata",
-			g:    assigntest.NewGroup().Member("consumer", "topic"),
-			want: map[string]string{},
-		},
-		{
-			name: "one consumer, one topic",
-			g:    assigntest.NewGroup().Topic("topic", 3).Member("consumer", "topic"),
-			want: map[string]string{"consumer": "topic:0,1,2"},
-		},
-		{
-			name: "only subscribed topics",
-			g:    assigntest.NewGroup().Topic("topic", 3).Topic("other", 3).Member("consumer", "topic"),
-			want: map[string]string{"consumer": "topic:0,1,2"},
-		},
-		{
-			name: "one consumer, multiple topics",
-			g:    assigntest.NewGroup().Topic("topic1", 1).Topic("topic2", 2).Member("consumer", "topic1", "topic2"),
-			want: map[string]string{"consumer": "topic1:0 topic2:0,1"},
-		},
-		{
 			name: "topic without partitions",
 			g:    assigntest.NewGroup().Topic("empty", 0).Topic("topic", 2).Member("consumer", "empty", "topic"),
 			want: map[string]string{"consumer": "topic:0,1"},
-		},
-		{
-			name: "two consumers, one partition",
-			g:    assigntest.NewGroup().Topic("topic", 1).Member("consumer1", "topic").Member("consumer2", "topic"),
-			want: map[string]string{"consumer1": "topic:0"},
-		},
-		{
-			name: "two consumers, two partitions",
-			g:    assigntest.NewGroup().Topic("topic", 2).Member("consumer1", "topic").Member("consumer2", "topic"),
-			want: map[string]string{"consumer1": "topic:0", "consumer2": "topic:1"},
 		},
 		{
 			name: "more consumers than partitions",
@@ -220,6 +185,14 @@ func TestRange(t *testing.T) {
 				Member("c1", "t0", "t1").Rack("c1", "az1"),
 			want: map[string]string{"c0": "t0:0 t1:0", "c1": "t0:1 t1:1"},
 		},
+	}
+	for _, c := range basicEagerCases {
+		tests = append(tests, struct {
+			name string
+			g    *assigntest.GroupBuilder
+			opts []assign.Option
+			want map[string]string
+		}{c.name, c.g, nil, c.want})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,41 +16,6 @@ func TestRoundRobin(t *testing.T) {
 		want map[string]string
 	}{
 		{
-			name: "one consumer, no topic",
-			g:    assigntest.NewGroup().Topic("topic", 3).Member("consumer"),
-			want: map[string]string{},
-		},
-		{
-			name: "one consumer, topic missing from metadata",
-			g:    assigntest.NewGroup().Member("consumer", "topic"),
-			want: map[string]string{},
-		},
-		{
-			name: "one consumer, one topic",
-			g:    assigntest.NewGroup().Topic("topic", 3).Member("consumer", "topic"),
-			want: map[string]string{"consumer": "topic:0,1,2"},
-		},
-		{
-			name: "only subscribed topics",
-			g:    assigntest.NewGroup().Topic("topic", 3).Topic("other", 3).Member("consumer", "topic"),
-			want: map[string]string{"consumer": "topic:0,1,2"},
-		},
-		{
-			name: "one consumer, multiple topics",
-			g:    assigntest.NewGroup().Topic("topic1", 1).Topic("topic2", 2).Member("consumer", "topic1", "topic2"),
-			want: map[string]string{"consumer": "topic1:0 topic2:0,1"},
-		},
-		{
-			name: "two consumers, one partition",
-			g:    assigntest.NewGroup().Topic("topic", 1).Member("consumer1", "topic").Member("consumer2", "topic"),
-			want: map[string]string{"consumer1": "topic:0"},
-		},
-		{
-			name: "two consumers, two partitions",
-			g:    assigntest.NewGroup().Topic("topic", 2).Member("consumer1", "topic").Member("consumer2", "topic"),
-			want: map[string]string{"consumer1": "topic:0", "consumer2": "topic:1"},
-		},
-		{
 			name: "mixed topics",
 			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 2).
 				Member("consumer1", "topic1").Member("consumer2", "topic1", "topic2").Member("consumer3", "topic1"),
@@ -103,6 +68,7 @@ func TestRoundRobin(t *testing.T) {
 			want: map[string]string{"x\U00010000": "t:0,2", "x\uE000": "t:1"},
 		},
 	}
+	tests = append(tests, basicEagerCases...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runChecked(t, assign.RoundRobin(), tt.g.Build(), nil)

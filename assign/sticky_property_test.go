@@ -11,14 +11,7 @@ import (
 
 // checkRun runs a on g inside a property and fails on any violation.
 func checkRun(t *rapid.T, a assign.Assignor, g *assign.Group, opts ...assigntest.CheckOption) *assign.Result {
-	r, err := assign.Run(a, g)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if err := assigntest.Check(g, r, opts...); err != nil {
-		t.Fatalf("invalid result: %v", err)
-	}
-	return r
+	return runChecked(t, a, g, nil, opts...)
 }
 
 // cooperativeAssignors are the cooperative-sticky versions every property

@@ -12,18 +12,11 @@ import (
 	"github.com/assignd/assignd/assign/wire"
 )
 
-// run runs cooperative-sticky on g and fails the test unless the result
-// passes the shared invariant checker with balance.
+// run runs a on g and fails the test unless the result passes the shared
+// invariant checker with balance.
 func run(t *testing.T, a assign.Assignor, g *assign.Group, opts ...assign.Option) *assign.Result {
 	t.Helper()
-	r, err := assign.Run(a, g, opts...)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
-		t.Fatalf("invalid result: %v", err)
-	}
-	return r
+	return runChecked(t, a, g, opts, assigntest.Balanced())
 }
 
 func assigned(r *assign.Result, id string) []assign.TopicPartitions {
