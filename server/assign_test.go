@@ -137,7 +137,7 @@ func assertMatchesEngine(t tb, req *assigndv1.AssignRequest, resp *assigndv1.Ass
 		t.Fatalf("engine rejects the group the server accepted: %v", err)
 	}
 	if resp.GetAssignor() != want.Assignor || int(resp.GetAssignorVersion()) != want.Version ||
-		resp.GetRebalanceProtocol() != protocolOut(want.Protocol) || resp.GetFollowupRequired() != want.FollowupRequired {
+		resp.GetRebalanceProtocol() != assigndv1.RebalanceProtocolOf(want.Protocol) || resp.GetFollowupRequired() != want.FollowupRequired {
 		t.Errorf("header = %s@%d %s followup=%v, want %s@%d %s followup=%v", resp.GetAssignor(), resp.GetAssignorVersion(),
 			resp.GetRebalanceProtocol(), resp.GetFollowupRequired(), want.Assignor, want.Version, want.Protocol, want.FollowupRequired)
 	}

@@ -57,7 +57,7 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 		Bucket:            int32(e.Bucket),
 		Reason:            e.Reason,
 		Assignor:          e.Assignor,
-		RebalanceProtocol: rebalanceProtocolOut(e.Protocol),
+		RebalanceProtocol: assigndv1.RebalanceProtocolOf(e.Protocol),
 		Params:            paramsOut(e.Params),
 		Caller:            &assigndv1.CallerIdentity{Subject: caller.Subject, CommonName: caller.CommonName},
 	}

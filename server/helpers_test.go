@@ -149,7 +149,7 @@ func requestFor(t tb, g *assign.Group, protocolName string, forms ...form) (*ass
 	}
 	req := &assigndv1.AssignRequest{
 		GroupId: "g", GenerationId: g.Generation, ProtocolName: protocolName,
-		RebalanceProtocol: protocolOut(g.Protocol),
+		RebalanceProtocol: assigndv1.RebalanceProtocolOf(g.Protocol),
 	}
 	seen := &assign.Group{Generation: g.Generation, Protocol: g.Protocol, Topics: g.Topics}
 	for _, tp := range g.Topics {
@@ -200,16 +200,6 @@ func requestFor(t tb, g *assign.Group, protocolName string, forms ...form) (*ass
 		seen.Members = append(seen.Members, eff)
 	}
 	return req, seen
-}
-
-func protocolOut(p assign.RebalanceProtocol) assigndv1.RebalanceProtocol {
-	switch p {
-	case assign.Eager:
-		return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
-	case assign.Cooperative:
-		return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE
-	}
-	return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED
 }
 
 func tpsOut(in []assign.TopicPartitions) []*assigndv1.TopicPartitions {

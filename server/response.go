@@ -25,7 +25,7 @@ func response(r *assign.Result, policy string, versions map[string]int16) *assig
 		Assignments:       make([]*assigndv1.MemberAssignment, len(r.Members)),
 		Assignor:          r.Assignor,
 		AssignorVersion:   int32(r.Version),
-		RebalanceProtocol: rebalanceProtocolOut(r.Protocol),
+		RebalanceProtocol: assigndv1.RebalanceProtocolOf(r.Protocol),
 		FollowupRequired:  r.FollowupRequired,
 		Policy:            policy,
 		Warnings:          r.Warnings,
@@ -69,21 +69,11 @@ func (s *tpSlab) lists(in []assign.TopicPartitions) []*assigndv1.TopicPartitions
 	return out
 }
 
-func rebalanceProtocolOut(p assign.RebalanceProtocol) assigndv1.RebalanceProtocol {
-	switch p {
-	case assign.Eager:
-		return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
-	case assign.Cooperative:
-		return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE
-	}
-	return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED
-}
-
 // assignorInfo describes a runnable assignor for ListAssignors.
 func assignorInfo(a assign.Assignor) *assigndv1.AssignorInfo {
 	info := &assigndv1.AssignorInfo{Name: a.Name(), Version: int32(a.Version())}
 	for _, p := range a.Protocols() {
-		info.Protocols = append(info.Protocols, rebalanceProtocolOut(p))
+		info.Protocols = append(info.Protocols, assigndv1.RebalanceProtocolOf(p))
 	}
 	return info
 }

@@ -94,7 +94,7 @@ func (b *Balancer) remote(in *input) (syncAssignments, bool, error) {
 // bytes untouched. A cooperative group given an eager plan could have a
 // partition consumed twice, so that is refused too.
 func (in *input) fromResponse(resp *assigndv1.AssignResponse, p assign.RebalanceProtocol) (syncAssignments, error) {
-	if got, want := resp.GetRebalanceProtocol(), protoOut(p); got != want {
+	if got, want := resp.GetRebalanceProtocol(), assigndv1.RebalanceProtocolOf(p); got != want {
 		return nil, fmt.Errorf("%w: it ran %s for a group running %s", errInvalidResponse, got, want)
 	}
 	want := make(map[string]bool, len(in.members))

@@ -61,7 +61,7 @@ func (b *Balancer) input(cb *kgo.ConsumerBalancer, counts map[string]int32) *inp
 func (in *input) request(protocolName string, p assign.RebalanceProtocol) *assigndv1.AssignRequest {
 	req := &assigndv1.AssignRequest{
 		GroupId: in.group, GenerationId: in.generation, LeaderId: in.leader,
-		ProtocolName: protocolName, RebalanceProtocol: protoOut(p),
+		ProtocolName: protocolName, RebalanceProtocol: assigndv1.RebalanceProtocolOf(p),
 		Members: make([]*assigndv1.Member, len(in.members)),
 		Topics:  make([]*assigndv1.Topic, len(in.topics)),
 	}
@@ -82,16 +82,6 @@ func (in *input) request(protocolName string, p assign.RebalanceProtocol) *assig
 		req.Topics[i] = pt
 	}
 	return req
-}
-
-func protoOut(p assign.RebalanceProtocol) assigndv1.RebalanceProtocol {
-	switch p {
-	case assign.Eager:
-		return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
-	case assign.Cooperative:
-		return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE
-	}
-	return assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED
 }
 
 func anyMemberRack(cb *kgo.ConsumerBalancer) bool {
