@@ -209,6 +209,47 @@ func TestAssignProperty(t *testing.T) {
 	})
 }
 
+// TestAssignEncodedView: ASSIGNMENT_VIEW_ENCODED leaves out exactly the
+// decoded lists; everything else, the SyncGroup bytes above all, is what
+// the full view returns.
+func TestAssignEncodedView(t *testing.T) {
+	ts := startServer(t, nil)
+	g := assigntest.NewGroup().Topic("a", 8).Topic("b", 8)
+	for i := range 4 {
+		id := fmt.Sprintf("m%d", i)
+		g.Member(id, "a", "b").Owns(id, "a", int32(i), int32(i+4)).Owns(id, "b", int32(2*i), int32(2*i+1))
+	}
+	g.Member("m4", "a", "b") // joins: partitions move, are revoked and withheld
+	req, _ := requestFor(t, g.Protocol(assign.Cooperative).Build(), "cooperative-sticky", explicit, 3)
+	full, err := ts.client.Assign(callCtx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revoked := 0
+	for _, a := range full.GetAssignments() {
+		revoked += len(a.GetRevoked())
+	}
+	if revoked == 0 || len(full.GetPending()) == 0 {
+		t.Fatalf("the test group revokes %d partitions and withholds %v: want both", revoked, full.GetPending())
+	}
+	req.View = assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED
+	enc, err := ts.client.Assign(callCtx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := proto.Clone(full).(*assigndv1.AssignResponse)
+	for _, a := range want.GetAssignments() {
+		a.Partitions, a.Revoked = nil, nil
+	}
+	if !proto.Equal(enc, want) {
+		t.Errorf("encoded view:\n%v\nwant the full view without partitions and revoked:\n%v", enc, want)
+	}
+	req.View = assigndv1.AssignmentView_ASSIGNMENT_VIEW_FULL
+	if again, err := ts.client.Assign(callCtx(t), req); err != nil || !proto.Equal(again, full) {
+		t.Errorf("ASSIGNMENT_VIEW_FULL differs from the unspecified view (err %v)", err)
+	}
+}
+
 func TestAssignDefaultRebalanceProtocol(t *testing.T) {
 	ts := startServer(t, nil)
 	for name, want := range map[string]assigndv1.RebalanceProtocol{

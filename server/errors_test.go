@@ -55,6 +55,8 @@ func TestAssignErrors(t *testing.T) {
 			invalidArg, "rebalance_protocol", "", unsupported},
 		{"unknown rebalance protocol", &assigndv1.AssignRequest{ProtocolName: "range", RebalanceProtocol: 9, Topics: topicA},
 			invalidArg, "rebalance_protocol", "", unsupported},
+		{"unknown view", &assigndv1.AssignRequest{ProtocolName: "range", View: 5, Topics: topicA},
+			invalidArg, "view", "", invalidGroup},
 		{"empty member id", &assigndv1.AssignRequest{ProtocolName: "range", Topics: topicA,
 			Members: []*assigndv1.Member{member("m1"), member("")}},
 			invalidArg, "members[1].member_id", "", invalidGroup},

@@ -25,6 +25,21 @@ func rebalanceProtocol(p assigndv1.RebalanceProtocol) (assign.RebalanceProtocol,
 	}
 }
 
+// decodedView reports whether the response carries each member's
+// partitions and revoked lists besides the encoded assignment.
+func decodedView(v assigndv1.AssignmentView) (bool, error) {
+	switch v {
+	case assigndv1.AssignmentView_ASSIGNMENT_VIEW_UNSPECIFIED, assigndv1.AssignmentView_ASSIGNMENT_VIEW_FULL:
+		return true, nil
+	case assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED:
+		return false, nil
+	}
+	return false, &fieldError{
+		field: "view", reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
+		desc: fmt.Sprintf("unknown assignment view %d", int32(v)),
+	}
+}
+
 // checkLimits rejects requests whose topic metadata is larger than the
 // server is configured to assign, before anything is allocated for them.
 func checkLimits(req *assigndv1.AssignRequest, maxPartitions int64) error {

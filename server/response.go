@@ -7,17 +7,21 @@ import (
 )
 
 // response converts the engine's result. versions maps member ids to the
-// version each member's assignment is encoded at.
+// version each member's assignment is encoded at; decoded adds each
+// member's partitions and revoked lists (ASSIGNMENT_VIEW_FULL) to the
+// encoded assignment.
 //
 // The assignment bytes come from leader.Encode, as in the client shim's
 // local fallback, so that both send the same bytes in SyncGroup. Encode
 // writes all of them into one buffer; likewise, since a million-partition
 // group yields about a million TopicPartitions messages, they are carved
 // from one slab instead of being allocated one by one.
-func response(r *assign.Result, policy string, versions map[string]int16) *assigndv1.AssignResponse {
+func response(r *assign.Result, policy string, versions map[string]int16, decoded bool) *assigndv1.AssignResponse {
 	lists := len(r.Pending)
-	for i := range r.Members {
-		lists += len(r.Members[i].Assigned) + len(r.Members[i].Revoked)
+	if decoded {
+		for i := range r.Members {
+			lists += len(r.Members[i].Assigned) + len(r.Members[i].Revoked)
+		}
 	}
 	slab := &tpSlab{msgs: make([]assigndv1.TopicPartitions, lists), ptrs: make([]*assigndv1.TopicPartitions, lists)}
 	encoded := leader.Encode(r, versions)
@@ -37,8 +41,10 @@ func response(r *assign.Result, policy string, versions map[string]int16) *assig
 		pm := &ms[i]
 		pm.MemberId = m.ID
 		pm.UserData = m.UserData
-		pm.Partitions = slab.lists(m.Assigned)
-		pm.Revoked = slab.lists(m.Revoked)
+		if decoded {
+			pm.Partitions = slab.lists(m.Assigned)
+			pm.Revoked = slab.lists(m.Revoked)
+		}
 		pm.Assignment = encoded[i]
 		out.Assignments[i] = pm
 	}

@@ -60,6 +60,10 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		return nil, &fieldError{field: "rebalance_protocol", reason: assigndv1.ErrorReason_ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL,
 			desc: fmt.Sprintf("%q clients run the EAGER protocol only", req.GetProtocolName()), err: assign.ErrUnsupportedProtocol}
 	}
+	decoded, err := decodedView(req.GetView())
+	if err != nil {
+		return nil, err
+	}
 	if err := checkLimits(req, s.maxPartitions); err != nil {
 		return nil, err
 	}
@@ -119,7 +123,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return response(res, sel.Policy, versions), nil
+	return response(res, sel.Policy, versions, decoded), nil
 }
 
 // ListAssignors lists every runnable assignor version.

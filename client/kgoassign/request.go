@@ -62,6 +62,9 @@ func (in *input) request(protocolName string, p assign.RebalanceProtocol) *assig
 	req := &assigndv1.AssignRequest{
 		GroupId: in.group, GenerationId: in.generation, LeaderId: in.leader,
 		ProtocolName: protocolName, RebalanceProtocol: assigndv1.RebalanceProtocolOf(p),
+		// SyncGroup takes the encoded assignments as they are; the
+		// decoded lists would be built and parsed for nothing.
+		View:    assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED,
 		Members: make([]*assigndv1.Member, len(in.members)),
 		Topics:  make([]*assigndv1.Topic, len(in.topics)),
 	}

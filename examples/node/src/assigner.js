@@ -108,6 +108,8 @@ function assigndAssigner({ name, client, member, onAssign = () => {} }) {
           members: members.map(({ memberId, memberMetadata }) => ({ memberId, metadata: memberMetadata })),
           topics: [...counts].map(([topic, n]) => ({ name: topic, partitionCount: n })),
           leaderId: member.memberId || '',
+          // KafkaJS sends the encoded assignments as they are.
+          view: 'ASSIGNMENT_VIEW_ENCODED',
         }
         try {
           const resp = await client.assign(request)

@@ -86,6 +86,61 @@ func (RebalanceProtocol) EnumDescriptor() ([]byte, []int) {
 	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{0}
 }
 
+// AssignmentView selects what each MemberAssignment carries. Group-level
+// fields (pending, followup_required, warnings, ...) are always present.
+type AssignmentView int32
+
+const (
+	// ASSIGNMENT_VIEW_FULL.
+	AssignmentView_ASSIGNMENT_VIEW_UNSPECIFIED AssignmentView = 0
+	// member_id, partitions, revoked, user_data and assignment.
+	AssignmentView_ASSIGNMENT_VIEW_FULL AssignmentView = 1
+	// member_id, user_data and assignment: what SyncGroup needs. partitions
+	// and revoked are left empty.
+	AssignmentView_ASSIGNMENT_VIEW_ENCODED AssignmentView = 2
+)
+
+// Enum value maps for AssignmentView.
+var (
+	AssignmentView_name = map[int32]string{
+		0: "ASSIGNMENT_VIEW_UNSPECIFIED",
+		1: "ASSIGNMENT_VIEW_FULL",
+		2: "ASSIGNMENT_VIEW_ENCODED",
+	}
+	AssignmentView_value = map[string]int32{
+		"ASSIGNMENT_VIEW_UNSPECIFIED": 0,
+		"ASSIGNMENT_VIEW_FULL":        1,
+		"ASSIGNMENT_VIEW_ENCODED":     2,
+	}
+)
+
+func (x AssignmentView) Enum() *AssignmentView {
+	p := new(AssignmentView)
+	*p = x
+	return p
+}
+
+func (x AssignmentView) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (AssignmentView) Descriptor() protoreflect.EnumDescriptor {
+	return file_assignd_v1_assignment_proto_enumTypes[1].Descriptor()
+}
+
+func (AssignmentView) Type() protoreflect.EnumType {
+	return &file_assignd_v1_assignment_proto_enumTypes[1]
+}
+
+func (x AssignmentView) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use AssignmentView.Descriptor instead.
+func (AssignmentView) EnumDescriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{1}
+}
+
 // ErrorReason enumerates the google.rpc.ErrorInfo reasons that assignd puts
 // in error details (domain "assignd.dev"). ErrorInfo.reason holds the value
 // name, e.g. "ERROR_REASON_MALFORMED_METADATA", so leaders in any language
@@ -96,7 +151,8 @@ const (
 	// Not used.
 	ErrorReason_ERROR_REASON_UNSPECIFIED ErrorReason = 0
 	// The request is malformed or inconsistent (duplicate or empty member ids,
-	// negative partition counts, a topic listed twice, ...). INVALID_ARGUMENT.
+	// negative partition counts, a topic listed twice, an unknown view, ...).
+	// INVALID_ARGUMENT.
 	ErrorReason_ERROR_REASON_INVALID_GROUP ErrorReason = 1
 	// A member's metadata bytes are not a ConsumerProtocolSubscription
 	// (truncated, unknown version, bad lengths). INVALID_ARGUMENT.
@@ -159,11 +215,11 @@ func (x ErrorReason) String() string {
 }
 
 func (ErrorReason) Descriptor() protoreflect.EnumDescriptor {
-	return file_assignd_v1_assignment_proto_enumTypes[1].Descriptor()
+	return file_assignd_v1_assignment_proto_enumTypes[2].Descriptor()
 }
 
 func (ErrorReason) Type() protoreflect.EnumType {
-	return &file_assignd_v1_assignment_proto_enumTypes[1]
+	return &file_assignd_v1_assignment_proto_enumTypes[2]
 }
 
 func (x ErrorReason) Number() protoreflect.EnumNumber {
@@ -172,7 +228,7 @@ func (x ErrorReason) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use ErrorReason.Descriptor instead.
 func (ErrorReason) EnumDescriptor() ([]byte, []int) {
-	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{1}
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{2}
 }
 
 // TopicPartitions names partitions of one topic.
@@ -498,7 +554,13 @@ type AssignRequest struct {
 	// partitions and a warning.
 	Topics []*Topic `protobuf:"bytes,6,rep,name=topics,proto3" json:"topics,omitempty"`
 	// The member id of the leader, for logs only.
-	LeaderId      string `protobuf:"bytes,7,opt,name=leader_id,json=leaderId,proto3" json:"leader_id,omitempty"`
+	LeaderId string `protobuf:"bytes,7,opt,name=leader_id,json=leaderId,proto3" json:"leader_id,omitempty"`
+	// Which fields of each MemberAssignment the response carries.
+	// Unspecified means ASSIGNMENT_VIEW_FULL. A leader that sends the encoded
+	// assignments to SyncGroup as they are asks for ASSIGNMENT_VIEW_ENCODED
+	// and neither side builds or parses the same partitions twice (on a
+	// million-partition group, half of the response).
+	View          AssignmentView `protobuf:"varint,8,opt,name=view,proto3,enum=assignd.v1.AssignmentView" json:"view,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -580,6 +642,13 @@ func (x *AssignRequest) GetLeaderId() string {
 		return x.LeaderId
 	}
 	return ""
+}
+
+func (x *AssignRequest) GetView() AssignmentView {
+	if x != nil {
+		return x.View
+	}
+	return AssignmentView_ASSIGNMENT_VIEW_UNSPECIFIED
 }
 
 // MemberAssignment is what one member receives.
@@ -1415,7 +1484,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x12_group_instance_idB\r\n" +
 	"\v_generationB\n" +
 	"\n" +
-	"\b_rack_id\"\xb8\x02\n" +
+	"\b_rack_id\"\xe8\x02\n" +
 	"\rAssignRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rgeneration_id\x18\x02 \x01(\x05R\fgenerationId\x12#\n" +
@@ -1423,7 +1492,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x12rebalance_protocol\x18\x04 \x01(\x0e2\x1d.assignd.v1.RebalanceProtocolR\x11rebalanceProtocol\x12,\n" +
 	"\amembers\x18\x05 \x03(\v2\x12.assignd.v1.MemberR\amembers\x12)\n" +
 	"\x06topics\x18\x06 \x03(\v2\x11.assignd.v1.TopicR\x06topics\x12\x1b\n" +
-	"\tleader_id\x18\a \x01(\tR\bleaderId\"\xe0\x01\n" +
+	"\tleader_id\x18\a \x01(\tR\bleaderId\x12.\n" +
+	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\"\xe0\x01\n" +
 	"\x10MemberAssignment\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12;\n" +
 	"\n" +
@@ -1486,7 +1556,11 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x11RebalanceProtocol\x12\"\n" +
 	"\x1eREBALANCE_PROTOCOL_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18REBALANCE_PROTOCOL_EAGER\x10\x01\x12\"\n" +
-	"\x1eREBALANCE_PROTOCOL_COOPERATIVE\x10\x02*\xce\x02\n" +
+	"\x1eREBALANCE_PROTOCOL_COOPERATIVE\x10\x02*h\n" +
+	"\x0eAssignmentView\x12\x1f\n" +
+	"\x1bASSIGNMENT_VIEW_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14ASSIGNMENT_VIEW_FULL\x10\x01\x12\x1b\n" +
+	"\x17ASSIGNMENT_VIEW_ENCODED\x10\x02*\xce\x02\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aERROR_REASON_INVALID_GROUP\x10\x01\x12#\n" +
@@ -1514,59 +1588,61 @@ func file_assignd_v1_assignment_proto_rawDescGZIP() []byte {
 	return file_assignd_v1_assignment_proto_rawDescData
 }
 
-var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
 var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
 var file_assignd_v1_assignment_proto_goTypes = []any{
 	(RebalanceProtocol)(0),        // 0: assignd.v1.RebalanceProtocol
-	(ErrorReason)(0),              // 1: assignd.v1.ErrorReason
-	(*TopicPartitions)(nil),       // 2: assignd.v1.TopicPartitions
-	(*PartitionRacks)(nil),        // 3: assignd.v1.PartitionRacks
-	(*Topic)(nil),                 // 4: assignd.v1.Topic
-	(*Member)(nil),                // 5: assignd.v1.Member
-	(*AssignRequest)(nil),         // 6: assignd.v1.AssignRequest
-	(*MemberAssignment)(nil),      // 7: assignd.v1.MemberAssignment
-	(*AssignResponse)(nil),        // 8: assignd.v1.AssignResponse
-	(*ListAssignorsRequest)(nil),  // 9: assignd.v1.ListAssignorsRequest
-	(*AssignorInfo)(nil),          // 10: assignd.v1.AssignorInfo
-	(*ListAssignorsResponse)(nil), // 11: assignd.v1.ListAssignorsResponse
-	(*ExplainPolicyRequest)(nil),  // 12: assignd.v1.ExplainPolicyRequest
-	(*CallerIdentity)(nil),        // 13: assignd.v1.CallerIdentity
-	(*PolicyParams)(nil),          // 14: assignd.v1.PolicyParams
-	(*ShadowPolicy)(nil),          // 15: assignd.v1.ShadowPolicy
-	(*SkippedRule)(nil),           // 16: assignd.v1.SkippedRule
-	(*ExplainPolicyResponse)(nil), // 17: assignd.v1.ExplainPolicyResponse
+	(AssignmentView)(0),           // 1: assignd.v1.AssignmentView
+	(ErrorReason)(0),              // 2: assignd.v1.ErrorReason
+	(*TopicPartitions)(nil),       // 3: assignd.v1.TopicPartitions
+	(*PartitionRacks)(nil),        // 4: assignd.v1.PartitionRacks
+	(*Topic)(nil),                 // 5: assignd.v1.Topic
+	(*Member)(nil),                // 6: assignd.v1.Member
+	(*AssignRequest)(nil),         // 7: assignd.v1.AssignRequest
+	(*MemberAssignment)(nil),      // 8: assignd.v1.MemberAssignment
+	(*AssignResponse)(nil),        // 9: assignd.v1.AssignResponse
+	(*ListAssignorsRequest)(nil),  // 10: assignd.v1.ListAssignorsRequest
+	(*AssignorInfo)(nil),          // 11: assignd.v1.AssignorInfo
+	(*ListAssignorsResponse)(nil), // 12: assignd.v1.ListAssignorsResponse
+	(*ExplainPolicyRequest)(nil),  // 13: assignd.v1.ExplainPolicyRequest
+	(*CallerIdentity)(nil),        // 14: assignd.v1.CallerIdentity
+	(*PolicyParams)(nil),          // 15: assignd.v1.PolicyParams
+	(*ShadowPolicy)(nil),          // 16: assignd.v1.ShadowPolicy
+	(*SkippedRule)(nil),           // 17: assignd.v1.SkippedRule
+	(*ExplainPolicyResponse)(nil), // 18: assignd.v1.ExplainPolicyResponse
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
-	3,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
-	2,  // 1: assignd.v1.Member.owned_partitions:type_name -> assignd.v1.TopicPartitions
+	4,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
+	3,  // 1: assignd.v1.Member.owned_partitions:type_name -> assignd.v1.TopicPartitions
 	0,  // 2: assignd.v1.AssignRequest.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	5,  // 3: assignd.v1.AssignRequest.members:type_name -> assignd.v1.Member
-	4,  // 4: assignd.v1.AssignRequest.topics:type_name -> assignd.v1.Topic
-	2,  // 5: assignd.v1.MemberAssignment.partitions:type_name -> assignd.v1.TopicPartitions
-	2,  // 6: assignd.v1.MemberAssignment.revoked:type_name -> assignd.v1.TopicPartitions
-	7,  // 7: assignd.v1.AssignResponse.assignments:type_name -> assignd.v1.MemberAssignment
-	0,  // 8: assignd.v1.AssignResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	2,  // 9: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
-	0,  // 10: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
-	10, // 11: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
-	13, // 12: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
-	14, // 13: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
-	0,  // 14: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	14, // 15: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
-	15, // 16: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
-	16, // 17: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
-	13, // 18: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
-	6,  // 19: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
-	9,  // 20: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
-	12, // 21: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
-	8,  // 22: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	11, // 23: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	17, // 24: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	22, // [22:25] is the sub-list for method output_type
-	19, // [19:22] is the sub-list for method input_type
-	19, // [19:19] is the sub-list for extension type_name
-	19, // [19:19] is the sub-list for extension extendee
-	0,  // [0:19] is the sub-list for field type_name
+	6,  // 3: assignd.v1.AssignRequest.members:type_name -> assignd.v1.Member
+	5,  // 4: assignd.v1.AssignRequest.topics:type_name -> assignd.v1.Topic
+	1,  // 5: assignd.v1.AssignRequest.view:type_name -> assignd.v1.AssignmentView
+	3,  // 6: assignd.v1.MemberAssignment.partitions:type_name -> assignd.v1.TopicPartitions
+	3,  // 7: assignd.v1.MemberAssignment.revoked:type_name -> assignd.v1.TopicPartitions
+	8,  // 8: assignd.v1.AssignResponse.assignments:type_name -> assignd.v1.MemberAssignment
+	0,  // 9: assignd.v1.AssignResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	3,  // 10: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
+	0,  // 11: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
+	11, // 12: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
+	14, // 13: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
+	15, // 14: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
+	0,  // 15: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	15, // 16: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
+	16, // 17: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
+	17, // 18: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
+	14, // 19: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
+	7,  // 20: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
+	10, // 21: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
+	13, // 22: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
+	9,  // 23: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	12, // 24: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	18, // 25: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	23, // [23:26] is the sub-list for method output_type
+	20, // [20:23] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_assignment_proto_init() }
@@ -1580,7 +1656,7 @@ func file_assignd_v1_assignment_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assignd_v1_assignment_proto_rawDesc), len(file_assignd_v1_assignment_proto_rawDesc)),
-			NumEnums:      2,
+			NumEnums:      3,
 			NumMessages:   16,
 			NumExtensions: 0,
 			NumServices:   1,
