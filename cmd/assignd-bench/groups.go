@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -66,4 +68,11 @@ func request(g *assign.Group, protocolName string) *assigndv1.AssignRequest {
 		req.Members = append(req.Members, &assigndv1.Member{MemberId: m.ID, Metadata: meta})
 	}
 	return req
+}
+
+// cloneWithView is req asking for the given view.
+func cloneWithView(req *assigndv1.AssignRequest, v assigndv1.AssignmentView) *assigndv1.AssignRequest {
+	out := proto.CloneOf(req)
+	out.View = v
+	return out
 }

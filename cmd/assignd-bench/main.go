@@ -1,19 +1,27 @@
 // Command assignd-bench measures the whole Assign RPC over loopback gRPC:
 // client marshalling, the server's interceptors, decoding every member's
 // raw subscription, the assignment, encoding every assignment, and the
-// response's way back. It serves assignd in-process on 127.0.0.1 with the
-// production configuration (Prometheus metrics, call logging to a discarded
-// writer) and reports:
+// response's way back. It serves assignd on 127.0.0.1 with the production
+// configuration (Prometheus metrics, call logging to a discarded writer,
+// the default policy) and reports:
 //
 //   - the floor: an empty unary call (grpc.health.v1 Check) and
 //     ListAssignors, measured in the same run;
 //   - a 10-member, 3 × 32-partition cooperative-sticky group in raw-metadata
-//     form, in steady state (every member owns what it was last given):
-//     p50, p99 and calls per second, sequential and with parallel callers;
+//     form, in steady state (every member owns what it was last given),
+//     with the full response and with ASSIGNMENT_VIEW_ENCODED: p50, p99 and
+//     calls per second, sequential and with parallel callers;
 //   - the 1,000,000-partition group (500 topics × 2,000 partitions, 2,000
 //     members, equal subscriptions, first assignment) end to end.
 //
-// Usage: go run ./cmd/assignd-bench [-calls 5000] [-big-rounds 3] [-big=false]
+// The server runs in a process of its own by default, as assignd and the
+// group leaders that call it do in production; -server inprocess serves it
+// in the benchmark's own process instead (client and server then share one
+// Go runtime and its scheduler, which on a 2-CPU machine changes the
+// figures a lot), and -server HOST:PORT measures an assignd already
+// running there (what it answers then depends on its policy).
+//
+// Usage: go run ./cmd/assignd-bench [-server process,inprocess] [-calls 5000] [-big-rounds 3] [-big=false]
 package main
 
 import (
@@ -21,10 +29,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
 	"os"
 	"runtime"
+	"strings"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
@@ -35,38 +42,51 @@ import (
 )
 
 func main() {
+	if os.Getenv(serveEnv) != "" {
+		if err := serveChild(); err != nil {
+			fmt.Fprintln(os.Stderr, "assignd-bench server:", err)
+			os.Exit(1)
+		}
+		return
+	}
+	servers := flag.String("server", "process,inprocess",
+		"comma-separated servers to measure, one after the other: process (a child process), inprocess, or HOST:PORT of a running assignd")
 	calls := flag.Int("calls", 5000, "calls per small-call measurement")
-	big := flag.Bool("big", true, "also run the 1,000,000-partition group")
+	big := flag.Bool("big", true, "also run the 1,000,000-partition group (against the first server)")
 	bigRounds := flag.Int("big-rounds", 3, "calls of the 1,000,000-partition group")
 	parallel := flag.Int("parallel", runtime.GOMAXPROCS(0)*4, "concurrent callers in the throughput run")
 	flag.Parse()
-	if err := run(*calls, *big, *bigRounds, *parallel, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "assignd-bench:", err)
-		os.Exit(1)
+	fmt.Printf("assignd-bench: %s/%s, %d CPUs, GOMAXPROCS %d, %s, loopback gRPC (plaintext)\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+	for i, s := range strings.Split(*servers, ",") {
+		if err := run(s, *calls, *big && i == 0, *bigRounds, *parallel, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "assignd-bench:", err)
+			os.Exit(1)
+		}
 	}
 }
 
-func run(calls int, big bool, bigRounds, parallel int, out io.Writer) error {
+func run(where string, calls int, big bool, bigRounds, parallel int, out io.Writer) (err error) {
 	ctx := context.Background()
-	tel, err := server.NewTelemetry(ctx, "bench")
-	if err != nil {
-		return err
+	addr := where
+	switch where {
+	case "process", "inprocess":
+		srv, err := startServer(ctx, where == "inprocess")
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if stopErr := srv.stop(); err == nil {
+				err = stopErr
+			}
+		}()
+		addr = srv.addr
+		fmt.Fprintf(out, "\nserver: %s (%s)\n", where, addr)
+	default:
+		fmt.Fprintf(out, "\nserver: running at %s\n", addr)
 	}
-	defer tel.Shutdown(ctx)
-	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := server.New(server.DefaultSelector(), logger,
-		server.WithMeterProvider(tel.MeterProvider()), server.WithTracerProvider(tel.TracerProvider()))
-	if err != nil {
-		return err
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
-	}
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Shutdown(ctx)
 
-	conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(server.DefaultMaxRecvBytes)))
 	if err != nil {
 		return err
@@ -75,13 +95,11 @@ func run(calls int, big bool, bigRounds, parallel int, out io.Writer) error {
 	client := assigndv1.NewAssignmentServiceClient(conn)
 	health := healthpb.NewHealthClient(conn)
 
-	fmt.Fprintf(out, "assignd-bench: %s/%s, GOMAXPROCS %d, %s, loopback gRPC (plaintext)\n\n",
-		runtime.GOOS, runtime.GOARCH, runtime.GOMAXPROCS(0), runtime.Version())
-
-	small, err := smallRequest()
+	full, err := smallRequest()
 	if err != nil {
 		return err
 	}
+	encoded := cloneWithView(full, assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED)
 	emptyCall := func(ctx context.Context) error {
 		_, err := health.Check(ctx, &healthpb.HealthCheckRequest{})
 		return err
@@ -90,47 +108,54 @@ func run(calls int, big bool, bigRounds, parallel int, out io.Writer) error {
 		_, err := client.ListAssignors(ctx, &assigndv1.ListAssignorsRequest{})
 		return err
 	}
-	assignCall := func(ctx context.Context) error {
-		_, err := client.Assign(ctx, small)
-		return err
+	assignCall := func(req *assigndv1.AssignRequest) func(context.Context) error {
+		return func(ctx context.Context) error {
+			_, err := client.Assign(ctx, req)
+			return err
+		}
 	}
-	// Warm up connections, caches and the JIT-free but allocation-heavy
-	// first calls, then measure each case in the same run.
-	for _, f := range []func(context.Context) error{emptyCall, listCall, assignCall} {
+	cases := []func(context.Context) error{emptyCall, listCall, assignCall(full), assignCall(encoded)}
+	// Warm up connections, caches and the allocation-heavy first calls,
+	// then measure each case in the same run.
+	for _, f := range cases {
 		if _, err := sequential(ctx, calls/10+1, f); err != nil {
 			return err
 		}
 	}
 	// The cases alternate in blocks, so that load from elsewhere on the
 	// machine weighs on each of them alike.
-	seq, err := interleaved(ctx, 10, calls, emptyCall, listCall, assignCall)
+	seq, err := interleaved(ctx, 10, calls, cases...)
 	if err != nil {
 		return err
 	}
-	floor, list, assign := seq[0], seq[1], seq[2]
+	floor := seq[0]
 	floorPar, err := concurrent(ctx, calls, parallel, emptyCall)
 	if err != nil {
 		return err
 	}
-	assignPar, err := concurrent(ctx, calls, parallel, assignCall)
+	assignPar, err := concurrent(ctx, calls, parallel, assignCall(full))
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "small calls, %d each, sequential (one caller):\n", calls)
 	printRow(out, "empty unary call (health Check)", floor, floor)
-	printRow(out, "ListAssignors", list, floor)
-	printRow(out, fmt.Sprintf("Assign 10 members, 3x32 coop, raw metadata (%d B req)", protoSize(small)), assign, floor)
-	fmt.Fprintf(out, "\nthroughput with %d concurrent callers:\n", parallel)
+	printRow(out, "ListAssignors", seq[1], floor)
+	printRow(out, fmt.Sprintf("Assign 10 members, 3x32 coop, raw metadata (%d B req)", protoSize(full)), seq[2], floor)
+	printRow(out, "  the same, view ENCODED", seq[3], floor)
+	fmt.Fprintf(out, "throughput with %d concurrent callers:\n", parallel)
 	printRow(out, "empty unary call (health Check)", floorPar, floorPar)
 	printRow(out, "Assign 10 members, 3x32 coop", assignPar, floorPar)
 
 	if !big {
 		return nil
 	}
-	fmt.Fprintf(out, "\n1,000,000 partitions (500 topics x 2000, 2000 members, equal subscriptions, first assignment, raw metadata v3):\n")
+	fmt.Fprintf(out, "1,000,000 partitions (500 topics x 2000, 2000 members, equal subscriptions, first assignment, raw metadata v3):\n")
 	bigReq, err := bigRequest()
 	if err != nil {
 		return err
 	}
-	return runBig(ctx, out, client, bigReq, bigRounds)
+	if err := runBig(ctx, out, client, bigReq, bigRounds); err != nil {
+		return err
+	}
+	return runBig(ctx, out, client, cloneWithView(bigReq, assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED), bigRounds)
 }

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
+	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -109,9 +110,10 @@ func printRow(w io.Writer, name string, s, floor stats) {
 func protoSize(m proto.Message) int { return proto.Size(m) }
 
 // runBig sends the big group rounds times and reports each call's wall
-// time, sizes, and the quality of the answer.
+// time, the sizes, and the quality of the answer, read from the encoded
+// assignments (which both views carry).
 func runBig(ctx context.Context, w io.Writer, client assigndv1.AssignmentServiceClient, req *assigndv1.AssignRequest, rounds int) error {
-	fmt.Fprintf(w, "  request %.1f MB\n", float64(proto.Size(req))/1e6)
+	fmt.Fprintf(w, "  view %s, request %.1f MB\n", req.GetView(), float64(proto.Size(req))/1e6)
 	var times []time.Duration
 	var resp *assigndv1.AssignResponse
 	for range rounds {
@@ -125,21 +127,25 @@ func runBig(ctx context.Context, w io.Writer, client assigndv1.AssignmentService
 		}
 		resp = r
 		times = append(times, took)
-		fmt.Fprintf(w, "  call: %s\n", took.Round(time.Millisecond))
+		fmt.Fprintf(w, "    call: %s\n", took.Round(time.Millisecond))
 	}
 	slices.Sort(times)
 	counts := make([]int, len(resp.GetAssignments()))
 	total := 0
 	for i, a := range resp.GetAssignments() {
-		for _, tp := range a.GetPartitions() {
-			counts[i] += len(tp.GetPartitions())
+		dec, err := wire.DecodeAssignment(a.GetAssignment())
+		if err != nil {
+			return fmt.Errorf("member %s: %w", a.GetMemberId(), err)
+		}
+		for _, tp := range dec.Partitions {
+			counts[i] += len(tp.Partitions)
 		}
 		total += counts[i]
 	}
 	lo, hi := slices.Min(counts), slices.Max(counts)
-	fmt.Fprintf(w, "  response %.1f MB, %d partitions assigned, %d members, balance (max-min) %d\n",
+	fmt.Fprintf(w, "    response %.1f MB, %d partitions assigned, %d members, balance (max-min) %d\n",
 		float64(proto.Size(resp))/1e6, total, len(counts), hi-lo)
-	fmt.Fprintf(w, "  end to end over gRPC: min %s, median %s (target < 1s)\n",
+	fmt.Fprintf(w, "    end to end over gRPC: min %s, median %s (target < 1s)\n",
 		times[0].Round(time.Millisecond), times[len(times)/2].Round(time.Millisecond))
 	return nil
 }
