@@ -21,7 +21,8 @@ import "slices"
 // consuming them). It runs in two phases: first chains of free partitions only, then
 // chains that may take owned ones. Every step lowers the sum of squared
 // counts by at least two, so the loop ends; a work budget bounds it all the
-// same, so that no input can make a rebalance spin (librdkafka #4783).
+// same, so that no input can make a rebalance spin (librdkafka #4783), and
+// a plan cut short by it carries a warning.
 func rebalance(st *state, cl *topicClasses, target, count []int32) {
 	if !unevenSubscribers(cl, count) {
 		return
@@ -34,6 +35,11 @@ func rebalance(st *state, cl *topicClasses, target, count []int32) {
 		// same load had a short one.
 		for r.budget > 0 && r.relieveOnce(freeOnly) {
 		}
+	}
+	if r.budget <= 0 {
+		// Valid but maybe not balanced: say so rather than stop silently.
+		// A cooperative group's follow-up rebalance carries on from here.
+		st.warnings = append(st.warnings, "balancing stopped at its work limit; the plan may be uneven until the next rebalance")
 	}
 	r.homecoming()
 }
@@ -67,10 +73,20 @@ type rebalancer struct {
 	held, free []int32
 	classOff   []int32
 	holding    [][]int32 // per member, partitions it was given (stale entries are skipped)
-	// awayFrom[v] lists partitions v owned before this round that another
-	// member holds now (stale entries, back home, are skipped).
-	awayFrom [][]int32
+	// away counts, per member v, holder u and class k, the partitions of
+	// k that v owned before this round and u holds now; awayFrom[v] lists
+	// the (u, k) pairs that may have some (pairs whose count fell to zero
+	// are dropped when the list is next read). Counting per pair rather
+	// than listing partitions keeps a search's cost independent of how
+	// many partitions have moved.
+	away     map[awayKey]int32
+	awayFrom [][]awayEdge
 	budget   int
+	// The mean count of the members that subscribe to something, rounded
+	// down and up, and whether they all subscribe to the same classes (see
+	// ownedUnits).
+	meanFloor, meanCeil int32
+	uniform             bool
 
 	// Scratch space of augment, reused across searches; an entry of dist
 	// or classDist is only valid when its stamp equals epoch.
@@ -84,6 +100,7 @@ type rebalancer struct {
 	deque      []int32
 	inQueue    []int32 // stamp: the member is in searchWithReturns' queue
 	reached    []int32 // members searchWithReturns labelled
+	picked     []int32 // pick's result, reused
 }
 
 func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalancer {
@@ -121,10 +138,29 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	for m := range n {
 		r.holding[m] = flat[begin[m]:begin[m+1]:begin[m+1]]
 	}
-	r.awayFrom = make([][]int32, n)
+	var total, subscribers int
+	var first []int32
+	r.uniform = true
+	for m := range n {
+		if ks := cl.memberClasses[m]; len(ks) > 0 {
+			total += int(count[m])
+			subscribers++
+			if first == nil {
+				first = ks
+			} else if !slices.Equal(first, ks) {
+				r.uniform = false
+			}
+		}
+	}
+	if subscribers > 0 {
+		r.meanFloor = int32(total / subscribers)
+		r.meanCeil = int32((total + subscribers - 1) / subscribers)
+	}
+	r.away = make(map[awayKey]int32)
+	r.awayFrom = make([][]awayEdge, n)
 	for p, m := range target {
-		if o := st.prev[p]; o >= 0 && m != o {
-			r.awayFrom[o] = append(r.awayFrom[o], int32(p))
+		if o := st.prev[p]; o >= 0 && m >= 0 && m != o {
+			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
 		}
 	}
 	r.budget = max(64*(len(target)+int(r.classOff[n])), 1<<22)
@@ -135,6 +171,27 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	r.classDist = make([]int32, len(cl.subscribers))
 	r.classStamp = make([]int32, len(cl.subscribers))
 	return r
+}
+
+// awayKey is a member v, a member u and a class k: see rebalancer.away.
+type awayKey struct{ v, u, k int32 }
+
+// awayEdge is a holder u of partitions of class k another member owned.
+type awayEdge struct{ u, k int32 }
+
+// addAway adds delta to the partitions of class k owned by v and held by u.
+func (r *rebalancer) addAway(v, u, k, delta int32) {
+	key := awayKey{v, u, k}
+	n := r.away[key]
+	switch {
+	case n+delta == 0:
+		delete(r.away, key)
+	case n == 0:
+		r.away[key] = delta
+		r.awayFrom[v] = append(r.awayFrom[v], awayEdge{u, k})
+	default:
+		r.away[key] = n + delta
+	}
 }
 
 // slot returns the index in held and free of member m's class k.

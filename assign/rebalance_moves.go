@@ -2,59 +2,148 @@ package assign
 
 // apply performs the chain found by augment, from the giver o to the
 // receiver at its end (the member whose viaMember is -1): each member on
-// it hands a partition of viaClass to viaMember. A chain of free
-// partitions carries as many as it can at once (half the difference
-// between o and the receiver, and no more than any member on it holds
-// free in the class it hands on); a chain that takes owned partitions
-// carries one, so that each revocation is weighed on its own.
+// it hands partitions of viaClass to viaMember.
+//
+// The chain carries as many partitions as it can at once. A chain of free
+// partitions carries half the difference between o and the receiver, and
+// no more than any member on it holds free in the class it hands on. A
+// chain that takes owned partitions carries no more than any member on it
+// holds in its class, and only as many as repeating it one partition at a
+// time would, since each revocation must be weighed on its own (ownedUnits).
+// Batching matters: without it, a member that owns tens of thousands of
+// partitions and a newcomer cost a search per partition.
 func (r *rebalancer) apply(o int32) {
 	x := o
+	hops := 0
 	for r.viaMember[x] >= 0 {
 		x = r.viaMember[x]
+		hops++
 	}
 	units := (r.count[o] - r.count[x]) / 2
+	freeChain := true
+	for u := o; u != x; u = r.viaMember[u] {
+		if r.free[r.slot(u, r.viaClass[u])] == 0 {
+			freeChain = false
+		}
+	}
+	if !freeChain {
+		units = min(units, r.ownedUnits(o, x, hops))
+	}
 	for u := o; u != x && units > 0; u = r.viaMember[u] {
-		units = min(units, r.free[r.slot(u, r.viaClass[u])])
+		s := r.slot(u, r.viaClass[u])
+		if freeChain {
+			units = min(units, r.free[s])
+		} else {
+			units = min(units, r.held[s])
+		}
 	}
 	units = max(units, 1)
-	for range units {
-		for u := o; u != x; u = r.viaMember[u] {
-			v := r.viaMember[u]
-			r.move(r.pick(u, r.viaClass[u], v), u, v)
+	// Hop by hop from the giver, so that a member in the middle hands on
+	// what it has just received (not its own partitions) where it can.
+	for u := o; u != x; u = r.viaMember[u] {
+		v := r.viaMember[u]
+		for _, p := range r.pick(u, r.viaClass[u], v, int(units)) {
+			r.move(p, u, v)
 		}
 	}
 	r.count[o] -= units
 	r.count[x] += units
 }
 
-// pick chooses the partition of class k that u hands to v: in order of
-// preference one v owned before (it goes home: one move fewer), one u did
-// not own (free), then any; among equals, one local to v's rack.
-func (r *rebalancer) pick(u, k, v int32) int32 {
-	st := r.st
-	best, bestRank := int32(-1), 1<<30
-	for _, p := range r.holding[u] {
-		if r.target[p] != u || r.cl.classOf[st.topicOf[p]] != k {
-			continue
-		}
-		rank := 4
-		switch prev := st.prev[p]; {
-		case prev == v:
-			rank = 0
-		case prev != u:
-			rank = 2
-		}
-		if st.rackAware && !st.rackMatches(v, p) {
-			rank++
-		}
-		if rank < bestRank {
-			best, bestRank = p, rank
-			if rank == 0 {
-				break
-			}
+// ownedUnits caps how many partitions a chain of owned partitions from o
+// to x carries: as many as taking the cheapest chain from the most loaded
+// giver to the least loaded receiver one partition at a time would move
+// along this same chain.
+//
+// When every subscriber subscribes to the same classes (equal
+// subscriptions with racks), members are interchangeable and that is what
+// takes x up to the subscribers' mean count rounded down and o down to it
+// rounded up. Otherwise only a direct chain is repeated, and only while o
+// stays the most loaded member and x the least loaded: then nothing the
+// one-at-a-time search could prefer has changed.
+func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
+	if r.uniform {
+		return min(r.meanFloor-r.count[x], r.count[o]-r.meanCeil)
+	}
+	if hops != 1 {
+		return 1
+	}
+	lo, hi := int32(1<<30), int32(0)
+	r.budget -= len(r.count)
+	for m, ks := range r.cl.memberClasses {
+		if len(ks) > 0 && int32(m) != o && int32(m) != x {
+			lo, hi = min(lo, r.count[m]), max(hi, r.count[m])
 		}
 	}
-	return best
+	return min(r.count[o]-hi, lo-r.count[x])
+}
+
+// pick chooses n partitions of class k that u hands to v: in order of
+// preference ones v owned before (they go home: one move fewer), ones u
+// did not own (free), then any; among equals, ones local to v's rack, then
+// the order of u's holding list. It drops the list's stale entries as it
+// goes, so that its length stays what u holds. The result is valid until
+// the next call.
+func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
+	var perRank [pickRanks]int
+	kept := r.holding[u][:0]
+	for _, p := range r.holding[u] {
+		if r.target[p] != u {
+			continue
+		}
+		kept = append(kept, p)
+		if r.cl.classOf[r.st.topicOf[p]] == k {
+			perRank[r.pickRank(p, u, v)]++
+		}
+	}
+	clear(r.holding[u][len(kept):])
+	r.holding[u] = kept
+	// Take every partition of the ranks below last, and the first of rank
+	// last up to n.
+	last, below := 0, 0
+	for last < pickRanks-1 && below+perRank[last] < n {
+		below += perRank[last]
+		last++
+	}
+	atLast := n - below
+	out := r.picked[:0]
+	for _, p := range kept {
+		if len(out) == n {
+			break
+		}
+		if r.cl.classOf[r.st.topicOf[p]] != k {
+			continue
+		}
+		switch rank := r.pickRank(p, u, v); {
+		case rank < last:
+			out = append(out, p)
+		case rank == last && atLast > 0:
+			out = append(out, p)
+			atLast--
+		}
+	}
+	r.picked = out
+	return out
+}
+
+// pickRanks is the number of pick preferences.
+const pickRanks = 6
+
+// pickRank is p's preference as a partition u hands to v, lower first: 0
+// v owned it before, 2 u did not own it, 4 u owned it; one more if it has
+// no replica on v's rack (rack-aware groups).
+func (r *rebalancer) pickRank(p, u, v int32) int {
+	rank := 4
+	switch prev := r.st.prev[p]; {
+	case prev == v:
+		rank = 0
+	case prev != u:
+		rank = 2
+	}
+	if r.st.rackAware && !r.st.rackMatches(v, p) {
+		rank++
+	}
+	return rank
 }
 
 // move hands p from member u to member v, keeping held, free and holding
@@ -72,8 +161,13 @@ func (r *rebalancer) move(p, u, v int32) {
 	}
 	r.target[p] = v
 	r.holding[v] = append(r.holding[v], p)
-	if o := r.st.prev[p]; o >= 0 && o != v {
-		r.awayFrom[o] = append(r.awayFrom[o], p)
+	if o := r.st.prev[p]; o >= 0 {
+		if o != u {
+			r.addAway(o, u, k, -1)
+		}
+		if o != v {
+			r.addAway(o, v, k, 1)
+		}
 	}
 }
 
@@ -101,7 +195,7 @@ func (r *rebalancer) homecoming() {
 			}
 			for w := v; w != u; w = r.viaMember[w] {
 				next := r.viaMember[w]
-				r.move(r.pick(w, r.viaClass[w], next), w, next)
+				r.move(r.pick(w, r.viaClass[w], next, 1)[0], w, next)
 			}
 			r.move(p, u, v)
 		}

@@ -1,5 +1,7 @@
 package assign
 
+import "slices"
+
 // searchWithReturns is search for chains that may take owned partitions,
 // where a chain may also hand a partition back to the member that owned it
 // before this round, at cost -1 (one move undone). Those edges are what
@@ -75,12 +77,21 @@ func (r *rebalancer) searchWithReturns(xs []int32, better func(v, best int32) bo
 				relax(u, v, k, d+cost)
 			}
 		}
-		for _, p := range r.awayFrom[v] {
+		kept := r.awayFrom[v][:0]
+		for _, e := range r.awayFrom[v] {
 			r.budget--
-			if u := r.target[p]; u >= 0 && u != v && r.st.keepable(v, p) {
-				relax(u, v, r.cl.classOf[r.st.topicOf[p]], d-1)
+			if r.away[awayKey{v, e.u, e.k}] == 0 {
+				continue
+			}
+			kept = append(kept, e)
+			// v takes back a partition of e.k only if it still subscribes
+			// to the class (keepable; every topic of a class has the same
+			// subscribers).
+			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], e.k); subscribed {
+				relax(e.u, v, e.k, d-1)
 			}
 		}
+		r.awayFrom[v] = kept
 	}
 	best, bestDist := int32(-1), unreached
 	for _, v := range reached {
