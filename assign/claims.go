@@ -31,6 +31,11 @@ func (st *state) resolveClaims(a Assignor) {
 	for i, member := range st.members {
 		m := int32(i)
 		owned, gen, readable := a.memberData(member)
+		if gen < 0 {
+			// Every negative generation is an absent one, as for the Java
+			// client: -5 must not outrank "none" (-1) in a claim.
+			gen = NoGeneration
+		}
 		st.gen[i] = gen
 		if !readable {
 			unreadable++

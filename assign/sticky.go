@@ -69,7 +69,7 @@ func (cooperativeStickyV2) plan(st *state, target []int32) { stickyPlan(st, targ
 // format as what it is avoids mistaking its topic count for a generation.
 // ok is false when the user data had to be read and could not be.
 func cooperativeGeneration(m *Member) (generation int32, ok bool) {
-	if m.Generation != NoGeneration {
+	if m.Generation >= 0 {
 		return m.Generation, true
 	}
 	switch len(m.UserData) {
