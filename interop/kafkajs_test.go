@@ -148,6 +148,9 @@ func assertLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, led *led
 		t.Errorf("the KafkaJS leader asked for protocol %q, %v, leader %q; want sticky, EAGER, %q",
 			req.GetProtocolName(), req.GetRebalanceProtocol(), req.GetLeaderId(), j.MemberID)
 	}
+	if req.GetView() != assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED {
+		t.Errorf("the KafkaJS leader asked for view %v; it only forwards the encoded assignments", req.GetView())
+	}
 	byID := make(map[string]*assigndv1.MemberAssignment)
 	for _, ma := range resp.GetAssignments() {
 		byID[ma.GetMemberId()] = ma
@@ -157,7 +160,7 @@ func assertLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, led *led
 		if !bytes.Equal(last.plan[id], ma.GetAssignment()) {
 			t.Errorf("%s (%s): the leader sent %x, assignd answered %x", name, id, last.plan[id], ma.GetAssignment())
 		}
-		if owned, gave := led.ownedBy(name), setOfProto(ma.GetPartitions()); !owned.equal(gave) {
+		if owned, gave := led.ownedBy(name), setOfAssignment(t, ma.GetAssignment()); !owned.equal(gave) {
 			t.Errorf("%s owns %s, but assignd gave it %s", name, owned, gave)
 		}
 	}
@@ -236,12 +239,17 @@ func assertOnlyLeaverMoved(t *testing.T, before, after map[string]tpSet, leaver 
 	}
 }
 
-// setOfProto converts partitions of an assignd response.
-func setOfProto(tps []*assigndv1.TopicPartitions) tpSet {
+// setOfAssignment decodes the partitions of an encoded assignment.
+func setOfAssignment(t *testing.T, b []byte) tpSet {
+	t.Helper()
+	a, err := wire.DecodeAssignment(b)
+	if err != nil {
+		t.Fatalf("decoding an assignment assignd returned: %v", err)
+	}
 	s := make(tpSet)
-	for _, t := range tps {
-		for _, p := range t.GetPartitions() {
-			s[tp{t.GetTopic(), p}] = struct{}{}
+	for _, tps := range a.Partitions {
+		for _, p := range tps.Partitions {
+			s[tp{tps.Topic, p}] = struct{}{}
 		}
 	}
 	return s
