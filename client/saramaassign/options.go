@@ -1,0 +1,67 @@
+package saramaassign
+
+import (
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/assignd/assignd/client"
+)
+
+// Option configures a Strategy. Options are sealed: only this package
+// defines them.
+type Option interface{ apply(*config) }
+
+type config struct {
+	group    string
+	timeout  time.Duration
+	logger   *slog.Logger
+	meters   metric.MeterProvider
+	observer func(Report)
+}
+
+func defaultConfig() config { return config{timeout: client.DefaultTimeout} }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithGroupID names the consumer group in the calls to assignd, whose
+// policy may choose the assignor by group id, and in logs, metrics and
+// reports. sarama does not tell a strategy which group it balances, so
+// pass the id given to sarama.NewConsumerGroup. Default: "" (assignd's
+// rules that match on group ids do not apply).
+func WithGroupID(id string) Option { return optionFunc(func(c *config) { c.group = id }) }
+
+// WithTimeout bounds the call to assignd; after it the leader plans
+// in-process. The client's own timeout (client.WithTimeout) bounds the
+// call as well, so the shorter of the two applies. Keep it well under the
+// group's rebalance timeout (Consumer.Group.Rebalance.Timeout, 60 s by
+// default): every member waits while the leader plans. The call is never
+// left unbounded, whatever the client's configuration: d ≤ 0 selects the
+// default. Default: client.DefaultTimeout (2 s).
+func WithTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d <= 0 {
+			d = client.DefaultTimeout
+		}
+		c.timeout = d
+	})
+}
+
+// WithLogger receives a warning for every fallback and an error when even
+// the fallback fails; debug lines for every plan. Default: slog.Default().
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.logger = l }) }
+
+// WithMeterProvider records the assignd.client.fallbacks counter and the
+// assignd.client.balance.duration histogram with mp. Default: the global
+// provider (otel.GetMeterProvider()), a no-op until the program sets one.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) { c.meters = mp })
+}
+
+// WithObserver calls fn after every plan this member computes as leader,
+// successful or not, with what was decided. fn runs on sarama's rebalance
+// path while the group waits: it must be quick. Default: none.
+func WithObserver(fn func(Report)) Option { return optionFunc(func(c *config) { c.observer = fn }) }

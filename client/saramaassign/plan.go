@@ -1,0 +1,84 @@
+package saramaassign
+
+import (
+	"time"
+
+	"github.com/IBM/sarama"
+)
+
+// Plan computes the group's assignment when this member leads: sarama
+// passes every member's decoded subscription and the partition ids of
+// every subscribed topic. The plan comes from assignd when it answers
+// within the timeout with a plan that fits the group, and from the same
+// engine in-process otherwise; either way every member of the group is in
+// it, with an empty map when it gets nothing, so that sarama sends each
+// one the sticky user data of its (empty) assignment.
+//
+// Plan returns an error only when neither assignd nor the engine can plan
+// the input (for example a subscription naming the empty topic) or a
+// topic's partition ids are far too sparse (see the package doc); sarama
+// then fails the rebalance and Consume returns the error.
+func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, topics map[string][]int32) (sarama.BalanceStrategyPlan, error) {
+	start := time.Now()
+	rep := Report{Group: s.cfg.group, Protocol: s.name, Members: len(members)}
+	defer func() {
+		rep.Took = time.Since(start)
+		s.inst.record(s.name, &rep)
+		if s.cfg.observer != nil {
+			s.cfg.observer(rep)
+		}
+	}()
+
+	in, err := newInput(members, topics)
+	if err != nil {
+		return nil, s.fail(&rep, start, err)
+	}
+	rep.Partitions = in.partitions
+
+	if s.client != nil {
+		out, err := s.remote(in)
+		if err == nil {
+			s.served.Add(1)
+			rep.Source, rep.Plan, rep.Warnings = SourceService, in.plan(out.members), append(in.warnings, out.warnings...)
+			s.logger.Debug("saramaassign: planned by assignd", s.attrs(&rep, start)...)
+			return rep.Plan, nil
+		}
+		rep.Reason, rep.Err = reason(err), err
+	} else {
+		rep.Reason = reasonNoClient
+	}
+
+	out, err := s.local(in)
+	if err != nil {
+		return nil, s.fail(&rep, start, err)
+	}
+	s.fallbacks.Add(1)
+	rep.Source, rep.Plan, rep.Warnings = SourceFallback, in.plan(out.members), append(in.warnings, out.warnings...)
+	attrs := append(s.attrs(&rep, start), "reason", rep.Reason)
+	if rep.Err != nil {
+		attrs = append(attrs, "error", rep.Err)
+	}
+	s.logger.Warn("saramaassign: assignd did not answer usefully; planned in-process", attrs...)
+	return rep.Plan, nil
+}
+
+// fail records a plan that could not be computed: the input is unusable,
+// or neither assignd nor the engine could plan it.
+func (s *Strategy) fail(rep *Report, start time.Time, err error) error {
+	s.failures.Add(1)
+	rep.Source, rep.Err = SourceNone, err
+	s.logger.Error("saramaassign: planning failed; sarama fails the rebalance",
+		append(s.attrs(rep, start), "error", err)...)
+	return err
+}
+
+func (s *Strategy) attrs(r *Report, start time.Time) []any {
+	attrs := []any{
+		"group", r.Group, "protocol", s.name, "members", r.Members, "partitions", r.Partitions,
+		"took", time.Since(start),
+	}
+	if len(r.Warnings) > 0 {
+		attrs = append(attrs, "warnings", r.Warnings)
+	}
+	return attrs
+}

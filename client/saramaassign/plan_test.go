@@ -1,0 +1,356 @@
+package saramaassign_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/saramaassign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// proxy forwards to a real assignd, recording requests, or replaces the
+// answer with rewrite's.
+type proxy struct {
+	assigndv1.UnimplementedAssignmentServiceServer
+	next    *client.Client
+	rewrite func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error)
+	block   bool
+
+	mu   sync.Mutex
+	reqs []*assigndv1.AssignRequest
+}
+
+func (p *proxy) Assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
+	p.mu.Lock()
+	p.reqs = append(p.reqs, proto.Clone(req).(*assigndv1.AssignRequest))
+	p.mu.Unlock()
+	if p.block {
+		<-ctx.Done()
+		return nil, status.FromContextError(ctx.Err()).Err()
+	}
+	resp, err := p.next.Assign(ctx, req)
+	if err != nil || p.rewrite == nil {
+		return resp, err
+	}
+	return p.rewrite(resp)
+}
+
+// stickyGroup is what a sarama leader of an eager sticky group sees after
+// one member left and a new one joined: m1 and m2 send back the user data
+// of their last assignment (generation 4), m3 is new. m1 runs sarama
+// configured for Kafka 3.2 (subscription v2: a generation, which sarama
+// leaves at -1 in eager groups), m2 and m3 for the default 2.8 (v1).
+func stickyGroup() (map[string]sarama.ConsumerGroupMemberMetadata, map[string][]int32) {
+	prev := func(tps ...wire.TopicPartitions) []byte { return wire.AppendStickyUserData(nil, tps, 4, true) }
+	members := map[string]sarama.ConsumerGroupMemberMetadata{
+		"m1": {Version: 2, Topics: []string{"orders", "audit"}, GenerationID: -1,
+			UserData: prev(wire.TopicPartitions{Topic: "orders", Partitions: []int32{0, 1, 2}}, wire.TopicPartitions{Topic: "audit", Partitions: []int32{0}})},
+		"m2": {Version: 1, Topics: []string{"orders", "audit"},
+			UserData: prev(wire.TopicPartitions{Topic: "orders", Partitions: []int32{3, 4, 5}}, wire.TopicPartitions{Topic: "audit", Partitions: []int32{1}})},
+		"m3": {Version: 1, Topics: []string{"orders"}},
+	}
+	return members, map[string][]int32{"orders": {0, 1, 2, 3, 4, 5}, "audit": {0, 1}}
+}
+
+func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
+	real := newClient(t, serveAssignd(t))
+	p := &proxy{next: real}
+	var reports []saramaassign.Report
+	s := saramaassign.Sticky(newClient(t, serveFake(t, p)), saramaassign.WithGroupID("orders-processor"),
+		saramaassign.WithLogger(quiet), saramaassign.WithObserver(func(r saramaassign.Report) { reports = append(reports, r) }))
+	members, topics := stickyGroup()
+
+	plan, err := s.Plan(members, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := s.Stats(); st != (saramaassign.Stats{Served: 1}) {
+		t.Fatalf("stats %+v, want one served plan", st)
+	}
+	if len(p.reqs) != 1 {
+		t.Fatalf("%d requests", len(p.reqs))
+	}
+	req := p.reqs[0]
+	want := &assigndv1.AssignRequest{
+		GroupId: "orders-processor", ProtocolName: "sticky",
+		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER,
+		View:              assigndv1.AssignmentView_ASSIGNMENT_VIEW_FULL,
+		Members: []*assigndv1.Member{
+			// The explicit form, members sorted by id; v2's generation -1
+			// is the absent generation.
+			{MemberId: "m1", Topics: []string{"orders", "audit"}, UserData: members["m1"].UserData},
+			{MemberId: "m2", Topics: []string{"orders", "audit"}, UserData: members["m2"].UserData},
+			{MemberId: "m3", Topics: []string{"orders"}},
+		},
+		Topics: []*assigndv1.Topic{{Name: "audit", PartitionCount: 2}, {Name: "orders", PartitionCount: 6}},
+	}
+	if !proto.Equal(req, want) {
+		t.Fatalf("request\n%v\nwant\n%v", req, want)
+	}
+
+	// The plan is assignd's decoded answer, every member present.
+	resp, err := real.Assign(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantPlan := sarama.BalanceStrategyPlan{}
+	for _, a := range resp.GetAssignments() {
+		wantPlan[a.GetMemberId()] = map[string][]int32{}
+		for _, tp := range a.GetPartitions() {
+			wantPlan[a.GetMemberId()][tp.GetTopic()] = tp.GetPartitions()
+		}
+	}
+	if !reflect.DeepEqual(plan, wantPlan) {
+		t.Fatalf("plan %v, assignd answered %v", plan, wantPlan)
+	}
+	checkPlan(t, members, topics, plan)
+	// Sticky: m1 and m2 keep three of their four partitions each and the
+	// new m3 takes the other two.
+	prev := map[string][]string{"m1": {"orders/0", "orders/1", "orders/2", "audit/0"}, "m2": {"orders/3", "orders/4", "orders/5", "audit/1"}}
+	for id, want := range map[string]int{"m1": 3, "m2": 3, "m3": 2} {
+		n := 0
+		for topic, ps := range plan[id] {
+			for _, p := range ps {
+				n++
+				if id != "m3" && !slices.Contains(prev[id], fmt.Sprintf("%s/%d", topic, p)) {
+					t.Errorf("%s got %s/%d, which it did not have", id, topic, p)
+				}
+			}
+		}
+		if n != want {
+			t.Errorf("%s got %d partitions, want %d: %v", id, n, want, plan)
+		}
+	}
+	if len(reports) != 1 || reports[0].Source != saramaassign.SourceService || reports[0].Group != "orders-processor" ||
+		reports[0].Members != 3 || reports[0].Partitions != 8 || !reflect.DeepEqual(reports[0].Plan, plan) {
+		t.Fatalf("reports %+v", reports)
+	}
+}
+
+// The versions' own fields reach assignd: owned partitions from v1, the
+// generation from v2, the rack from v3.
+func TestPlanSendsVersionedFields(t *testing.T) {
+	p := &proxy{next: newClient(t, serveAssignd(t))}
+	s := saramaassign.Range(newClient(t, serveFake(t, p)), saramaassign.WithLogger(quiet))
+	rack := "az2"
+	owned := []*sarama.OwnedPartition{{Topic: "t", Partitions: []int32{1}}}
+	members := map[string]sarama.ConsumerGroupMemberMetadata{
+		"v0": {Version: 0, Topics: []string{"t"}, OwnedPartitions: owned, GenerationID: 3, RackID: &rack},
+		"v1": {Version: 1, Topics: []string{"t"}, OwnedPartitions: owned, GenerationID: 3, RackID: &rack},
+		"v2": {Version: 2, Topics: []string{"t"}, GenerationID: 3, RackID: &rack},
+		"v3": {Version: 3, Topics: []string{"t"}, GenerationID: 3, RackID: &rack},
+	}
+	if _, err := s.Plan(members, map[string][]int32{"t": {0, 1, 2, 3}}); err != nil {
+		t.Fatal(err)
+	}
+	g3 := int32(3)
+	want := []*assigndv1.Member{
+		{MemberId: "v0", Topics: []string{"t"}},
+		{MemberId: "v1", Topics: []string{"t"}, OwnedPartitions: []*assigndv1.TopicPartitions{{Topic: "t", Partitions: []int32{1}}}},
+		{MemberId: "v2", Topics: []string{"t"}, Generation: &g3},
+		{MemberId: "v3", Topics: []string{"t"}, Generation: &g3, RackId: &rack},
+	}
+	for i, m := range p.reqs[0].GetMembers() {
+		if !proto.Equal(m, want[i]) {
+			t.Errorf("member %d: %v, want %v", i, m, want[i])
+		}
+	}
+}
+
+func TestFallback(t *testing.T) {
+	real := newClient(t, serveAssignd(t))
+	members, topics := stickyGroup()
+	want, err := saramaassign.Sticky(nil, saramaassign.WithLogger(quiet)).Plan(members, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrite := func(fn func(r *assigndv1.AssignResponse)) func(t *testing.T) *client.Client {
+		return func(t *testing.T) *client.Client {
+			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+				fn(r)
+				return r, nil
+			}}))
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		client func(t *testing.T) *client.Client
+		opts   []saramaassign.Option
+		reason string
+	}{
+		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient"},
+		{"nothing listening", func(t *testing.T) *client.Client { return newClient(t, closedAddr(t)) }, nil, "Unavailable"},
+		{"slow", func(t *testing.T) *client.Client { return newClient(t, serveFake(t, &proxy{block: true})) },
+			[]saramaassign.Option{saramaassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded"},
+		{"error", func(t *testing.T) *client.Client {
+			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+				return nil, status.Error(codes.ResourceExhausted, "busy")
+			}}))
+		}, nil, "ResourceExhausted"},
+		{"member missing", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }), nil, "InvalidResponse"},
+		{"unknown member", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }), nil, "InvalidResponse"},
+		{"member twice", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }), nil, "InvalidResponse"},
+		{"unknown topic", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[0].Partitions[0].Topic = "payments" }), nil, "InvalidResponse"},
+		{"partition out of range", rewrite(func(r *assigndv1.AssignResponse) {
+			r.Assignments[2].Partitions = append(r.Assignments[2].Partitions, &assigndv1.TopicPartitions{Topic: "orders", Partitions: []int32{6}})
+		}), nil, "InvalidResponse"},
+		{"negative partition", rewrite(func(r *assigndv1.AssignResponse) {
+			r.Assignments[2].Partitions = append(r.Assignments[2].Partitions, &assigndv1.TopicPartitions{Topic: "orders", Partitions: []int32{-1}})
+		}), nil, "InvalidResponse"},
+		{"partition given twice", rewrite(func(r *assigndv1.AssignResponse) {
+			r.Assignments[1].Partitions = append(r.Assignments[1].Partitions, r.Assignments[0].Partitions[0])
+		}), nil, "InvalidResponse"},
+		{"cooperative plan for an eager group", rewrite(func(r *assigndv1.AssignResponse) {
+			r.RebalanceProtocol = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE
+		}), nil, "InvalidResponse"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reader := sdkmetric.NewManualReader()
+			var rep saramaassign.Report
+			opts := append([]saramaassign.Option{
+				saramaassign.WithLogger(quiet),
+				saramaassign.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
+				saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }),
+			}, tc.opts...)
+			s := saramaassign.Sticky(tc.client(t), opts...)
+			start := time.Now()
+			got, err := s.Plan(members, topics)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(start); took > 3*time.Second {
+				t.Errorf("the plan took %s", took)
+			}
+			if st := s.Stats(); st != (saramaassign.Stats{Fallbacks: 1}) {
+				t.Errorf("stats %+v, want one fallback", st)
+			}
+			if rep.Source != saramaassign.SourceFallback || rep.Reason != tc.reason {
+				t.Errorf("report source %v reason %q (%v), want fallback %q", rep.Source, rep.Reason, rep.Err, tc.reason)
+			}
+			if n := fallbackCount(t, reader, tc.reason); n != 1 {
+				t.Errorf("assignd.client.fallbacks{reason=%q} = %d, want 1", tc.reason, n)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("plan %v, want the in-process %v", got, want)
+			}
+		})
+	}
+}
+
+func TestPlanFailsWhenNeitherWayCan(t *testing.T) {
+	// A subscription naming the empty topic is rejected by assignd and by
+	// the in-process engine alike; sarama then fails the rebalance.
+	members, topics := stickyGroup()
+	m3 := members["m3"]
+	m3.Topics = []string{"", "orders"}
+	members["m3"] = m3
+	var rep saramaassign.Report
+	s := saramaassign.Sticky(newClient(t, serveAssignd(t)), saramaassign.WithLogger(quiet),
+		saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }))
+	_, err := s.Plan(members, topics)
+	var ie *assign.InputError
+	if !errors.As(err, &ie) || ie.Member != "m3" {
+		t.Fatalf("error %v does not name member m3", err)
+	}
+	if st := s.Stats(); st != (saramaassign.Stats{Failures: 1}) {
+		t.Fatalf("stats %+v, want one failure", st)
+	}
+	if rep.Source != saramaassign.SourceNone || rep.Reason != "InvalidArgument" {
+		t.Fatalf("report %+v", rep)
+	}
+}
+
+// Whatever sarama (or a caller) passes, Plan returns a valid plan or an
+// error, and never panics.
+func TestPlanOnOddInput(t *testing.T) {
+	c := newClient(t, serveAssignd(t))
+	rack := "az1"
+	for _, tc := range []struct {
+		name    string
+		members map[string]sarama.ConsumerGroupMemberMetadata
+		topics  map[string][]int32
+		wantErr bool
+	}{
+		{"nothing", nil, nil, false},
+		{"no topics", map[string]sarama.ConsumerGroupMemberMetadata{"a": {Topics: []string{"t"}}}, nil, false},
+		{"no members", nil, map[string][]int32{"t": {0, 1}}, false},
+		{"subscribed topic without metadata", map[string]sarama.ConsumerGroupMemberMetadata{"a": {Topics: []string{"t", "u"}}},
+			map[string][]int32{"t": {0, 1}}, false},
+		{"topic listed twice in a subscription", map[string]sarama.ConsumerGroupMemberMetadata{"a": {Topics: []string{"t", "t"}}, "b": {Topics: []string{"t"}}},
+			map[string][]int32{"t": {0, 1, 2}}, false},
+		{"nil owned entries and a v3 without rack", map[string]sarama.ConsumerGroupMemberMetadata{
+			"a": {Version: 3, Topics: []string{"t"}, OwnedPartitions: []*sarama.OwnedPartition{nil}},
+			"b": {Version: 3, Topics: []string{"t"}, RackID: &rack}}, map[string][]int32{"t": {0, 1, 2}}, false},
+		{"owned partitions of unknown topics and partitions", map[string]sarama.ConsumerGroupMemberMetadata{
+			"a": {Version: 1, Topics: []string{"t"}, OwnedPartitions: []*sarama.OwnedPartition{{Topic: "x", Partitions: []int32{0}}, {Topic: "t", Partitions: []int32{7, -1}}}}},
+			map[string][]int32{"t": {0, 1}}, false},
+		{"garbage sticky user data", map[string]sarama.ConsumerGroupMemberMetadata{"a": {Topics: []string{"t"}, UserData: []byte{0, 0, 0, 9, 1}}},
+			map[string][]int32{"t": {0, 1}}, false},
+		{"partition ids with a gap, a repeat and a negative", map[string]sarama.ConsumerGroupMemberMetadata{"a": {Topics: []string{"t"}}, "b": {Topics: []string{"t"}}},
+			map[string][]int32{"t": {3, 0, 0, -2, 5, 1}}, false},
+		{"partition ids far too sparse", map[string]sarama.ConsumerGroupMemberMetadata{"a": {Topics: []string{"t"}}},
+			map[string][]int32{"t": {0, 2147483647}}, true},
+		{"invalid UTF-8 in a topic name", map[string]sarama.ConsumerGroupMemberMetadata{"a\xff": {Topics: []string{"t\xfe"}}},
+			map[string][]int32{"t\xfe": {0}}, true},
+		{"invalid UTF-8 in a member id", map[string]sarama.ConsumerGroupMemberMetadata{"a\xff": {Topics: []string{"t"}}},
+			map[string][]int32{"t": {0}}, false},
+		{"empty member id", map[string]sarama.ConsumerGroupMemberMetadata{"": {Topics: []string{"t"}}},
+			map[string][]int32{"t": {0}}, true},
+	} {
+		for _, name := range []string{"range", "roundrobin", "sticky"} {
+			t.Run(tc.name+"/"+name, func(t *testing.T) {
+				s, err := saramaassign.New(c, name, saramaassign.WithLogger(quiet))
+				if err != nil {
+					t.Fatal(err)
+				}
+				plan, err := s.Plan(tc.members, tc.topics)
+				if (err != nil) != tc.wantErr {
+					t.Fatalf("error %v, want error %v", err, tc.wantErr)
+				}
+				if err == nil {
+					checkPlan(t, tc.members, tc.topics, plan)
+				}
+			})
+		}
+	}
+}
+
+// fallbackCount reads the assignd.client.fallbacks counter for reason.
+func fallbackCount(t *testing.T, r *sdkmetric.ManualReader, reason string) int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := r.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if m.Name != "assignd.client.fallbacks" || !ok {
+				continue
+			}
+			for _, dp := range sum.DataPoints {
+				if v, _ := dp.Attributes.Value("reason"); v.AsString() == reason {
+					n += dp.Value
+				}
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,61 @@
+package saramaassign
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"google.golang.org/grpc/status"
+
+	"github.com/assignd/assignd/assign"
+)
+
+// Fallback reasons that are not gRPC codes.
+const (
+	reasonInvalidResponse = "InvalidResponse"
+	reasonNoClient        = "NoClient"
+)
+
+// outcome is a plan in the engine's terms, from assignd or the fallback.
+type outcome struct {
+	// members holds every member's partitions, sorted by member id.
+	members  []assign.MemberAssignment
+	warnings []string
+}
+
+// remote asks assignd, bounded by the strategy's and the client's timeout.
+func (s *Strategy) remote(in *input) (outcome, error) {
+	// sarama gives a strategy no context: this bound (always positive, see
+	// WithTimeout) is what keeps a slow or hung assignd from stalling the
+	// group, even when the client's own timeout is turned off.
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout)
+	defer cancel()
+	resp, err := s.client.Assign(ctx, explicitRequest(s.cfg.group, s.name, in.group))
+	if err != nil {
+		return outcome{}, fmt.Errorf("saramaassign: calling assignd: %w", err)
+	}
+	members, err := fromResponse(resp, in.group)
+	if err != nil {
+		return outcome{}, fmt.Errorf("saramaassign: %w", err)
+	}
+	return outcome{members: members, warnings: resp.GetWarnings()}, nil
+}
+
+// local computes the plan in-process exactly as assignd does with its
+// default policy: the standard assignor of the protocol name with the
+// engine's default options, on the same group the request describes.
+func (s *Strategy) local(in *input) (outcome, error) {
+	r, err := assign.Run(s.assignor, in.group)
+	if err != nil {
+		return outcome{}, fmt.Errorf("saramaassign: assigning in-process: %w", err)
+	}
+	return outcome{members: r.Members, warnings: r.Warnings}, nil
+}
+
+// reason names why a call to assignd did not give a usable answer.
+func reason(err error) string {
+	if errors.Is(err, errInvalidResponse) {
+		return reasonInvalidResponse
+	}
+	return status.Code(err).String()
+}

@@ -1,0 +1,126 @@
+package saramaassign
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/IBM/sarama"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+)
+
+// meterName is the instrumentation scope of the adapter's metrics. The
+// instruments have the same names as the franz-go shim's, so one
+// dashboard covers both.
+const meterName = "github.com/assignd/assignd/client/saramaassign"
+
+// instruments are the adapter's OpenTelemetry instruments.
+type instruments struct {
+	// fallbacks counts plans computed in-process because assignd did not
+	// answer usefully, by protocol and reason.
+	fallbacks metric.Int64Counter
+	// duration is the leader's whole plan, by protocol and source.
+	duration metric.Float64Histogram
+}
+
+func newInstruments(mp metric.MeterProvider) (instruments, error) {
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	m := mp.Meter(meterName)
+	fallbacks, err := m.Int64Counter("assignd.client.fallbacks", metric.WithUnit("{balance}"),
+		metric.WithDescription("Group balances the leader computed in-process because assignd was unavailable, slow or failed."))
+	if err != nil {
+		return instruments{}, fmt.Errorf("saramaassign: creating the fallback counter: %w", err)
+	}
+	duration, err := m.Float64Histogram("assignd.client.balance.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time the group leader spent balancing, call to assignd and fallback included."),
+		metric.WithExplicitBucketBoundaries(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
+	if err != nil {
+		return instruments{}, fmt.Errorf("saramaassign: creating the balance duration histogram: %w", err)
+	}
+	return instruments{fallbacks: fallbacks, duration: duration}, nil
+}
+
+func (i instruments) record(protocol string, r *Report) {
+	ctx := context.Background()
+	if r.Source == SourceFallback {
+		i.fallbacks.Add(ctx, 1, metric.WithAttributes(
+			attribute.String("protocol", protocol), attribute.String("reason", r.Reason)))
+	}
+	i.duration.Record(ctx, r.Took.Seconds(), metric.WithAttributes(
+		attribute.String("protocol", protocol), attribute.String("source", r.Source.String())))
+}
+
+// Stats counts this strategy's plans as group leader, by source.
+type Stats struct {
+	// Served plans were answered by assignd.
+	Served uint64
+	// Fallbacks were computed in-process because assignd was unavailable,
+	// slow, failed or answered with something that did not fit the group.
+	Fallbacks uint64
+	// Failures could be computed neither way (e.g. a subscription names an
+	// empty topic) or had unusable input; sarama then fails the rebalance
+	// and Consume returns the error.
+	Failures uint64
+}
+
+// Stats returns the strategy's counters since it was created.
+func (s *Strategy) Stats() Stats {
+	return Stats{Served: s.served.Load(), Fallbacks: s.fallbacks.Load(), Failures: s.failures.Load()}
+}
+
+// Source says who computed a plan.
+type Source int8
+
+const (
+	// SourceService: assignd answered.
+	SourceService Source = iota + 1
+	// SourceFallback: the leader computed the plan in-process.
+	SourceFallback
+	// SourceNone: the plan failed.
+	SourceNone
+)
+
+// String returns "service", "fallback" or "none".
+func (s Source) String() string {
+	switch s {
+	case SourceService:
+		return "service"
+	case SourceFallback:
+		return "fallback"
+	case SourceNone:
+		return "none"
+	}
+	return fmt.Sprintf("Source(%d)", int8(s))
+}
+
+// Report describes one plan this member computed as group leader. sarama
+// tells a strategy neither the generation being formed nor the leader's
+// member id, so unlike the franz-go shim's report it has neither.
+type Report struct {
+	// Group is the id given to WithGroupID.
+	Group string
+	// Protocol is the group's protocol name.
+	Protocol string
+	Members  int
+	// Partitions is the number of partitions of the topics sarama listed.
+	Partitions int
+	Source     Source
+	// Reason says why the plan fell back: a gRPC code name ("Unavailable",
+	// "DeadlineExceeded", ...), "InvalidResponse" or "NoClient"; "" when
+	// assignd answered.
+	Reason string
+	// Err is assignd's error for a fallback, or the final error when the
+	// plan failed.
+	Err error
+	// Warnings is input that was ignored rather than rejected, e.g.
+	// subscribed topics sarama has no partitions for.
+	Warnings []string
+	// Plan is what the leader returned to sarama. Read it only: sarama
+	// encodes it into SyncGroup.
+	Plan sarama.BalanceStrategyPlan
+	Took time.Duration
+}
