@@ -2,25 +2,15 @@ package kgoassign
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
-	"google.golang.org/grpc/status"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/client/internal/leadercall"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-)
-
-// errInvalidResponse marks an assignd answer that does not fit the group.
-var errInvalidResponse = errors.New("assignd's response does not fit the group")
-
-// Fallback reasons that are not gRPC codes.
-const (
-	reasonInvalidResponse = "InvalidResponse"
-	reasonNoClient        = "NoClient"
 )
 
 // balance runs one rebalance as group leader: assignd first, within the
@@ -34,7 +24,7 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 	}
 	defer func() {
 		rep.Took = time.Since(start)
-		b.inst.record(b.name, &rep)
+		b.inst.Record(b.name, rep.Source.String(), rep.Reason, rep.Took)
 		if b.cfg.observer != nil {
 			b.cfg.observer(rep)
 		}
@@ -48,9 +38,9 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 			b.logger.Debug("kgoassign: balanced by assignd", b.attrs(&rep, start)...)
 			return out, nil
 		}
-		rep.Reason, rep.Err = reason(err), err
+		rep.Reason, rep.Err = leadercall.Reason(err), err
 	} else {
-		rep.Reason = reasonNoClient
+		rep.Reason = leadercall.ReasonNoClient
 	}
 
 	out, followup, err := b.local(in)
@@ -95,43 +85,28 @@ func (b *Balancer) remote(in *input) (syncAssignments, bool, error) {
 // partition consumed twice, so that is refused too.
 func (in *input) fromResponse(resp *assigndv1.AssignResponse, p assign.RebalanceProtocol) (syncAssignments, error) {
 	if got, want := resp.GetRebalanceProtocol(), assigndv1.RebalanceProtocolOf(p); got != want {
-		return nil, fmt.Errorf("%w: it ran %s for a group running %s", errInvalidResponse, got, want)
+		return nil, fmt.Errorf("%w: it ran %s for a group running %s", leadercall.ErrInvalidResponse, got, want)
 	}
-	want := make(map[string]bool, len(in.members))
-	for _, m := range in.members {
-		want[m.ID] = false
+	ids := make([]string, len(in.members))
+	for i, m := range in.members {
+		ids[i] = m.ID
 	}
+	check := leadercall.NewMemberCheck(ids)
 	out := make(syncAssignments, 0, len(in.members))
 	for _, a := range resp.GetAssignments() {
 		id := a.GetMemberId()
-		done, ok := want[id]
-		switch {
-		case !ok:
-			return nil, fmt.Errorf("%w: it assigns unknown member %q", errInvalidResponse, id)
-		case done:
-			return nil, fmt.Errorf("%w: it assigns member %q twice", errInvalidResponse, id)
-		case len(a.GetAssignment()) == 0:
-			return nil, fmt.Errorf("%w: member %q has no encoded assignment", errInvalidResponse, id)
+		if err := check.Assigned(id); err != nil {
+			return nil, err
 		}
-		want[id] = true
+		if len(a.GetAssignment()) == 0 {
+			return nil, fmt.Errorf("%w: member %q has no encoded assignment", leadercall.ErrInvalidResponse, id)
+		}
 		out = append(out, kmsg.SyncGroupRequestGroupAssignment{MemberID: id, MemberAssignment: a.GetAssignment()})
 	}
-	if len(out) != len(in.members) {
-		for _, m := range in.members {
-			if !want[m.ID] {
-				return nil, fmt.Errorf("%w: member %q is missing", errInvalidResponse, m.ID)
-			}
-		}
+	if err := check.Complete(); err != nil {
+		return nil, err
 	}
 	return out, nil
-}
-
-// reason names why a call to assignd did not give a usable answer.
-func reason(err error) string {
-	if errors.Is(err, errInvalidResponse) {
-		return reasonInvalidResponse
-	}
-	return status.Code(err).String()
 }
 
 func (b *Balancer) attrs(r *Report, start time.Time) []any {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,36 +18,10 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/kgoassign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
-
-// proxy forwards to a real assignd, recording requests, or replaces the
-// answer with rewrite's.
-type proxy struct {
-	assigndv1.UnimplementedAssignmentServiceServer
-	next    *client.Client
-	rewrite func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error)
-	block   bool
-
-	mu   sync.Mutex
-	reqs []*assigndv1.AssignRequest
-}
-
-func (p *proxy) Assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
-	p.mu.Lock()
-	p.reqs = append(p.reqs, proto.Clone(req).(*assigndv1.AssignRequest))
-	p.mu.Unlock()
-	if p.block {
-		<-ctx.Done()
-		return nil, status.FromContextError(ctx.Err()).Err()
-	}
-	resp, err := p.next.Assign(ctx, req)
-	if err != nil || p.rewrite == nil {
-		return resp, err
-	}
-	return p.rewrite(resp)
-}
 
 func cooperativeGroup() *assign.Group {
 	return assigntest.NewGroup().Generation(4).Protocol(assign.Cooperative).
@@ -60,11 +33,11 @@ func cooperativeGroup() *assign.Group {
 }
 
 func TestLeaderSendsRawMetadataAndReturnsAssigndBytes(t *testing.T) {
-	real := newClient(t, serveAssignd(t))
-	p := &proxy{next: real}
+	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
+	p := &shimtest.Proxy{Next: real}
 	var reports []kgoassign.Report
-	b := kgoassign.CooperativeSticky(newClient(t, serveFake(t, p)),
-		kgoassign.WithLogger(quiet), kgoassign.WithObserver(func(r kgoassign.Report) { reports = append(reports, r) }))
+	b := kgoassign.CooperativeSticky(shimtest.NewClient(t, shimtest.ServeFake(t, p)),
+		kgoassign.WithLogger(shimtest.Quiet), kgoassign.WithObserver(func(r kgoassign.Report) { reports = append(reports, r) }))
 	g := cooperativeGroup()
 
 	out, err := lead(t, b, g)
@@ -77,10 +50,10 @@ func TestLeaderSendsRawMetadataAndReturnsAssigndBytes(t *testing.T) {
 
 	// The request: raw metadata as the members sent it, the group's
 	// identity, topics sorted, replica racks because m1 has a rack.
-	if len(p.reqs) != 1 {
-		t.Fatalf("%d requests", len(p.reqs))
+	if len(p.Requests()) != 1 {
+		t.Fatalf("%d requests", len(p.Requests()))
 	}
-	req := p.reqs[0]
+	req := p.Requests()[0]
 	if req.GetGroupId() != "g" || req.GetGenerationId() != 4 || req.GetLeaderId() != "m1" ||
 		req.GetProtocolName() != "cooperative-sticky" || req.GetRebalanceProtocol() != assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE {
 		t.Fatalf("request header %v", req)
@@ -133,9 +106,9 @@ func TestLeaderSendsRawMetadataAndReturnsAssigndBytes(t *testing.T) {
 }
 
 func TestFallback(t *testing.T) {
-	real := newClient(t, serveAssignd(t))
+	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
 	g := cooperativeGroup()
-	want, err := lead(t, kgoassign.CooperativeSticky(nil, kgoassign.WithLogger(quiet)), g)
+	want, err := lead(t, kgoassign.CooperativeSticky(nil, kgoassign.WithLogger(shimtest.Quiet)), g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,37 +123,39 @@ func TestFallback(t *testing.T) {
 		reason string
 	}{
 		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient"},
-		{"nothing listening", func(t *testing.T) *client.Client { return newClient(t, closedAddr(t)) }, nil, "Unavailable"},
-		{"slow", func(t *testing.T) *client.Client { return newClient(t, serveFake(t, &proxy{block: true})) },
+		{"nothing listening", func(t *testing.T) *client.Client { return shimtest.NewClient(t, shimtest.ClosedAddr(t)) }, nil, "Unavailable"},
+		{"slow", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true}))
+		},
 			[]kgoassign.Option{kgoassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded"},
 		{"error", func(t *testing.T) *client.Client {
-			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				return nil, status.Error(codes.ResourceExhausted, "busy")
 			}}))
 		}, nil, "ResourceExhausted"},
 		{"member missing", func(t *testing.T) *client.Client {
-			return newClient(t, serveFake(t, &proxy{next: real, rewrite: drop}))
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: drop}))
 		}, nil, "InvalidResponse"},
 		{"unknown member", func(t *testing.T) *client.Client {
-			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				r.Assignments[0].MemberId = "stranger"
 				return r, nil
 			}}))
 		}, nil, "InvalidResponse"},
 		{"member twice", func(t *testing.T) *client.Client {
-			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				r.Assignments[1] = r.Assignments[0]
 				return r, nil
 			}}))
 		}, nil, "InvalidResponse"},
 		{"empty assignment bytes", func(t *testing.T) *client.Client {
-			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				r.Assignments[2].Assignment = nil
 				return r, nil
 			}}))
 		}, nil, "InvalidResponse"},
 		{"eager plan for a cooperative group", func(t *testing.T) *client.Client {
-			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				r.RebalanceProtocol = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
 				return r, nil
 			}}))
@@ -190,7 +165,7 @@ func TestFallback(t *testing.T) {
 			reader := sdkmetric.NewManualReader()
 			var rep kgoassign.Report
 			opts := append([]kgoassign.Option{
-				kgoassign.WithLogger(quiet),
+				kgoassign.WithLogger(shimtest.Quiet),
 				kgoassign.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
 				kgoassign.WithObserver(func(r kgoassign.Report) { rep = r }),
 			}, tc.opts...)
@@ -223,7 +198,7 @@ func TestBalanceFailsWhenNeitherWayCan(t *testing.T) {
 	g := cooperativeGroup()
 	g.Members[2].Topics = []string{"", "orders"}
 	var rep kgoassign.Report
-	b := kgoassign.CooperativeSticky(newClient(t, serveAssignd(t)), kgoassign.WithLogger(quiet),
+	b := kgoassign.CooperativeSticky(shimtest.NewClient(t, shimtest.ServeAssignd(t)), kgoassign.WithLogger(shimtest.Quiet),
 		kgoassign.WithObserver(func(r kgoassign.Report) { rep = r }))
 	_, err := lead(t, b, g)
 	if err == nil {
@@ -246,11 +221,11 @@ func TestBalanceFailsWhenNeitherWayCan(t *testing.T) {
 // leaves): whichever SyncGroup wins, the group gets the same plan, whether
 // a leader reached assignd or fell back.
 func TestEveryLeaderGetsTheSameAnswer(t *testing.T) {
-	addr := serveAssignd(t)
+	addr := shimtest.ServeAssignd(t)
 	g := cooperativeGroup()
 	var first []kmsg.SyncGroupRequestGroupAssignment
-	for i, c := range []*client.Client{newClient(t, addr), newClient(t, addr), nil, newClient(t, closedAddr(t))} {
-		out, err := lead(t, kgoassign.CooperativeSticky(c, kgoassign.WithLogger(quiet)), g)
+	for i, c := range []*client.Client{shimtest.NewClient(t, addr), shimtest.NewClient(t, addr), nil, shimtest.NewClient(t, shimtest.ClosedAddr(t))} {
+		out, err := lead(t, kgoassign.CooperativeSticky(c, kgoassign.WithLogger(shimtest.Quiet)), g)
 		if err != nil {
 			t.Fatal(err)
 		}

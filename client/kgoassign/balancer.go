@@ -10,6 +10,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/leadercall"
 )
 
 // Balancer is a kgo.GroupBalancer that takes its assignments from assignd
@@ -31,7 +32,7 @@ type Balancer struct {
 	client *client.Client
 	cfg    config
 	logger *slog.Logger
-	inst   instruments
+	inst   leadercall.Instruments
 
 	served, fallbacks, failures atomic.Uint64
 }
@@ -90,9 +91,9 @@ func New(c *client.Client, protocol string, opts ...Option) (*Balancer, error) {
 	if b.logger == nil {
 		b.logger = slog.Default()
 	}
-	inst, err := newInstruments(b.cfg.meters)
+	inst, err := leadercall.NewInstruments(b.cfg.meters, meterName)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kgoassign: %w", err)
 	}
 	b.inst = inst
 	return b, nil

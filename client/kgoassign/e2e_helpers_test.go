@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/client/grouplab"
+	"github.com/assignd/assignd/client/internal/shimtest"
 )
 
 // e2eTopics are the two topics of the scenarios: 48 + 12
@@ -24,7 +25,7 @@ func startLab(t *testing.T, budget time.Duration, opts ...grouplab.Option) (*gro
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	t.Cleanup(cancel)
-	lab, err := grouplab.New(e2eTopics, append([]grouplab.Option{grouplab.WithLogger(quiet)}, opts...)...)
+	lab, err := grouplab.New(e2eTopics, append([]grouplab.Option{grouplab.WithLogger(shimtest.Quiet)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

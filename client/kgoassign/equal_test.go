@@ -7,6 +7,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/kgoassign"
 )
 
@@ -16,7 +17,7 @@ import (
 // partitions (conflicting claims included), static members, replica racks
 // and topics missing from the metadata.
 func TestFallbackMatchesService(t *testing.T) {
-	c := newClient(t, serveAssignd(t))
+	c := shimtest.NewClient(t, shimtest.ServeAssignd(t))
 	for _, tc := range []struct {
 		name     string
 		protocol assign.RebalanceProtocol
@@ -28,12 +29,12 @@ func TestFallbackMatchesService(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var served kgoassign.Report
-			remote, err := kgoassign.New(c, tc.name, kgoassign.WithLogger(quiet),
+			remote, err := kgoassign.New(c, tc.name, kgoassign.WithLogger(shimtest.Quiet),
 				kgoassign.WithObserver(func(r kgoassign.Report) { served = r }))
 			if err != nil {
 				t.Fatal(err)
 			}
-			local, err := kgoassign.New(nil, tc.name, kgoassign.WithLogger(quiet))
+			local, err := kgoassign.New(nil, tc.name, kgoassign.WithLogger(shimtest.Quiet))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/server"
 )
 
@@ -221,7 +222,7 @@ func (a *assigndProc) start() error {
 	if err != nil {
 		return fmt.Errorf("listening for assignd: %w", err)
 	}
-	srv, err := server.New(server.DefaultSelector(), quiet)
+	srv, err := server.New(server.DefaultSelector(), shimtest.Quiet)
 	if err != nil {
 		lis.Close()
 		return fmt.Errorf("creating assignd: %w", err)

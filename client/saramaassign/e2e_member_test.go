@@ -12,6 +12,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
 )
 
@@ -63,7 +64,7 @@ func (l *lab) startMember(name string, k kind, protocol string) (*member, error)
 		if err != nil {
 			return nil, err
 		}
-		s, err := saramaassign.New(ac, protocol, saramaassign.WithGroupID("lab"), saramaassign.WithLogger(quiet),
+		s, err := saramaassign.New(ac, protocol, saramaassign.WithGroupID("lab"), saramaassign.WithLogger(shimtest.Quiet),
 			saramaassign.WithTimeout(time.Second),
 			saramaassign.WithObserver(func(r saramaassign.Report) { l.tl.led(name, r.Source.String()+" "+r.Reason) }))
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
 )
 
@@ -50,16 +51,16 @@ func saramaInput(t *rapid.T, g *assign.Group, protocol string) (map[string]saram
 // claims included), member racks, every subscription version and topics
 // missing from the metadata.
 func TestFallbackMatchesService(t *testing.T) {
-	c := newClient(t, serveAssignd(t))
+	c := shimtest.NewClient(t, shimtest.ServeAssignd(t))
 	for _, name := range []string{sarama.RangeBalanceStrategyName, sarama.RoundRobinBalanceStrategyName, sarama.StickyBalanceStrategyName} {
 		t.Run(name, func(t *testing.T) {
 			var served saramaassign.Report
-			remote, err := saramaassign.New(c, name, saramaassign.WithLogger(quiet),
+			remote, err := saramaassign.New(c, name, saramaassign.WithLogger(shimtest.Quiet),
 				saramaassign.WithObserver(func(r saramaassign.Report) { served = r }))
 			if err != nil {
 				t.Fatal(err)
 			}
-			local, err := saramaassign.New(nil, name, saramaassign.WithLogger(quiet))
+			local, err := saramaassign.New(nil, name, saramaassign.WithLogger(shimtest.Quiet))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +91,7 @@ func TestFallbackMatchesService(t *testing.T) {
 // extra. A group may therefore mix adapter and native "range" members
 // without the plan changing with the leader.
 func TestRangeMatchesSaramas(t *testing.T) {
-	adapter, native := saramaassign.Range(nil, saramaassign.WithLogger(quiet)), sarama.NewBalanceStrategyRange()
+	adapter, native := saramaassign.Range(nil, saramaassign.WithLogger(shimtest.Quiet)), sarama.NewBalanceStrategyRange()
 	gen := assigntest.GroupGen(assigntest.MissingTopics(), assigntest.Members(1, 12), assigntest.Partitions(0, 40))
 	rapid.Check(t, func(rt *rapid.T) {
 		members, topics := saramaInput(rt, gen.Draw(rt, "group"), sarama.RangeBalanceStrategyName)
@@ -115,7 +116,7 @@ func TestRangeMatchesSaramas(t *testing.T) {
 // partitions per topic the plans agree; beyond, a mixed group's plan
 // depends on which kind of member leads (each plan is valid on its own).
 func TestRoundRobinDiffersFromSaramas(t *testing.T) {
-	adapter, native := saramaassign.RoundRobin(nil, saramaassign.WithLogger(quiet)), sarama.NewBalanceStrategyRoundRobin()
+	adapter, native := saramaassign.RoundRobin(nil, saramaassign.WithLogger(shimtest.Quiet)), sarama.NewBalanceStrategyRoundRobin()
 	members := map[string]sarama.ConsumerGroupMemberMetadata{"a": {Topics: []string{"t"}}, "b": {Topics: []string{"t"}}}
 	for _, tc := range []struct {
 		partitions int

@@ -7,6 +7,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
 )
 
@@ -23,9 +24,9 @@ func FuzzPlan(f *testing.F) {
 	f.Add(sub(wire.Subscription{Version: 1, Topics: []string{"a"}, Owned: []wire.TopicPartitions{{Topic: "a", Partitions: []int32{1, 9}}}}), []byte{0, 1}, []byte{2})
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0, 0, 0}, []byte{}, []byte{})
 	strategies := []*saramaassign.Strategy{
-		saramaassign.Range(nil, saramaassign.WithLogger(quiet)),
-		saramaassign.RoundRobin(nil, saramaassign.WithLogger(quiet)),
-		saramaassign.Sticky(nil, saramaassign.WithLogger(quiet)),
+		saramaassign.Range(nil, saramaassign.WithLogger(shimtest.Quiet)),
+		saramaassign.RoundRobin(nil, saramaassign.WithLogger(shimtest.Quiet)),
+		saramaassign.Sticky(nil, saramaassign.WithLogger(shimtest.Quiet)),
 	}
 	f.Fuzz(func(t *testing.T, metaA, metaB, counts []byte) {
 		join := &sarama.JoinGroupResponse{Members: []sarama.GroupMember{{MemberId: "a", Metadata: metaA}, {MemberId: "b", Metadata: metaB}}}

@@ -9,6 +9,7 @@ import (
 	"github.com/IBM/sarama"
 	"pgregory.net/rapid"
 
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
 )
 
@@ -18,8 +19,10 @@ import (
 // every remaining member's partitions when a member leaves.
 func TestStickyInterop(t *testing.T) {
 	kinds := map[string]func() sarama.BalanceStrategy{
-		"sarama":  func() sarama.BalanceStrategy { return sarama.NewBalanceStrategySticky() },
-		"adapter": func() sarama.BalanceStrategy { return saramaassign.Sticky(nil, saramaassign.WithLogger(quiet)) },
+		"sarama": func() sarama.BalanceStrategy { return sarama.NewBalanceStrategySticky() },
+		"adapter": func() sarama.BalanceStrategy {
+			return saramaassign.Sticky(nil, saramaassign.WithLogger(shimtest.Quiet))
+		},
 	}
 	for _, wrote := range []string{"sarama", "adapter"} {
 		for _, reads := range []string{"sarama", "adapter"} {

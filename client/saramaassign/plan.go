@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/IBM/sarama"
+
+	"github.com/assignd/assignd/client/internal/leadercall"
 )
 
 // Plan computes the group's assignment when this member leads: sarama
@@ -23,7 +25,7 @@ func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, t
 	rep := Report{Group: s.cfg.group, Protocol: s.name, Members: len(members)}
 	defer func() {
 		rep.Took = time.Since(start)
-		s.inst.record(s.name, &rep)
+		s.inst.Record(s.name, rep.Source.String(), rep.Reason, rep.Took)
 		if s.cfg.observer != nil {
 			s.cfg.observer(rep)
 		}
@@ -43,9 +45,9 @@ func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, t
 			s.logger.Debug("saramaassign: planned by assignd", s.attrs(&rep, start)...)
 			return rep.Plan, nil
 		}
-		rep.Reason, rep.Err = reason(err), err
+		rep.Reason, rep.Err = leadercall.Reason(err), err
 	} else {
-		rep.Reason = reasonNoClient
+		rep.Reason = leadercall.ReasonNoClient
 	}
 
 	out, err := s.local(in)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,36 +19,10 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
 	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
-
-// proxy forwards to a real assignd, recording requests, or replaces the
-// answer with rewrite's.
-type proxy struct {
-	assigndv1.UnimplementedAssignmentServiceServer
-	next    *client.Client
-	rewrite func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error)
-	block   bool
-
-	mu   sync.Mutex
-	reqs []*assigndv1.AssignRequest
-}
-
-func (p *proxy) Assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
-	p.mu.Lock()
-	p.reqs = append(p.reqs, proto.Clone(req).(*assigndv1.AssignRequest))
-	p.mu.Unlock()
-	if p.block {
-		<-ctx.Done()
-		return nil, status.FromContextError(ctx.Err()).Err()
-	}
-	resp, err := p.next.Assign(ctx, req)
-	if err != nil || p.rewrite == nil {
-		return resp, err
-	}
-	return p.rewrite(resp)
-}
 
 // stickyGroup is what a sarama leader of an eager sticky group sees after
 // one member left and a new one joined: m1 and m2 send back the user data
@@ -69,11 +42,11 @@ func stickyGroup() (map[string]sarama.ConsumerGroupMemberMetadata, map[string][]
 }
 
 func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
-	real := newClient(t, serveAssignd(t))
-	p := &proxy{next: real}
+	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
+	p := &shimtest.Proxy{Next: real}
 	var reports []saramaassign.Report
-	s := saramaassign.Sticky(newClient(t, serveFake(t, p)), saramaassign.WithGroupID("orders-processor"),
-		saramaassign.WithLogger(quiet), saramaassign.WithObserver(func(r saramaassign.Report) { reports = append(reports, r) }))
+	s := saramaassign.Sticky(shimtest.NewClient(t, shimtest.ServeFake(t, p)), saramaassign.WithGroupID("orders-processor"),
+		saramaassign.WithLogger(shimtest.Quiet), saramaassign.WithObserver(func(r saramaassign.Report) { reports = append(reports, r) }))
 	members, topics := stickyGroup()
 
 	plan, err := s.Plan(members, topics)
@@ -83,10 +56,10 @@ func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
 	if st := s.Stats(); st != (saramaassign.Stats{Served: 1}) {
 		t.Fatalf("stats %+v, want one served plan", st)
 	}
-	if len(p.reqs) != 1 {
-		t.Fatalf("%d requests", len(p.reqs))
+	if len(p.Requests()) != 1 {
+		t.Fatalf("%d requests", len(p.Requests()))
 	}
-	req := p.reqs[0]
+	req := p.Requests()[0]
 	want := &assigndv1.AssignRequest{
 		GroupId: "orders-processor", ProtocolName: "sticky",
 		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER,
@@ -146,8 +119,8 @@ func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
 // The versions' own fields reach assignd: owned partitions from v1, the
 // generation from v2, the rack from v3.
 func TestPlanSendsVersionedFields(t *testing.T) {
-	p := &proxy{next: newClient(t, serveAssignd(t))}
-	s := saramaassign.Range(newClient(t, serveFake(t, p)), saramaassign.WithLogger(quiet))
+	p := &shimtest.Proxy{Next: shimtest.NewClient(t, shimtest.ServeAssignd(t))}
+	s := saramaassign.Range(shimtest.NewClient(t, shimtest.ServeFake(t, p)), saramaassign.WithLogger(shimtest.Quiet))
 	rack := "az2"
 	owned := []*sarama.OwnedPartition{{Topic: "t", Partitions: []int32{1}}}
 	members := map[string]sarama.ConsumerGroupMemberMetadata{
@@ -166,7 +139,7 @@ func TestPlanSendsVersionedFields(t *testing.T) {
 		{MemberId: "v2", Topics: []string{"t"}, Generation: &g3},
 		{MemberId: "v3", Topics: []string{"t"}, Generation: &g3, RackId: &rack},
 	}
-	for i, m := range p.reqs[0].GetMembers() {
+	for i, m := range p.Requests()[0].GetMembers() {
 		if !proto.Equal(m, want[i]) {
 			t.Errorf("member %d: %v, want %v", i, m, want[i])
 		}
@@ -174,15 +147,15 @@ func TestPlanSendsVersionedFields(t *testing.T) {
 }
 
 func TestFallback(t *testing.T) {
-	real := newClient(t, serveAssignd(t))
+	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
 	members, topics := stickyGroup()
-	want, err := saramaassign.Sticky(nil, saramaassign.WithLogger(quiet)).Plan(members, topics)
+	want, err := saramaassign.Sticky(nil, saramaassign.WithLogger(shimtest.Quiet)).Plan(members, topics)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rewrite := func(fn func(r *assigndv1.AssignResponse)) func(t *testing.T) *client.Client {
 		return func(t *testing.T) *client.Client {
-			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				fn(r)
 				return r, nil
 			}}))
@@ -195,11 +168,13 @@ func TestFallback(t *testing.T) {
 		reason string
 	}{
 		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient"},
-		{"nothing listening", func(t *testing.T) *client.Client { return newClient(t, closedAddr(t)) }, nil, "Unavailable"},
-		{"slow", func(t *testing.T) *client.Client { return newClient(t, serveFake(t, &proxy{block: true})) },
+		{"nothing listening", func(t *testing.T) *client.Client { return shimtest.NewClient(t, shimtest.ClosedAddr(t)) }, nil, "Unavailable"},
+		{"slow", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true}))
+		},
 			[]saramaassign.Option{saramaassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded"},
 		{"error", func(t *testing.T) *client.Client {
-			return newClient(t, serveFake(t, &proxy{next: real, rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				return nil, status.Error(codes.ResourceExhausted, "busy")
 			}}))
 		}, nil, "ResourceExhausted"},
@@ -224,7 +199,7 @@ func TestFallback(t *testing.T) {
 			reader := sdkmetric.NewManualReader()
 			var rep saramaassign.Report
 			opts := append([]saramaassign.Option{
-				saramaassign.WithLogger(quiet),
+				saramaassign.WithLogger(shimtest.Quiet),
 				saramaassign.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
 				saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }),
 			}, tc.opts...)
@@ -261,7 +236,7 @@ func TestPlanFailsWhenNeitherWayCan(t *testing.T) {
 	m3.Topics = []string{"", "orders"}
 	members["m3"] = m3
 	var rep saramaassign.Report
-	s := saramaassign.Sticky(newClient(t, serveAssignd(t)), saramaassign.WithLogger(quiet),
+	s := saramaassign.Sticky(shimtest.NewClient(t, shimtest.ServeAssignd(t)), saramaassign.WithLogger(shimtest.Quiet),
 		saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }))
 	_, err := s.Plan(members, topics)
 	var ie *assign.InputError
@@ -279,7 +254,7 @@ func TestPlanFailsWhenNeitherWayCan(t *testing.T) {
 // Whatever sarama (or a caller) passes, Plan returns a valid plan or an
 // error, and never panics.
 func TestPlanOnOddInput(t *testing.T) {
-	c := newClient(t, serveAssignd(t))
+	c := shimtest.NewClient(t, shimtest.ServeAssignd(t))
 	rack := "az1"
 	for _, tc := range []struct {
 		name    string
@@ -315,7 +290,7 @@ func TestPlanOnOddInput(t *testing.T) {
 	} {
 		for _, name := range []string{"range", "roundrobin", "sticky"} {
 			t.Run(tc.name+"/"+name, func(t *testing.T) {
-				s, err := saramaassign.New(c, name, saramaassign.WithLogger(quiet))
+				s, err := saramaassign.New(c, name, saramaassign.WithLogger(shimtest.Quiet))
 				if err != nil {
 					t.Fatal(err)
 				}

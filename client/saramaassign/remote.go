@@ -2,18 +2,9 @@ package saramaassign
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
-	"google.golang.org/grpc/status"
-
 	"github.com/assignd/assignd/assign"
-)
-
-// Fallback reasons that are not gRPC codes.
-const (
-	reasonInvalidResponse = "InvalidResponse"
-	reasonNoClient        = "NoClient"
 )
 
 // outcome is a plan in the engine's terms, from assignd or the fallback.
@@ -50,12 +41,4 @@ func (s *Strategy) local(in *input) (outcome, error) {
 		return outcome{}, fmt.Errorf("saramaassign: assigning in-process: %w", err)
 	}
 	return outcome{members: r.Members, warnings: r.Warnings}, nil
-}
-
-// reason names why a call to assignd did not give a usable answer.
-func reason(err error) string {
-	if errors.Is(err, errInvalidResponse) {
-		return reasonInvalidResponse
-	}
-	return status.Code(err).String()
 }

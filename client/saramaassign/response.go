@@ -1,15 +1,12 @@
 package saramaassign
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/client/internal/leadercall"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
-
-// errInvalidResponse marks an assignd answer that does not fit the group.
-var errInvalidResponse = errors.New("assignd's response does not fit the group")
 
 // fromResponse checks that resp is a plan for g and returns each member's
 // decoded partitions, in the response's order. A plan that sarama would
@@ -19,12 +16,13 @@ var errInvalidResponse = errors.New("assignd's response does not fit the group")
 // partition g does not have, or the same partition for two members.
 func fromResponse(resp *assigndv1.AssignResponse, g *assign.Group) ([]assign.MemberAssignment, error) {
 	if got, want := resp.GetRebalanceProtocol(), assigndv1.RebalanceProtocolOf(g.Protocol); got != want {
-		return nil, fmt.Errorf("%w: it ran %s for a group running %s", errInvalidResponse, got, want)
+		return nil, fmt.Errorf("%w: it ran %s for a group running %s", leadercall.ErrInvalidResponse, got, want)
 	}
-	done := make(map[string]bool, len(g.Members))
+	ids := make([]string, len(g.Members))
 	for i := range g.Members {
-		done[g.Members[i].ID] = false
+		ids[i] = g.Members[i].ID
 	}
+	check := leadercall.NewMemberCheck(ids)
 	counts := make(map[string]int32, len(g.Topics))
 	for _, t := range g.Topics {
 		counts[t.Name] = t.Partitions
@@ -34,20 +32,15 @@ func fromResponse(resp *assigndv1.AssignResponse, g *assign.Group) ([]assign.Mem
 	out := make([]assign.MemberAssignment, 0, len(g.Members))
 	for _, a := range resp.GetAssignments() {
 		id := a.GetMemberId()
-		seen, ok := done[id]
-		switch {
-		case !ok:
-			return nil, fmt.Errorf("%w: it assigns unknown member %q", errInvalidResponse, id)
-		case seen:
-			return nil, fmt.Errorf("%w: it assigns member %q twice", errInvalidResponse, id)
+		if err := check.Assigned(id); err != nil {
+			return nil, err
 		}
-		done[id] = true
 		ma := assign.MemberAssignment{ID: id, UserData: a.GetUserData()}
 		for _, l := range a.GetPartitions() {
 			topic := l.GetTopic()
 			n, ok := counts[topic]
 			if !ok {
-				return nil, fmt.Errorf("%w: it gives member %q unknown topic %q", errInvalidResponse, id, topic)
+				return nil, fmt.Errorf("%w: it gives member %q unknown topic %q", leadercall.ErrInvalidResponse, id, topic)
 			}
 			marks := taken[topic]
 			if marks == nil {
@@ -56,10 +49,10 @@ func fromResponse(resp *assigndv1.AssignResponse, g *assign.Group) ([]assign.Mem
 			}
 			for _, p := range l.GetPartitions() {
 				if p < 0 || p >= n {
-					return nil, fmt.Errorf("%w: it gives member %q partition %d of topic %q, which has %d", errInvalidResponse, id, p, topic, n)
+					return nil, fmt.Errorf("%w: it gives member %q partition %d of topic %q, which has %d", leadercall.ErrInvalidResponse, id, p, topic, n)
 				}
 				if marks[p] {
-					return nil, fmt.Errorf("%w: it gives partition %d of topic %q twice, the second time to member %q", errInvalidResponse, p, topic, id)
+					return nil, fmt.Errorf("%w: it gives partition %d of topic %q twice, the second time to member %q", leadercall.ErrInvalidResponse, p, topic, id)
 				}
 				marks[p] = true
 			}
@@ -67,12 +60,8 @@ func fromResponse(resp *assigndv1.AssignResponse, g *assign.Group) ([]assign.Mem
 		}
 		out = append(out, ma)
 	}
-	if len(out) != len(g.Members) {
-		for i := range g.Members {
-			if !done[g.Members[i].ID] {
-				return nil, fmt.Errorf("%w: member %q is missing", errInvalidResponse, g.Members[i].ID)
-			}
-		}
+	if err := check.Complete(); err != nil {
+		return nil, err
 	}
 	return out, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/leadercall"
 )
 
 // Strategy is a sarama.BalanceStrategy for eager consumer groups that
@@ -28,7 +29,7 @@ type Strategy struct {
 	client *client.Client
 	cfg    config
 	logger *slog.Logger
-	inst   instruments
+	inst   leadercall.Instruments
 
 	served, fallbacks, failures atomic.Uint64
 }
@@ -82,9 +83,9 @@ func New(c *client.Client, protocol string, opts ...Option) (*Strategy, error) {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
-	inst, err := newInstruments(s.cfg.meters)
+	inst, err := leadercall.NewInstruments(s.cfg.meters, meterName)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("saramaassign: %w", err)
 	}
 	s.inst = inst
 	return s, nil

@@ -1,58 +1,16 @@
 package saramaassign
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/IBM/sarama"
-	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/metric"
 )
 
 // meterName is the instrumentation scope of the adapter's metrics. The
 // instruments have the same names as the franz-go shim's, so one
 // dashboard covers both.
 const meterName = "github.com/assignd/assignd/client/saramaassign"
-
-// instruments are the adapter's OpenTelemetry instruments.
-type instruments struct {
-	// fallbacks counts plans computed in-process because assignd did not
-	// answer usefully, by protocol and reason.
-	fallbacks metric.Int64Counter
-	// duration is the leader's whole plan, by protocol and source.
-	duration metric.Float64Histogram
-}
-
-func newInstruments(mp metric.MeterProvider) (instruments, error) {
-	if mp == nil {
-		mp = otel.GetMeterProvider()
-	}
-	m := mp.Meter(meterName)
-	fallbacks, err := m.Int64Counter("assignd.client.fallbacks", metric.WithUnit("{balance}"),
-		metric.WithDescription("Group balances the leader computed in-process because assignd was unavailable, slow or failed."))
-	if err != nil {
-		return instruments{}, fmt.Errorf("saramaassign: creating the fallback counter: %w", err)
-	}
-	duration, err := m.Float64Histogram("assignd.client.balance.duration", metric.WithUnit("s"),
-		metric.WithDescription("Time the group leader spent balancing, call to assignd and fallback included."),
-		metric.WithExplicitBucketBoundaries(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
-	if err != nil {
-		return instruments{}, fmt.Errorf("saramaassign: creating the balance duration histogram: %w", err)
-	}
-	return instruments{fallbacks: fallbacks, duration: duration}, nil
-}
-
-func (i instruments) record(protocol string, r *Report) {
-	ctx := context.Background()
-	if r.Source == SourceFallback {
-		i.fallbacks.Add(ctx, 1, metric.WithAttributes(
-			attribute.String("protocol", protocol), attribute.String("reason", r.Reason)))
-	}
-	i.duration.Record(ctx, r.Took.Seconds(), metric.WithAttributes(
-		attribute.String("protocol", protocol), attribute.String("source", r.Source.String())))
-}
 
 // Stats counts this strategy's plans as group leader, by source.
 type Stats struct {
