@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -32,7 +33,7 @@ func TestAssignRetriesUnavailable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			svc := &fakeService{failFirst: tc.failFirst}
-			c, err := client.New(serveFake(t, svc), client.WithMaxAttempts(tc.attempts))
+			c, err := client.New(shimtest.ServeFake(t, svc), client.WithMaxAttempts(tc.attempts))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -50,7 +51,7 @@ func TestAssignRetriesUnavailable(t *testing.T) {
 
 func TestAssignTimeout(t *testing.T) {
 	svc := &fakeService{block: true}
-	c, err := client.New(serveFake(t, svc), client.WithTimeout(150*time.Millisecond))
+	c, err := client.New(shimtest.ServeFake(t, svc), client.WithTimeout(150*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +72,7 @@ func TestAssignTimeout(t *testing.T) {
 func TestRoundRobinOverResolvedAddresses(t *testing.T) {
 	a, b := &fakeService{name: "a"}, &fakeService{name: "b"}
 	r := manual.NewBuilderWithScheme("lab")
-	r.InitialState(resolver.State{Addresses: []resolver.Address{{Addr: serveFake(t, a)}, {Addr: serveFake(t, b)}}})
+	r.InitialState(resolver.State{Addresses: []resolver.Address{{Addr: shimtest.ServeFake(t, a)}, {Addr: shimtest.ServeFake(t, b)}}})
 	c, err := client.New("lab:///assignd", client.WithDialOptions(grpc.WithResolvers(r)))
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +99,7 @@ func TestRoundRobinOverResolvedAddresses(t *testing.T) {
 }
 
 func TestDNSTarget(t *testing.T) {
-	c, err := client.New("dns:///" + serveAssignd(t))
+	c, err := client.New("dns:///" + shimtest.ServeAssignd(t))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/internal/testcerts"
 	"github.com/assignd/assignd/server"
 )
@@ -16,7 +17,7 @@ import (
 func TestMutualTLS(t *testing.T) {
 	ca := testcerts.New(t)
 	leader := ca.Client(t, "leader", "payments")
-	addr := serveAssignd(t, server.WithTLS(&tls.Config{
+	addr := shimtest.ServeAssignd(t, server.WithTLS(&tls.Config{
 		Certificates: []tls.Certificate{ca.Server(t)},
 		ClientAuth:   tls.RequireAndVerifyClientCert, ClientCAs: ca.Pool,
 		MinVersion: tls.VersionTLS13,

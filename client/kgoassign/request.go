@@ -76,13 +76,7 @@ func (in *input) request(protocolName string, p assign.RebalanceProtocol) *assig
 		req.Members[i] = pm
 	}
 	for i, t := range in.topics {
-		pt := &assigndv1.Topic{Name: t.Name, PartitionCount: t.Partitions}
-		for p, racks := range t.Racks {
-			if len(racks) > 0 {
-				pt.PartitionRacks = append(pt.PartitionRacks, &assigndv1.PartitionRacks{Partition: int32(p), Racks: racks})
-			}
-		}
-		req.Topics[i] = pt
+		req.Topics[i] = assigndv1.TopicOf(t)
 	}
 	return req
 }

@@ -43,13 +43,7 @@ func explicitRequest(groupID, protocolName string, g *assign.Group) *assigndv1.A
 		req.Members[i] = pm
 	}
 	for i, t := range g.Topics {
-		pt := &assigndv1.Topic{Name: t.Name, PartitionCount: t.Partitions}
-		for p, racks := range t.Racks {
-			if len(racks) > 0 {
-				pt.PartitionRacks = append(pt.PartitionRacks, &assigndv1.PartitionRacks{Partition: int32(p), Racks: racks})
-			}
-		}
-		req.Topics[i] = pt
+		req.Topics[i] = assigndv1.TopicOf(t)
 	}
 	return req
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client/internal/shimtest"
 )
 
 // TestExplicitRequestMatchesEngine checks the request builder against the
@@ -19,7 +20,7 @@ import (
 // assignd's decoded plan must be the engine's plan for the same group,
 // member for member, for every eager standard assignor.
 func TestExplicitRequestMatchesEngine(t *testing.T) {
-	c := realAssignd(t)
+	c := shimtest.NewClient(t, shimtest.ServeAssignd(t))
 	for _, name := range []string{assign.NameRange, assign.NameRoundRobin, assign.NameSticky} {
 		t.Run(name, func(t *testing.T) {
 			a, ok := assign.Lookup(name, 0)

@@ -28,11 +28,11 @@ import (
 // Quiet is a logger that discards everything.
 var Quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
-// ServeAssignd runs a real assignd with the default policy on a fresh
-// 127.0.0.1 port until the test ends and returns its address.
-func ServeAssignd(t testing.TB) string {
+// ServeAssignd runs a real assignd with the default policy and opts on a
+// fresh 127.0.0.1 port until the test ends and returns its address.
+func ServeAssignd(t testing.TB, opts ...server.Option) string {
 	t.Helper()
-	srv, err := server.New(server.DefaultSelector(), Quiet)
+	srv, err := server.New(server.DefaultSelector(), Quiet, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,3 +14,16 @@ func RebalanceProtocolOf(p assign.RebalanceProtocol) RebalanceProtocol {
 	}
 	return RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED
 }
+
+// TopicOf converts the engine's topic metadata to the API's, for clients
+// that build requests from it: partition_racks lists the partitions whose
+// replica racks are known.
+func TopicOf(t assign.Topic) *Topic {
+	pt := &Topic{Name: t.Name, PartitionCount: t.Partitions}
+	for p, racks := range t.Racks {
+		if len(racks) > 0 {
+			pt.PartitionRacks = append(pt.PartitionRacks, &PartitionRacks{Partition: int32(p), Racks: racks})
+		}
+	}
+	return pt
+}
