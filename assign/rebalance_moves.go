@@ -96,7 +96,6 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 			perRank[r.pickRank(p, u, v)]++
 		}
 	}
-	clear(r.holding[u][len(kept):])
 	r.holding[u] = kept
 	// Take every partition of the ranks below last, and the first of rank
 	// last up to n.
