@@ -101,6 +101,8 @@ type rebalancer struct {
 	inQueue    []int32 // stamp: the member is in searchWithReturns' queue
 	reached    []int32 // members searchWithReturns labelled
 	picked     []int32 // pick's result, reused
+	mark       []int32 // per partition: pick saw it in this epoch
+	markEpoch  int32
 }
 
 func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalancer {
@@ -163,7 +165,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
 		}
 	}
-	r.budget = max(64*(len(target)+int(r.classOff[n])), 1<<22)
+	r.budget = max(64*(len(target)+int(r.classOff[n])), 8*n*(n+int(r.classOff[n])), 1<<23)
 	r.dist = make([]int32, n)
 	r.distStamp = make([]int32, n)
 	r.viaMember = make([]int32, n)

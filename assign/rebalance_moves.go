@@ -81,22 +81,37 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 // pick chooses n partitions of class k that u hands to v: in order of
 // preference ones v owned before (they go home: one move fewer), ones u
 // did not own (free), then any; among equals, ones local to v's rack, then
-// the order of u's holding list. It drops the list's stale entries as it
-// goes, so that its length stays what u holds. The result is valid until
-// the next call.
+// the order of u's holding list. The result is valid until the next call.
+//
+// How many partitions of each preference u holds is known from the
+// counters without racks (rankCounts), so the scan stops once it has n;
+// stale entries (partitions u no longer holds) are dropped from the front
+// of the list as it goes. With racks the whole list is read, and
+// compacted. Either way the budget pays for what is read. A partition that
+// came back to u is listed twice; marks keep it from being counted or
+// taken twice.
 func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
-	var perRank [pickRanks]int
-	kept := r.holding[u][:0]
-	for _, p := range r.holding[u] {
-		if r.target[p] != u {
-			continue
-		}
-		kept = append(kept, p)
-		if r.cl.classOf[r.st.topicOf[p]] == k {
-			perRank[r.pickRank(p, u, v)]++
-		}
+	if r.mark == nil {
+		r.mark = make([]int32, len(r.target))
 	}
-	r.holding[u] = kept
+	perRank, known := r.rankCounts(u, k, v)
+	list := r.holding[u]
+	if !known {
+		r.markEpoch++
+		kept := list[:0]
+		for _, p := range list {
+			if r.target[p] != u || r.mark[p] == r.markEpoch {
+				continue
+			}
+			r.mark[p] = r.markEpoch
+			kept = append(kept, p)
+			if r.cl.classOf[r.st.topicOf[p]] == k {
+				perRank[r.pickRank(p, u, v)]++
+			}
+		}
+		r.budget -= len(list)
+		list = kept
+	}
 	// Take every partition of the ranks below last, and the first of rank
 	// last up to n.
 	last, below := 0, 0
@@ -105,12 +120,22 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 		last++
 	}
 	atLast := n - below
+	r.markEpoch++
 	out := r.picked[:0]
-	for _, p := range kept {
+	read, leading := 0, true
+	for _, p := range list {
 		if len(out) == n {
 			break
 		}
-		if r.cl.classOf[r.st.topicOf[p]] != k {
+		read++
+		if r.target[p] != u {
+			if leading {
+				list = list[1:]
+			}
+			continue
+		}
+		leading = false
+		if r.cl.classOf[r.st.topicOf[p]] != k || r.mark[p] == r.markEpoch {
 			continue
 		}
 		switch rank := r.pickRank(p, u, v); {
@@ -119,10 +144,30 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 		case rank == last && atLast > 0:
 			out = append(out, p)
 			atLast--
+		default:
+			continue
 		}
+		r.mark[p] = r.markEpoch
 	}
+	r.budget -= read
+	r.holding[u] = list
 	r.picked = out
 	return out
+}
+
+// rankCounts counts u's partitions of class k by pickRank for v, from the
+// held, free and away counters; known is false in rack-aware groups,
+// where the counters do not tell local from remote.
+func (r *rebalancer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool) {
+	if r.st.rackAware {
+		return counts, false
+	}
+	s := r.slot(u, k)
+	home := int(r.away[awayKey{v, u, k}])
+	counts[0] = home
+	counts[2] = int(r.free[s]) - home
+	counts[4] = int(r.held[s] - r.free[s])
+	return counts, true
 }
 
 // pickRanks is the number of pick preferences.
