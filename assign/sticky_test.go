@@ -466,3 +466,24 @@ func TestMissingTopicsWarningIsBounded(t *testing.T) {
 		t.Fatalf("warning of %d bytes: %.200s", len(r.Warnings[0]), r.Warnings[0])
 	}
 }
+
+// Every negative generation is an absent one, as in the Java client: a
+// claim at -5 neither beats nor loses to a claim without a generation;
+// the two tie, and the partition is withheld from both.
+func TestCooperativeStickyNegativeGenerationIsNone(t *testing.T) {
+	g := assigntest.NewGroup().Generation(9).Topic("t", 2).
+		Member("a", "t").Member("b", "t").
+		Owns("a", "t", 0).Gen("a", -5).
+		Owns("b", "t", 0).Gen("b", assign.NoGeneration).Build()
+	r := run(t, assign.CooperativeSticky(), g)
+	if !slices.ContainsFunc(r.Pending, func(tp assign.TopicPartitions) bool { return tp.Topic == "t" && slices.Contains(tp.Partitions, 0) }) {
+		t.Errorf("t-0 claimed by generation -5 and by no generation is not withheld: pending %v", r.Pending)
+	}
+	for _, id := range []string{"a", "b"} {
+		for _, tp := range assigned(r, id) {
+			if slices.Contains(tp.Partitions, 0) {
+				t.Errorf("%s was given t-0 although the other member still claims it", id)
+			}
+		}
+	}
+}
