@@ -103,6 +103,7 @@ type rebalancer struct {
 	picked     []int32 // pick's result, reused
 	mark       []int32 // per partition: pick saw it in this epoch
 	markEpoch  int32
+	alike      [][]int32 // relieveAlike's receivers by class, reused
 }
 
 func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalancer {

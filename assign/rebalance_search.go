@@ -22,8 +22,73 @@ func (r *rebalancer) augment(xs []int32, want int32, freeOnly bool) bool {
 	if best < 0 {
 		return false
 	}
+	level, top, d := r.count[xs[0]], r.count[best], r.dist[best]
+	v := r.viaMember[best]
+	direct := v >= 0 && r.viaMember[v] < 0
 	r.apply(best)
+	if !freeOnly && !r.uniform && direct {
+		r.relieveAlike(xs, level, top, d)
+	}
 	return true
+}
+
+// relieveAlike continues a step of the owned phase without searching
+// again: every other giver the search found as good as the one it took (as
+// loaded, at the same cost, handing over directly) hands one partition of
+// its chain's class to a receiver still at level that subscribes to the
+// class, each giver and receiver once. These are the steps the searches
+// that would follow take one by one: the search's distances stay exact
+// along hand-overs it did not use (successive shortest paths), the givers
+// stay the most loaded and the receivers the least. Without it, a
+// scale-out of hundreds of members with unequal subscriptions costs a
+// search over all members per partition moved.
+func (r *rebalancer) relieveAlike(xs []int32, level, top, d int32) {
+	if len(r.alike) != len(r.cl.subscribers) {
+		r.alike = make([][]int32, len(r.cl.subscribers))
+	}
+	for k := range r.alike {
+		r.alike[k] = r.alike[k][:0]
+	}
+	for _, x := range xs {
+		if r.count[x] == level {
+			for _, k := range r.cl.memberClasses[x] {
+				r.alike[k] = append(r.alike[k], x)
+			}
+		}
+	}
+	for g := range int32(len(r.count)) {
+		r.budget--
+		if r.budget <= 0 {
+			return
+		}
+		if r.distStamp[g] != r.epoch || r.dist[g] != d || r.count[g] != top {
+			continue
+		}
+		if v := r.viaMember[g]; v < 0 || r.viaMember[v] >= 0 {
+			continue // not a direct hand-over
+		}
+		k := r.viaClass[g]
+		s := r.slot(g, k)
+		cost := int32(1)
+		if r.free[s] > 0 {
+			cost = 0
+		}
+		if r.held[s] == 0 || cost != d {
+			continue
+		}
+		receivers := r.alike[k]
+		for len(receivers) > 0 && r.count[receivers[0]] != level {
+			receivers = receivers[1:]
+		}
+		r.alike[k] = receivers
+		if len(receivers) == 0 {
+			continue
+		}
+		x := receivers[0]
+		r.move(r.pick(g, k, x, 1)[0], g, x)
+		r.count[g]--
+		r.count[x]++
+	}
 }
 
 // search runs the backward 0-1 breadth-first search from the receivers xs
