@@ -84,9 +84,6 @@ func New(c *client.Client, protocol string, opts ...Option) (*Balancer, error) {
 	for _, o := range opts {
 		o.apply(&b.cfg)
 	}
-	if b.cfg.timeout < 0 {
-		return nil, fmt.Errorf("kgoassign: negative timeout %s", b.cfg.timeout)
-	}
 	b.logger = b.cfg.logger
 	if b.logger == nil {
 		b.logger = slog.Default()
