@@ -2,6 +2,8 @@ package assign_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
@@ -101,8 +103,18 @@ func mustRun(g *assign.Group) *assign.Result {
 // partitions), U (200 members, 40 × 200, member i subscribed to topic j when
 // (i+j) mod 3 ≠ 0), A (2,000 members, 500 × 2,000 partitions, first
 // assignment), B (A's result owned, one member gone), B2 (A's result owned,
-// one member added) and E (as A, the last member subscribed to topic 0 only).
-var scenarioOrder = []string{"S", "S-leave", "U", "U-leave", "A", "B", "B2", "E"}
+// one member added) and E (as A, the last member subscribed to topic 0 only);
+// then R (1,000 members, 100 × 1,000 partitions, each member subscribed to
+// 30 topics drawn at random) and R-join (R's result owned, 100 members
+// added): unequal subscriptions at scale, the repair's hardest case.
+var scenarioOrder = []string{"S", "S-leave", "U", "U-leave", "A", "B", "B2", "E", "R", "R-join"}
+
+// randomSubscriptions is R's rule: member m subscribes to 30 of the 100
+// topics, drawn by a generator seeded with m, so that every run and every
+// added member draws the same.
+func randomSubscriptions(m, t int) bool {
+	return slices.Contains(rand.New(rand.NewPCG(uint64(m), 30)).Perm(100)[:30], t)
+}
 
 var (
 	cachedName     string
@@ -140,6 +152,13 @@ func benchScenario(name string) *scenario {
 		}
 	case "E":
 		g = uniformGroup(500, 2000, 2000, func(m, t int) bool { return m < 1999 || t == 0 })
+	case "R", "R-join":
+		g = uniformGroup(100, 1000, 1000, randomSubscriptions)
+		if name == "R-join" {
+			joined := uniformGroup(100, 1000, 1100, randomSubscriptions)
+			joined.Members = append(owning(g, mustRun(g), 1).Members, joined.Members[1000:]...)
+			g = joined
+		}
 	default:
 		panic("unknown scenario " + name)
 	}

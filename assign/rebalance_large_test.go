@@ -53,72 +53,81 @@ func TestRebalanceLargeOwner(t *testing.T) {
 	}
 }
 
-// TestRebalanceScaleOutUnequal: 500 members with three different
-// subscriptions over 100 topics × 1,000 partitions, settled, then doubled.
-// The repair once handed one partition per search to the newcomers, ran
-// out of work budget after about 4,000 moves a round and took eleven
-// follow-ups to settle; now the givers the search finds as good as the one
-// it took hand over in the same step. The group must settle with one
-// follow-up, every round balanced and without warnings, and move nothing
-// but what the newcomers end up with (every partition was owned, so each
-// of theirs is one move, and the old members never trade among
-// themselves).
+// TestRebalanceScaleOutUnequal: 500 or 1,000 members with unequal
+// subscriptions over 100 topics × 1,000 partitions, settled, then grown by
+// half or a tenth. The repair once handed one partition per search to the
+// newcomers, ran out of work budget after about 4,000 moves a round and
+// took eleven follow-ups to settle; now the givers the search finds as
+// good as the one it took hand over in the same step. The group must
+// settle with one follow-up, every round balanced and without warnings,
+// and move nothing but what the newcomers end up with (every partition was
+// owned, so each of theirs is one move, and the old members never trade
+// among themselves). BenchmarkCooperativeSticky/R-join times the second.
 func TestRebalanceScaleOutUnequal(t *testing.T) {
-	const topics, partitions, before, after = 100, 1000, 500, 1000
-	subscription := func(i int) []string {
-		var ts []string
-		for j := range topics {
-			if (i+j)%3 != 0 {
-				ts = append(ts, fmt.Sprintf("topic-%03d", j))
-			}
-		}
-		return ts
-	}
-	for _, a := range cooperativeAssignors {
-		t.Run(assign.Ref(a), func(t *testing.T) {
-			b := assigntest.NewGroup().Protocol(assign.Cooperative)
+	const topics, partitions = 100, 1000
+	for _, tc := range []struct {
+		name          string
+		before, after int
+		subscribed    func(m, t int) bool
+	}{
+		{"(i+j) mod 3 ≠ 0, 500 → 1000", 500, 1000, func(m, t int) bool { return (m+t)%3 != 0 }},
+		{"30 random topics, 1000 → 1100", 1000, 1100, randomSubscriptions},
+	} {
+		subscription := func(m int) []string {
+			var ts []string
 			for j := range topics {
-				b.Topic(fmt.Sprintf("topic-%03d", j), partitions)
-			}
-			for i := range before {
-				b.Member(fmt.Sprintf("consumer-%04d", i), subscription(i)...)
-			}
-			g := b.Build()
-			r := runChecked(t, a, g, nil, assigntest.Balanced())
-			if r.FollowupRequired {
-				t.Fatal("a first assignment needs no follow-up")
-			}
-			e := assigntest.Edit(assigntest.NextGroup(g, r))
-			for i := before; i < after; i++ {
-				e.Member(fmt.Sprintf("consumer-%04d", i), subscription(i)...)
-			}
-			g = e.Build()
-			moved, followups := 0, 0
-			for {
-				r = runChecked(t, a, g, nil, assigntest.Balanced())
-				if len(r.Warnings) > 0 {
-					t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
+				if tc.subscribed(m, j) {
+					ts = append(ts, fmt.Sprintf("topic-%03d", j))
 				}
-				moved += r.Stats.Moved
-				if !r.FollowupRequired {
-					break
-				}
-				if followups++; followups > 1 {
-					t.Fatalf("still pending after %d follow-ups (%d partitions)", followups, r.Stats.Pending)
-				}
-				g = assigntest.NextGroup(g, r)
 			}
-			newcomers := 0
-			for _, ma := range r.Members {
-				if ma.ID >= fmt.Sprintf("consumer-%04d", before) {
-					for _, tp := range ma.Assigned {
-						newcomers += len(tp.Partitions)
+			return ts
+		}
+		for _, a := range cooperativeAssignors {
+			t.Run(tc.name+"/"+assign.Ref(a), func(t *testing.T) {
+				b := assigntest.NewGroup().Protocol(assign.Cooperative)
+				for j := range topics {
+					b.Topic(fmt.Sprintf("topic-%03d", j), partitions)
+				}
+				for i := range tc.before {
+					b.Member(fmt.Sprintf("consumer-%04d", i), subscription(i)...)
+				}
+				g := b.Build()
+				r := runChecked(t, a, g, nil, assigntest.Balanced())
+				if r.FollowupRequired {
+					t.Fatal("a first assignment needs no follow-up")
+				}
+				e := assigntest.Edit(assigntest.NextGroup(g, r))
+				for i := tc.before; i < tc.after; i++ {
+					e.Member(fmt.Sprintf("consumer-%04d", i), subscription(i)...)
+				}
+				g = e.Build()
+				moved, followups := 0, 0
+				for {
+					r = runChecked(t, a, g, nil, assigntest.Balanced())
+					if len(r.Warnings) > 0 {
+						t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
+					}
+					moved += r.Stats.Moved
+					if !r.FollowupRequired {
+						break
+					}
+					if followups++; followups > 1 {
+						t.Fatalf("still pending after %d follow-ups (%d partitions)", followups, r.Stats.Pending)
+					}
+					g = assigntest.NextGroup(g, r)
+				}
+				newcomers := 0
+				for _, ma := range r.Members {
+					if ma.ID >= fmt.Sprintf("consumer-%04d", tc.before) {
+						for _, tp := range ma.Assigned {
+							newcomers += len(tp.Partitions)
+						}
 					}
 				}
-			}
-			if moved != newcomers {
-				t.Fatalf("moved %d partitions in all; the newcomers hold %d, so old members traded %d among themselves", moved, newcomers, moved-newcomers)
-			}
-		})
+				if moved != newcomers {
+					t.Fatalf("moved %d partitions in all; the newcomers hold %d, so old members traded %d among themselves", moved, newcomers, moved-newcomers)
+				}
+			})
+		}
 	}
 }

@@ -234,6 +234,13 @@ func (r *rebalancer) homecoming() {
 			if r.budget <= 0 {
 				return
 			}
+			// The chain starts with v handing on a free partition: without
+			// one, no search can reach v. (A scale-out moves thousands of
+			// partitions away from members that received none; searching
+			// for each cost seconds.)
+			if !r.holdsFree(v) {
+				continue
+			}
 			if r.search([]int32{u}, true, func(w, _ int32) bool { return w == v }) != v {
 				continue
 			}
@@ -244,6 +251,17 @@ func (r *rebalancer) homecoming() {
 			r.move(p, u, v)
 		}
 	}
+}
+
+// holdsFree reports whether m holds a partition it did not own before
+// this round.
+func (r *rebalancer) holdsFree(m int32) bool {
+	for _, f := range r.free[r.classOff[m]:r.classOff[m+1]] {
+		if f > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // relieveOnce performs one augmentation for the lowest load level that has
