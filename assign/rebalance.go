@@ -72,7 +72,11 @@ type rebalancer struct {
 	// this round.
 	held, free []int32
 	classOff   []int32
-	holding    [][]int32 // per member, partitions it was given (stale entries are skipped)
+	// subSlot[k][i] is the slot of cl.subscribers[k][i] in class k: the
+	// searches walk every subscriber of a class and would otherwise look
+	// each slot up again (half of their time).
+	subSlot [][]int32
+	holding [][]int32 // per member, partitions it was given (stale entries are skipped)
 	// away counts, per member v, holder u and class k, the partitions of
 	// k that v owned before this round and u holds now; awayFrom[v] lists
 	// the (u, k) pairs that may have some (pairs whose count fell to zero
@@ -114,6 +118,15 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 		r.classOff[m+1] = r.classOff[m] + int32(len(cl.memberClasses[m]))
 	}
 	r.held = make([]int32, r.classOff[n])
+	r.subSlot = make([][]int32, len(cl.subscribers))
+	flatSlots := make([]int32, 0, r.classOff[n])
+	for k, subs := range cl.subscribers {
+		start := len(flatSlots)
+		for _, m := range subs {
+			flatSlots = append(flatSlots, r.slot(m, int32(k)))
+		}
+		r.subSlot[k] = flatSlots[start:len(flatSlots):len(flatSlots)]
+	}
 	r.free = make([]int32, r.classOff[n])
 	begin := make([]int32, n+1)
 	for p, m := range target {

@@ -64,9 +64,9 @@ func (r *rebalancer) searchWithReturns(xs []int32, better func(v, best int32) bo
 				continue
 			}
 			r.classDist[k], r.classStamp[k] = d, epoch
-			for _, u := range r.cl.subscribers[k] {
+			for i, u := range r.cl.subscribers[k] {
 				r.budget--
-				s := r.slot(u, k)
+				s := r.subSlot[k][i]
 				if r.held[s] == 0 || u == v {
 					continue
 				}

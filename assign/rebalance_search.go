@@ -129,9 +129,9 @@ func (r *rebalancer) search(xs []int32, freeOnly bool, better func(v, best int32
 				continue
 			}
 			r.classDist[k], r.classStamp[k] = d, r.epoch
-			for _, u := range r.cl.subscribers[k] {
+			for i, u := range r.cl.subscribers[k] {
 				r.budget--
-				s := r.slot(u, k)
+				s := r.subSlot[k][i]
 				if r.held[s] == 0 {
 					continue
 				}
