@@ -76,7 +76,10 @@ type rebalancer struct {
 	// searches walk every subscriber of a class and would otherwise look
 	// each slot up again (half of their time).
 	subSlot [][]int32
-	holding [][]int32 // per member, partitions it was given (stale entries are skipped)
+	// holding[classOff[m]+i] lists the partitions member m was given in
+	// its i-th class, in order (stale entries are skipped): a pick reads
+	// only the class it hands on.
+	holding [][]int32
 	// away counts, per member v, holder u and class k, the partitions of
 	// k that v owned before this round and u holds now; awayFrom[v] lists
 	// the (u, k) pairs that may have some (pairs whose count fell to zero
@@ -128,31 +131,33 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 		r.subSlot[k] = flatSlots[start:len(flatSlots):len(flatSlots)]
 	}
 	r.free = make([]int32, r.classOff[n])
-	begin := make([]int32, n+1)
+	slots := int(r.classOff[n])
+	begin := make([]int32, slots+1)
 	for p, m := range target {
 		if m >= 0 {
-			begin[m+1]++
 			i := r.slot(m, cl.classOf[st.topicOf[p]])
+			begin[i+1]++
 			r.held[i]++
 			if st.prev[p] != m {
 				r.free[i]++
 			}
 		}
 	}
-	for m := range n {
-		begin[m+1] += begin[m]
+	for i := range slots {
+		begin[i+1] += begin[i]
 	}
-	flat := make([]int32, begin[n])
-	fill := slices.Clone(begin[:n])
+	flat := make([]int32, begin[slots])
+	fill := slices.Clone(begin[:slots])
 	for p, m := range target {
 		if m >= 0 {
-			flat[fill[m]] = int32(p)
-			fill[m]++
+			i := r.slot(m, cl.classOf[st.topicOf[p]])
+			flat[fill[i]] = int32(p)
+			fill[i]++
 		}
 	}
-	r.holding = make([][]int32, n)
-	for m := range n {
-		r.holding[m] = flat[begin[m]:begin[m+1]:begin[m+1]]
+	r.holding = make([][]int32, slots)
+	for i := range slots {
+		r.holding[i] = flat[begin[i]:begin[i+1]:begin[i+1]]
 	}
 	var total, subscribers int
 	var first []int32

@@ -81,12 +81,13 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 // pick chooses n partitions of class k that u hands to v: in order of
 // preference ones v owned before (they go home: one move fewer), ones u
 // did not own (free), then any; among equals, ones local to v's rack, then
-// the order of u's holding list. The result is valid until the next call.
+// the order of u's holding list of the class. The result is valid until
+// the next call.
 //
 // How many partitions of each preference u holds is known from the
-// counters without racks (rankCounts), so the scan stops once it has n;
-// stale entries (partitions u no longer holds) are dropped from the front
-// of the list as it goes. With racks the whole list is read, and
+// counters without racks (rankCounts), so the scan stops once it has n,
+// and the part it read loses its stale entries (partitions u no longer
+// holds) and the ones taken. With racks the whole list is read, and
 // compacted. Either way the budget pays for what is read. A partition that
 // came back to u is listed twice; marks keep it from being counted or
 // taken twice.
@@ -95,7 +96,8 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 		r.mark = make([]int32, len(r.target))
 	}
 	perRank, known := r.rankCounts(u, k, v)
-	list := r.holding[u]
+	s := r.slot(u, k)
+	list := r.holding[s]
 	if !known {
 		r.markEpoch++
 		kept := list[:0]
@@ -105,9 +107,7 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 			}
 			r.mark[p] = r.markEpoch
 			kept = append(kept, p)
-			if r.cl.classOf[r.st.topicOf[p]] == k {
-				perRank[r.pickRank(p, u, v)]++
-			}
+			perRank[r.pickRank(p, u, v)]++
 		}
 		r.budget -= len(list)
 		list = kept
@@ -122,20 +122,13 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 	atLast := n - below
 	r.markEpoch++
 	out := r.picked[:0]
-	read, leading := 0, true
+	read := 0
 	for _, p := range list {
 		if len(out) == n {
 			break
 		}
 		read++
-		if r.target[p] != u {
-			if leading {
-				list = list[1:]
-			}
-			continue
-		}
-		leading = false
-		if r.cl.classOf[r.st.topicOf[p]] != k || r.mark[p] == r.markEpoch {
+		if r.target[p] != u || r.mark[p] == r.markEpoch {
 			continue
 		}
 		switch rank := r.pickRank(p, u, v); {
@@ -150,7 +143,18 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 		r.mark[p] = r.markEpoch
 	}
 	r.budget -= read
-	r.holding[u] = list
+	// Drop from the part read what u no longer holds and what it hands on
+	// now (marked), in order: every later pick reads that part again, and a
+	// member that gives hundreds of partitions away one at a time made each
+	// pick read all it had given before.
+	w := read
+	for i := read - 1; i >= 0; i-- {
+		if p := list[i]; r.target[p] == u && r.mark[p] != r.markEpoch {
+			w--
+			list[w] = p
+		}
+	}
+	r.holding[s] = list[w:]
 	r.picked = out
 	return out
 }
@@ -204,7 +208,7 @@ func (r *rebalancer) move(p, u, v int32) {
 		r.free[sv]++
 	}
 	r.target[p] = v
-	r.holding[v] = append(r.holding[v], p)
+	r.holding[sv] = append(r.holding[sv], p)
 	if o := r.st.prev[p]; o >= 0 {
 		if o != u {
 			r.addAway(o, u, k, -1)
@@ -223,34 +227,45 @@ func (r *rebalancer) move(p, u, v int32) {
 // partition on, and later receives a free one that could have gone in its
 // place); this pass removes them.
 func (r *rebalancer) homecoming() {
-	st := r.st
 	for u := range int32(len(r.count)) {
-		for i := 0; i < len(r.holding[u]); i++ {
-			p := r.holding[u][i]
-			v := st.prev[p]
-			if r.target[p] != u || v < 0 || v == u || !st.keepable(v, p) {
-				continue
-			}
-			if r.budget <= 0 {
+		for s := r.classOff[u]; s < r.classOff[u+1]; s++ {
+			if !r.homecomingOf(u, s) {
 				return
 			}
-			// The chain starts with v handing on a free partition: without
-			// one, no search can reach v. (A scale-out moves thousands of
-			// partitions away from members that received none; searching
-			// for each cost seconds.)
-			if !r.holdsFree(v) {
-				continue
-			}
-			if r.search([]int32{u}, true, func(w, _ int32) bool { return w == v }) != v {
-				continue
-			}
-			for w := v; w != u; w = r.viaMember[w] {
-				next := r.viaMember[w]
-				r.move(r.pick(w, r.viaClass[w], next, 1)[0], w, next)
-			}
-			r.move(p, u, v)
 		}
 	}
+}
+
+// homecomingOf returns home what it can of the partitions u holds in its
+// slot s; false when the budget ran out.
+func (r *rebalancer) homecomingOf(u, s int32) bool {
+	st := r.st
+	for i := 0; i < len(r.holding[s]); i++ {
+		p := r.holding[s][i]
+		v := st.prev[p]
+		if r.target[p] != u || v < 0 || v == u || !st.keepable(v, p) {
+			continue
+		}
+		if r.budget <= 0 {
+			return false
+		}
+		// The chain starts with v handing on a free partition: without
+		// one, no search can reach v. (A scale-out moves thousands of
+		// partitions away from members that received none; searching for
+		// each cost seconds.)
+		if !r.holdsFree(v) {
+			continue
+		}
+		if r.search([]int32{u}, true, func(w, _ int32) bool { return w == v }) != v {
+			continue
+		}
+		for w := v; w != u; w = r.viaMember[w] {
+			next := r.viaMember[w]
+			r.move(r.pick(w, r.viaClass[w], next, 1)[0], w, next)
+		}
+		r.move(p, u, v)
+	}
+	return true
 }
 
 // holdsFree reports whether m holds a partition it did not own before
