@@ -184,7 +184,11 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
 		}
 	}
-	r.budget = max(64*(len(target)+int(r.classOff[n])), 8*n*(n+int(r.classOff[n])), 1<<23)
+	// The floor lets small groups over many topics finish in one round:
+	// a rebalance costs the whole group far more than the ~0.2 s a floor
+	// of 2^25 steps takes, and 2^23 made a 100-member group on 500 topics
+	// take two follow-ups to place one newcomer.
+	r.budget = max(64*(len(target)+int(r.classOff[n])), 8*n*(n+int(r.classOff[n])), 1<<25)
 	r.dist = make([]int32, n)
 	r.distStamp = make([]int32, n)
 	r.viaMember = make([]int32, n)
