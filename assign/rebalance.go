@@ -184,11 +184,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
 		}
 	}
-	// The floor lets small groups over many topics finish in one round:
-	// a rebalance costs the whole group far more than the ~0.2 s a floor
-	// of 2^25 steps takes, and 2^23 made a 100-member group on 500 topics
-	// take two follow-ups to place one newcomer.
-	r.budget = max(64*(len(target)+int(r.classOff[n])), 8*n*(n+int(r.classOff[n])), 1<<25)
+	r.budget = max(64*(len(target)+int(r.classOff[n])), 8*n*(n+int(r.classOff[n])), minRepairBudget)
 	r.dist = make([]int32, n)
 	r.distStamp = make([]int32, n)
 	r.viaMember = make([]int32, n)
@@ -197,6 +193,13 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	r.classStamp = make([]int32, len(cl.subscribers))
 	return r
 }
+
+// minRepairBudget is the least work budget of a repair. It lets small
+// groups over many topics finish in one round: a rebalance costs the whole
+// group far more than the ~0.2 s that 2^25 steps take, and 2^23 made a
+// 100-member group on 500 topics take two follow-ups to place one
+// newcomer. A variable so that tests can make a repair run out.
+var minRepairBudget = 1 << 25
 
 // awayKey is a member v, a member u and a class k: see rebalancer.away.
 type awayKey struct{ v, u, k int32 }

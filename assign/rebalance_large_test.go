@@ -2,6 +2,9 @@ package assign_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/assignd/assignd/assign"
@@ -129,5 +132,55 @@ func TestRebalanceScaleOutUnequal(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestRebalanceBudgetCutsShortValidly: when the repair's work budget runs
+// out (here with no floor, on 100 members each reading a different half
+// of 500 topics × 200 partitions, one more joining), the round is still
+// valid, says so in a warning, and the follow-ups carry on to a balanced
+// plan (librdkafka #4783: a repair that could spin forever).
+func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
+	defer assign.SetMinRepairBudget(0)()
+	const topics, partitions, members = 500, 200, 100
+	rng := rand.New(rand.NewPCG(3, 5))
+	subscription := func() []string {
+		var ts []string
+		for _, j := range rng.Perm(topics)[:topics/2] {
+			ts = append(ts, fmt.Sprintf("topic-%03d", j))
+		}
+		return ts
+	}
+	b := assigntest.NewGroup().Protocol(assign.Cooperative)
+	for j := range topics {
+		b.Topic(fmt.Sprintf("topic-%03d", j), partitions)
+	}
+	for i := range members {
+		b.Member(fmt.Sprintf("consumer-%03d", i), subscription()...)
+	}
+	g := b.Build()
+	r := runChecked(t, assign.CooperativeSticky(), g, nil, assigntest.Balanced())
+	g = assigntest.Edit(assigntest.NextGroup(g, r)).Member("consumer-new", subscription()...).Build()
+	cut := false
+	for followups := 0; ; followups++ {
+		r = runChecked(t, assign.CooperativeSticky(), g, nil)
+		if slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "work limit") }) {
+			cut = true
+		} else if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
+			t.Fatalf("follow-up %d: no warning, yet: %v", followups, err)
+		}
+		if !r.FollowupRequired {
+			break
+		}
+		if followups == 10 {
+			t.Fatalf("still pending after %d follow-ups", followups)
+		}
+		g = assigntest.NextGroup(g, r)
+	}
+	if !cut {
+		t.Fatal("the repair never ran out of budget: the test no longer covers a plan cut short")
+	}
+	if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
+		t.Fatalf("settled plan: %v", err)
 	}
 }
