@@ -60,7 +60,7 @@ func TestRebalanceLargeOwner(t *testing.T) {
 // subscriptions over 100 topics × 1,000 partitions, settled, then grown by
 // half or a tenth. The repair once handed one partition per search to the
 // newcomers, ran out of work budget after about 4,000 moves a round and
-// took eleven follow-ups to settle; now the givers the search finds as
+// took twelve follow-ups to settle; now the givers the search finds as
 // good as the one it took hand over in the same step. The group must
 // settle with one follow-up, every round balanced and without warnings,
 // and move nothing but what the newcomers end up with (every partition was
