@@ -3,7 +3,6 @@ package assign_test
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
@@ -109,11 +108,18 @@ func mustRun(g *assign.Group) *assign.Result {
 // added): unequal subscriptions at scale, the repair's hardest case.
 var scenarioOrder = []string{"S", "S-leave", "U", "U-leave", "A", "B", "B2", "E", "R", "R-join"}
 
-// randomSubscriptions is R's rule: member m subscribes to 30 of the 100
-// topics, drawn by a generator seeded with m, so that every run and every
-// added member draws the same.
-func randomSubscriptions(m, t int) bool {
-	return slices.Contains(rand.New(rand.NewPCG(uint64(m), 30)).Perm(100)[:30], t)
+// randomSubscriptions returns R's rule for members 0 to members-1: member
+// m subscribes to 30 of the 100 topics, drawn by a generator seeded with m,
+// so that every run and every added member draws the same. Each member's
+// topics are drawn once, not once per question.
+func randomSubscriptions(members int) func(m, t int) bool {
+	subscribed := make([][100]bool, members)
+	for m := range subscribed {
+		for _, t := range rand.New(rand.NewPCG(uint64(m), 30)).Perm(100)[:30] {
+			subscribed[m][t] = true
+		}
+	}
+	return func(m, t int) bool { return subscribed[m][t] }
 }
 
 var (
@@ -153,9 +159,10 @@ func benchScenario(name string) *scenario {
 	case "E":
 		g = uniformGroup(500, 2000, 2000, func(m, t int) bool { return m < 1999 || t == 0 })
 	case "R", "R-join":
-		g = uniformGroup(100, 1000, 1000, randomSubscriptions)
+		subscribed := randomSubscriptions(1100)
+		g = uniformGroup(100, 1000, 1000, subscribed)
 		if name == "R-join" {
-			joined := uniformGroup(100, 1000, 1100, randomSubscriptions)
+			joined := uniformGroup(100, 1000, 1100, subscribed)
 			joined.Members = append(owning(g, mustRun(g), 1).Members, joined.Members[1000:]...)
 			g = joined
 		}

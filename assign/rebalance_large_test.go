@@ -74,7 +74,7 @@ func TestRebalanceScaleOutUnequal(t *testing.T) {
 		subscribed    func(m, t int) bool
 	}{
 		{"(i+j) mod 3 ≠ 0, 500 → 1000", 500, 1000, func(m, t int) bool { return (m+t)%3 != 0 }},
-		{"30 random topics, 1000 → 1100", 1000, 1100, randomSubscriptions},
+		{"30 random topics, 1000 → 1100", 1000, 1100, randomSubscriptions(1100)},
 	} {
 		subscription := func(m int) []string {
 			var ts []string
