@@ -14,6 +14,11 @@ var ErrInvalidGroup = errors.New("invalid group")
 // EAGER-only).
 var ErrUnsupportedProtocol = errors.New("unsupported rebalance protocol")
 
+// ErrStopped is wrapped by the error of a run stopped by the context given
+// with [WithContext]; the error also wraps the context's cause (for example
+// context.DeadlineExceeded), so errors.Is answers both questions.
+var ErrStopped = errors.New("assignment stopped")
+
 // InputError says which member and which field of the input is at fault.
 type InputError struct {
 	// Member is the member id at fault, "" when the error is not about one

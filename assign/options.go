@@ -1,12 +1,16 @@
 package assign
 
+import "context"
+
 // Option tunes one Run. Options are sealed: only this package defines them.
 type Option interface{ apply(*options) }
 
 type options struct {
-	rackAware bool
-	maxMoves  int
-	freeze    bool
+	rackAware  bool
+	maxMoves   int
+	freeze     bool
+	ctx        context.Context
+	bestEffort bool
 }
 
 func defaultOptions() options { return options{rackAware: true} }
@@ -29,3 +33,19 @@ func WithMaxMoves(n int) Option { return optionFunc(func(o *options) { o.maxMove
 // owner still subscribes to its topic) and only places partitions nobody
 // owns; for incidents. Default: off.
 func WithFreeze(on bool) Option { return optionFunc(func(o *options) { o.freeze = on }) }
+
+// WithContext stops the run promptly once ctx is done: its deadline passed,
+// its caller went away or the process is shutting down. A stopped run
+// returns an error wrapping both [ErrStopped] and context.Cause(ctx), unless
+// [WithBestEffort] is on. Default: none, the run always completes.
+func WithContext(ctx context.Context) Option {
+	return optionFunc(func(o *options) { o.ctx = ctx })
+}
+
+// WithBestEffort makes a run stopped by its context return the valid plan
+// it has instead of an error: placement always completes (every partition
+// gets exactly one subscribed member), later refinements are skipped, the
+// result carries a warning and, since the plan may be uneven, asks for a
+// follow-up rebalance. For fallbacks that must answer within a bound.
+// Default: off.
+func WithBestEffort(on bool) Option { return optionFunc(func(o *options) { o.bestEffort = on }) }

@@ -11,13 +11,22 @@ func Run(a Assignor, g *Group, opts ...Option) (*Result, error) {
 	for _, opt := range opts {
 		opt.apply(&o)
 	}
+	if err := o.stopErr(); err != nil {
+		return nil, err
+	}
 	st, err := newState(a, g, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := o.stopErr(); err != nil {
 		return nil, err
 	}
 	target := st.ints.filled(st.numPartitions(), -1)
 	if len(st.members) > 0 {
 		a.plan(st, target)
+	}
+	if err := o.stopErr(); err != nil && !o.bestEffort {
+		return nil, err
 	}
 	if o.freeze {
 		st.freeze(target)
