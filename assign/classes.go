@@ -21,7 +21,9 @@ func newTopicClasses(st *state) *topicClasses {
 	c := &topicClasses{classOf: make([]int32, len(st.topics))}
 	seed := maphash.MakeSeed()
 	byHash := make(map[uint64][]int32)
+	step := 0
 	for t, subs := range st.subscribers {
+		step = st.stop.over(step, len(subs))
 		h := hashMembers(seed, subs)
 		found := int32(-1)
 		for _, k := range byHash[h] {
@@ -43,6 +45,7 @@ func newTopicClasses(st *state) *topicClasses {
 	// distinct slice once.
 	c.memberClasses = make([][]int32, len(st.members))
 	for m, subs := range st.subs {
+		st.stop.at(m)
 		if m > 0 && len(subs) > 0 && len(st.subs[m-1]) == len(subs) && &st.subs[m-1][0] == &subs[0] {
 			c.memberClasses[m] = c.memberClasses[m-1]
 			continue

@@ -132,6 +132,7 @@ func subscriberRanks(st *state, ord []int32) [][]int32 {
 		off += len(s)
 	}
 	for r, m := range ord {
+		st.stop.at(r)
 		for _, t := range st.subs[m] {
 			out[t] = append(out[t], int32(r))
 		}

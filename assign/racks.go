@@ -36,13 +36,17 @@ func (st *state) setRacks(enabled bool) {
 			names = append(names, r)
 		}
 	}
-	for _, m := range st.members {
+	for i, m := range st.members {
+		st.stop.at(i)
 		if m.Rack != "" {
 			intern(m.Rack)
 		}
 	}
+	step := 0
 	for _, t := range st.topics {
 		for _, rs := range t.Racks {
+			st.stop.at(step)
+			step++
 			for _, r := range rs {
 				if r != "" {
 					intern(r)
@@ -67,6 +71,7 @@ func (st *state) setRacks(enabled bool) {
 	for ti, t := range st.topics {
 		for p := range int(t.Partitions) {
 			g := int(st.start[ti]) + p
+			st.stop.at(g)
 			begin := len(st.partRacks)
 			if t.Racks != nil {
 				for _, r := range t.Racks[p] {
@@ -109,6 +114,7 @@ func (st *state) rackGate() bool {
 		}
 	}
 	for p := range st.numPartitions() {
+		st.stop.at(p)
 		if int(st.partRackIdx[p+1]-st.partRackIdx[p]) != all {
 			return true
 		}

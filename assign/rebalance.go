@@ -24,7 +24,7 @@ import "slices"
 // same, so that no input can make a rebalance spin (librdkafka #4783), and
 // a plan cut short by it carries a warning.
 func rebalance(st *state, cl *topicClasses, target, count []int32) {
-	if !unevenSubscribers(cl, count) {
+	if !unevenSubscribers(cl, count) || st.stop.skip() {
 		return
 	}
 	r := newRebalancer(st, cl, target, count)
@@ -33,7 +33,7 @@ func rebalance(st *state, cl *topicClasses, target, count []int32) {
 		// the cheapest giver any of them can reach: choosing one receiver
 		// at a time could pay for a long chain where a neighbour at the
 		// same load had a short one.
-		for r.budget > 0 && r.relieveOnce(freeOnly) {
+		for r.budget > 0 && !st.stop.spent(r.budget) && r.relieveOnce(freeOnly) {
 		}
 	}
 	if r.budget <= 0 {
@@ -134,6 +134,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	slots := int(r.classOff[n])
 	begin := make([]int32, slots+1)
 	for p, m := range target {
+		st.stop.at(p)
 		if m >= 0 {
 			i := r.slot(m, cl.classOf[st.topicOf[p]])
 			begin[i+1]++
@@ -149,6 +150,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	flat := make([]int32, begin[slots])
 	fill := slices.Clone(begin[:slots])
 	for p, m := range target {
+		st.stop.at(p)
 		if m >= 0 {
 			i := r.slot(m, cl.classOf[st.topicOf[p]])
 			flat[fill[i]] = int32(p)
@@ -180,6 +182,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	r.away = make(map[awayKey]int32)
 	r.awayFrom = make([][]awayEdge, n)
 	for p, m := range target {
+		st.stop.at(p)
 		if o := st.prev[p]; o >= 0 && m >= 0 && m != o {
 			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
 		}

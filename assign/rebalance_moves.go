@@ -241,12 +241,13 @@ func (r *rebalancer) homecoming() {
 func (r *rebalancer) homecomingOf(u, s int32) bool {
 	st := r.st
 	for i := 0; i < len(r.holding[s]); i++ {
+		st.stop.at(i)
 		p := r.holding[s][i]
 		v := st.prev[p]
 		if r.target[p] != u || v < 0 || v == u || !st.keepable(v, p) {
 			continue
 		}
-		if r.budget <= 0 {
+		if r.budget <= 0 || st.stop.spent(r.budget) {
 			return false
 		}
 		// The chain starts with v handing on a free partition: without
@@ -285,6 +286,9 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 	most := r.mostSubscriberCount()
 	order := r.byLoad()
 	for i := 0; i < len(order); {
+		if r.st.stop.spent(r.budget) {
+			return false
+		}
 		level := r.count[order[i]]
 		if most-level < 2 {
 			return false

@@ -40,7 +40,9 @@ func (roundRobinAssignor) plan(st *state, target []int32) {
 		if k == len(subs) {
 			k = 0
 		}
+		st.stop.at(t)
 		for p := st.start[t]; p < st.start[t+1]; p++ {
+			st.stop.at(int(p))
 			target[p] = ord[subs[k]]
 			next = subs[k] + 1
 			if k++; k == len(subs) {

@@ -58,6 +58,8 @@ type state struct {
 
 	warnings []string
 
+	stop stopper // the run's context, polled by every loop that grows with the input
+
 	ints int32Arena // backing store of the int32 slices of one Run
 }
 

@@ -10,14 +10,14 @@ import (
 
 // newState validates g and builds its dense form for assignor a.
 func newState(a Assignor, g *Group, o options) (*state, error) {
-	st := &state{group: g, opts: o}
+	st := &state{group: g, opts: o, stop: newStopper(&o)}
 	if err := st.setProtocol(a, g.Protocol); err != nil {
 		return nil, err
 	}
 	if err := st.setMembers(g.Members); err != nil {
 		return nil, err
 	}
-	meta, err := indexMetadata(g.Topics)
+	meta, err := indexMetadata(g.Topics, &st.stop)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +30,9 @@ func newState(a Assignor, g *Group, o options) (*state, error) {
 		return nil, err
 	}
 	st.setSubscriptions()
+	st.stop.phase = "claims"
 	st.resolveClaims(a)
+	st.stop.phase = "racks"
 	st.setRacks(o.rackAware)
 	return st, nil
 }
@@ -54,6 +56,7 @@ func (st *state) setProtocol(a Assignor, p RebalanceProtocol) error {
 func (st *state) setMembers(ms []Member) error {
 	st.members = make([]*Member, len(ms))
 	for i := range ms {
+		st.stop.at(i)
 		if ms[i].ID == "" {
 			return invalid("", fmt.Sprintf("members[%d].member_id", i), "member id is empty")
 		}
@@ -83,9 +86,10 @@ func (st *state) inputIndex(i int) int {
 }
 
 // indexMetadata validates the topic metadata and maps names to their index.
-func indexMetadata(topics []Topic) (map[string]int32, error) {
+func indexMetadata(topics []Topic, stop *stopper) (map[string]int32, error) {
 	meta := make(map[string]int32, len(topics))
 	for i := range topics {
+		stop.at(i)
 		t := &topics[i]
 		field := func(name string) string { return fmt.Sprintf("topics[%d].%s", i, name) }
 		switch {
@@ -115,6 +119,7 @@ func (st *state) setTopics() error {
 	var missing []string
 	var prev []string
 	for i, m := range st.members {
+		st.stop.at(i)
 		// Members with equal subscriptions usually share topic strings
 		// (interned by the decoder): comparing against the previous list
 		// is cheap and skips the map work.
@@ -123,6 +128,7 @@ func (st *state) setTopics() error {
 		}
 		prev = m.Topics
 		for j, name := range m.Topics {
+			st.stop.at(j)
 			if reason := badName(name); reason != "" {
 				return invalid(m.ID, fmt.Sprintf("members[%d].topics[%d]", st.inputIndex(i), j), "topic name %s", reason)
 			}
@@ -173,6 +179,7 @@ func (st *state) setTopics() error {
 	st.topicOf = st.ints.take(int(total))
 	for i := range st.topics {
 		for p := st.start[i]; p < st.start[i+1]; p++ {
+			st.stop.at(int(p))
 			st.topicOf[p] = int32(i)
 		}
 	}
@@ -199,12 +206,14 @@ func (st *state) setSubscriptions() {
 	var prevSubs []int32
 	st.equalSubs = true
 	for i, m := range st.members {
+		st.stop.at(i)
 		if i > 0 && sameTopics(m.Topics, prevTopics) {
 			st.subs[i] = prevSubs
 			continue
 		}
 		s := st.ints.take(len(m.Topics))[:0]
-		for _, name := range m.Topics {
+		for j, name := range m.Topics {
+			st.stop.at(j)
 			if t, ok := st.topicIndex(name); ok {
 				s = append(s, t)
 			}
@@ -230,7 +239,8 @@ func (st *state) setSubscriptions() {
 	}
 	counts := st.ints.take(len(st.topics))
 	total := 0
-	for _, s := range st.subs {
+	for i, s := range st.subs {
+		st.stop.at(i)
 		for _, t := range s {
 			counts[t]++
 		}
@@ -243,6 +253,7 @@ func (st *state) setSubscriptions() {
 		off += int(c)
 	}
 	for i, s := range st.subs {
+		st.stop.at(i)
 		for _, t := range s {
 			st.subscribers[t] = append(st.subscribers[t], int32(i))
 		}
