@@ -44,8 +44,9 @@ func newTopicClasses(st *state) *topicClasses {
 	// Members with the same subscription share one subs slice: map each
 	// distinct slice once.
 	c.memberClasses = make([][]int32, len(st.members))
+	step = 0
 	for m, subs := range st.subs {
-		st.stop.at(m)
+		step = st.stop.over(step, len(subs))
 		if m > 0 && len(subs) > 0 && len(st.subs[m-1]) == len(subs) && &st.subs[m-1][0] == &subs[0] {
 			c.memberClasses[m] = c.memberClasses[m-1]
 			continue

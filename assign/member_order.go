@@ -131,8 +131,9 @@ func subscriberRanks(st *state, ord []int32) [][]int32 {
 		out[t] = flat[off : off : off+len(s)]
 		off += len(s)
 	}
+	step := 0
 	for r, m := range ord {
-		st.stop.at(r)
+		step = st.stop.over(step, len(st.subs[m]))
 		for _, t := range st.subs[m] {
 			out[t] = append(out[t], int32(r))
 		}

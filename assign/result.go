@@ -77,8 +77,9 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	}
 	tps := make([]TopicPartitions, runs)
 	k := 0
+	step := 0
 	for i, m := range st.members {
-		st.stop.at(i)
+		step = st.stop.over(step, int(begin[i+1]-begin[i]))
 		from := k
 		for j, end := begin[i], begin[i+1]; j < end; {
 			t, e := topics[j], j

@@ -11,6 +11,7 @@ import (
 // newState validates g and builds its dense form for assignor a.
 func newState(a Assignor, g *Group, o options) (*state, error) {
 	st := &state{group: g, opts: o, stop: newStopper(&o)}
+	st.ints.stop = &st.stop
 	if err := st.setProtocol(a, g.Protocol); err != nil {
 		return nil, err
 	}
@@ -118,8 +119,9 @@ func (st *state) setTopics() error {
 	st.denseOf = st.ints.filled(len(st.group.Topics), unseen)
 	var missing []string
 	var prev []string
+	step := 0
 	for i, m := range st.members {
-		st.stop.at(i)
+		step = st.stop.over(step, len(m.Topics))
 		// Members with equal subscriptions usually share topic strings
 		// (interned by the decoder): comparing against the previous list
 		// is cheap and skips the map work.
@@ -166,8 +168,13 @@ func (st *state) setTopics() error {
 		return invalid("", "topics", "more than %d partitions in subscribed topics", 1<<30)
 	}
 	// Partition-sized slices (topicOf, prev, prevGen, target, the
-	// result's two) and the remaining member- and topic-sized ones.
-	st.ints.reserve(6*int(total) + 16*len(st.members) + 2*len(st.topics) + 64)
+	// result's two) and the remaining member- and topic-sized ones; the
+	// arena gives big slices allocations of their own.
+	perPartition := 6 * int(total)
+	if total >= bigSlice {
+		perPartition = 0
+	}
+	st.ints.reserve(perPartition + 16*len(st.members) + 2*len(st.topics) + 64)
 	st.start = st.ints.take(len(st.topics) + 1)
 	total = 0
 	for i, t := range st.topics {
@@ -205,8 +212,9 @@ func (st *state) setSubscriptions() {
 	var prevTopics []string
 	var prevSubs []int32
 	st.equalSubs = true
+	step := 0
 	for i, m := range st.members {
-		st.stop.at(i)
+		step = st.stop.over(step, len(m.Topics))
 		if i > 0 && sameTopics(m.Topics, prevTopics) {
 			st.subs[i] = prevSubs
 			continue

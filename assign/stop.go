@@ -63,7 +63,7 @@ func (s *stopper) at(i int) {
 // pollMask+1 (or starts at 0). It returns the new count.
 func (s *stopper) over(step, n int) int {
 	next := step + n
-	if (step == 0 || step^next > pollMask) && s.done != nil {
+	if (step == 0 && next > 0 || step^next > pollMask) && s.done != nil {
 		s.poll()
 	}
 	return next
