@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 )
@@ -280,4 +282,59 @@ func TestEveryRoundCutShortStillSettles(t *testing.T) {
 		}
 		g = assigntest.NextGroup(g, r)
 	}
+}
+
+// Random groups (FuzzRun's), every assignor, the context ended at a random
+// poll, with or without best effort: an error that is ErrStopped and
+// context.Canceled, or a valid plan that is the unstopped one unless it
+// carries the cut-short warning.
+func TestStopPropertyValid(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		g := assigntest.GroupGen(assigntest.Owned(), assigntest.Conflicts(), assigntest.WithRacks(),
+			assigntest.MissingTopics(), assigntest.StaticMembers(), assigntest.Members(1, 8)).Draw(t, "group")
+		best := rapid.Bool().Draw(t, "best")
+		for _, a := range assign.Assignors() {
+			if !assign.Supports(a, g.Protocol) && g.Protocol != assign.ProtocolUnspecified {
+				continue
+			}
+			want, err := assign.Run(a, g)
+			if err != nil {
+				continue // invalid input: TestRunRejectsBadInput's business
+			}
+			polls := 0
+			restore := assign.SetPollHook(func(string) { polls++ })
+			ctx, cancel := context.WithCancel(context.Background())
+			_, _ = assign.Run(a, g, assign.WithContext(ctx))
+			cancel()
+			restore()
+			k := rapid.IntRange(0, polls-1).Draw(t, "poll")
+
+			ctx, cancel = context.WithCancel(context.Background())
+			n := 0
+			restore = assign.SetPollHook(func(string) {
+				if n == k {
+					cancel()
+				}
+				n++
+			})
+			r, err := assign.Run(a, g, assign.WithContext(ctx), assign.WithBestEffort(best))
+			restore()
+			cancel()
+			switch {
+			case !best:
+				if r != nil || !errors.Is(err, assign.ErrStopped) || !errors.Is(err, context.Canceled) {
+					t.Fatalf("%s: got %v, %v; want ErrStopped and context.Canceled", assign.Ref(a), r, err)
+				}
+			case err != nil:
+				t.Fatalf("%s best effort: %v", assign.Ref(a), err)
+			default:
+				if err := assigntest.Check(g, r); err != nil {
+					t.Fatalf("%s best effort broke invariants:\n%v", assign.Ref(a), err)
+				}
+				if !slices.Contains(r.Warnings, assign.CutShortWarning) && !reflect.DeepEqual(r, want) {
+					t.Fatalf("%s: no warning, yet the plan differs from an unstopped run's", assign.Ref(a))
+				}
+			}
+		}
+	})
 }
