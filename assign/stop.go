@@ -14,7 +14,8 @@ import (
 const pollMask = 1<<12 - 1
 
 // stopper is how a run notices that its context ended (see [WithContext]).
-// Loops call at with their step count; every pollMask+1 steps it polls.
+// Loops call at with their step count (over when steps come n at a time,
+// spent with the repair's work budget); every pollMask+1 steps it polls.
 //
 // Without best effort, a poll that finds the context done unwinds the run
 // at once with a panic carrying stopSignal, which only Run recovers (as
@@ -25,10 +26,10 @@ const pollMask = 1<<12 - 1
 // Placement and everything after it run to completion regardless, since a
 // plan must give every partition to exactly one subscriber; refinements
 // (balance repair, homecoming, per-topic trimming, rack matching in range)
-// ask stopped and skip or end their work, and record cut when they do.
+// ask skip (or skipAt, spent) and skip or end their work when it says so,
+// which records that the plan was cut short (see cutShort).
 type stopper struct {
 	done       <-chan struct{} // nil: the run cannot be stopped
-	ctx        context.Context
 	bestEffort bool
 	stop       bool   // the context ended (seen by a poll)
 	cut        bool   // a refinement was skipped or cut short because of it
@@ -44,7 +45,7 @@ type stopSignal struct{}
 var pollHook func(phase string)
 
 func newStopper(o *options) stopper {
-	s := stopper{ctx: o.ctx, bestEffort: o.bestEffort, phase: "validate", mark: math.MaxInt}
+	s := stopper{bestEffort: o.bestEffort, phase: "validate", mark: math.MaxInt}
 	if o.ctx != nil {
 		s.done = o.ctx.Done()
 	}
@@ -59,11 +60,12 @@ func (s *stopper) at(i int) {
 }
 
 // over is at for loops whose steps come n at a time: it adds n to the
-// running count step and polls when the count crosses a multiple of
-// pollMask+1 (or starts at 0). It returns the new count.
+// running count step and polls when the count passes a multiple of
+// pollMask+1 (counting from -1, so that the first steps poll too). It
+// returns the new count.
 func (s *stopper) over(step, n int) int {
 	next := step + n
-	if (step == 0 && next > 0 || step^next > pollMask) && s.done != nil {
+	if uint(step-1)^uint(next-1) > pollMask {
 		s.poll()
 	}
 	return next
@@ -74,11 +76,15 @@ func (s *stopper) over(step, n int) int {
 // where it last polled (and on the first call), and reports, like skip,
 // whether the work must end.
 func (s *stopper) spent(left int) bool {
-	if left <= s.mark-pollMask-1 || s.stop {
-		s.mark = left
-		return s.skip()
-	}
-	return false
+	return (left <= s.mark-pollMask-1 || s.stop) && s.spentNow(left)
+}
+
+// spentNow is spent's slow path, out of line so that spent inlines.
+//
+//go:noinline
+func (s *stopper) spentNow(left int) bool {
+	s.mark = left
+	return s.skip()
 }
 
 // stopped polls now and reports whether the context ended; a refinement
@@ -94,21 +100,29 @@ func (s *stopper) stopped() bool {
 // skip reports whether a refinement must be skipped or end now, and if so
 // records that the plan was cut short.
 func (s *stopper) skip() bool {
-	if s.stopped() {
-		s.cut = true
-		return true
+	if s.done != nil && !s.stop {
+		s.poll()
 	}
-	return false
+	s.cut = s.cut || s.stop
+	return s.stop
 }
 
 // skipAt is skip for the inner loops of refinements: it polls on every
 // pollMask+1-th step i (and on step 0), and is true on any step once a
 // stop was seen.
 func (s *stopper) skipAt(i int) bool {
-	return (i&pollMask == 0 || s.stop) && s.skip()
+	return (i&pollMask == 0 || s.stop) && s.skipNow()
 }
 
+// skipNow is skip, out of line so that skipAt inlines.
+//
+//go:noinline
+func (s *stopper) skipNow() bool { return s.skip() }
+
 func (s *stopper) poll() {
+	if s.done == nil {
+		return
+	}
 	if pollHook != nil {
 		pollHook(s.phase)
 	}
@@ -124,11 +138,6 @@ func (s *stopper) poll() {
 	if !s.bestEffort {
 		panic(stopSignal{})
 	}
-}
-
-// err is the error of a run stopped by its context.
-func (s *stopper) err() error {
-	return fmt.Errorf("%w: %w", ErrStopped, context.Cause(s.ctx))
 }
 
 // stopErr returns the error of a run whose context (see [WithContext]) is

@@ -155,3 +155,30 @@ func stopLatency(b *testing.B, a assign.Assignor, g *assign.Group, d time.Durati
 	<-ctx.Done()
 	return late, max(cpuEnd-<-cpuAtDeadline, 0), late > 0
 }
+
+// BenchmarkPollCost runs cooperative-sticky on BenchmarkCooperativeSticky's
+// S, U and A groups without a context and with one that never ends, in the
+// same run: the difference is what polling costs. Run:
+//
+//	go test ./assign -run '^$' -bench PollCost -benchtime 20x
+func BenchmarkPollCost(b *testing.B) {
+	for _, name := range []string{"S", "U", "A"} {
+		s := benchScenario(name)
+		for _, live := range []bool{false, true} {
+			label := name + "/no-context"
+			var opts []assign.Option
+			if live {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				label, opts = name+"/context", []assign.Option{assign.WithContext(ctx)}
+			}
+			b.Run(label, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := assign.Run(assign.CooperativeSticky(), s.group, opts...); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
