@@ -86,7 +86,7 @@ func (st *state) resolveClaims(a Assignor) {
 		}
 		c := flat[begin:len(flat):len(flat)]
 		if !strictlyAscending(c) {
-			slices.Sort(c)
+			st.stop.sort(c)
 			c = slices.Compact(c)
 		}
 		flat = flat[:begin+len(c)]

@@ -31,7 +31,7 @@ func (rangeAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 }
 
 func (rangeAssignor) plan(st *state, target []int32) {
-	ord := memberInfoOrder(st.members)
+	ord := memberInfoOrder(st.members, &st.stop)
 	cons := subscriberRanks(st, ord)
 	// The group-wide gate in st.rackAware is false whenever every per-topic
 	// gate of range is: the per-topic member and replica racks are subsets

@@ -1,9 +1,11 @@
 package assign
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // pollMask makes loops poll their context every 4,096 steps: a few
@@ -118,6 +120,20 @@ func (s *stopper) skipAt(i int) bool {
 //
 //go:noinline
 func (s *stopper) skipNow() bool { return s.skip() }
+
+// sort sorts xs ascending, polling as it compares when xs is long (an
+// owned list of millions of partitions, written out of order).
+func (s *stopper) sort(xs []int32) {
+	if len(xs) <= pollMask {
+		slices.Sort(xs)
+		return
+	}
+	step := 0
+	slices.SortFunc(xs, func(a, b int32) int {
+		step = s.over(step, 1)
+		return cmp.Compare(a, b)
+	})
+}
 
 func (s *stopper) poll() {
 	if s.done == nil {
