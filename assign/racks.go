@@ -94,7 +94,8 @@ func (st *state) setRacks(enabled bool) {
 // every choice would be rack-local anyway).
 func (st *state) rackGate() bool {
 	hosted := make([]bool, len(st.rackNames))
-	for _, r := range st.partRacks {
+	for i, r := range st.partRacks {
+		st.stop.at(i)
 		hosted[r] = true
 	}
 	overlap := false

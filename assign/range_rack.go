@@ -159,7 +159,9 @@ func (rr *rangeRacks) groups() [][]int {
 			}
 		}
 	}
+	step := 0
 	key := func(a, b int) int {
+		step = st.stop.over(step, len(rr.cons[a]))
 		if c := slices.Compare(rr.cons[a], rr.cons[b]); c != 0 {
 			return c
 		}

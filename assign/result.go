@@ -145,7 +145,7 @@ func (st *state) fillRevoked(r *Result, target []int32) int {
 		}
 		if extra := st.unsubscribedOwned[int32(i)]; len(extra) > 0 {
 			before := len(lost)
-			r.Members[i].Revoked = mergeTopicPartitions(r.Members[i].Revoked, extra)
+			r.Members[i].Revoked = mergeTopicPartitions(r.Members[i].Revoked, extra, &st.stop)
 			// Count after merging: the member may list a partition twice.
 			total -= before
 			for _, tp := range r.Members[i].Revoked {
