@@ -33,10 +33,12 @@ const DefaultReconnectBackoff = 5 * time.Second
 // plus what echoes the request (member ids, topic names, revoked lists,
 // which mirror the owned partitions the members reported), at most the
 // request's size, itself at most the server's 256 MiB: about 340 MiB in
-// all, rounded up to a power of two. gRPC's own default (4 MiB) is below
-// the encoded response of a 200,000-partition group, so such a group would
-// fall back after assignd did all the work. The limit allocates nothing:
-// a response takes only the memory of its actual size.
+// all, rounded up to a power of two. gRPC's own default, 4 MiB, is below
+// the response for a group of a few hundred thousand partitions whose
+// members each read many topics (a 1,000,000-partition group of 2,000
+// members on 500 topics gets 19 MB even in the encoded view), which would
+// then fall back after assignd did all the work. The limit allocates
+// nothing: a response takes the memory of its actual size.
 const DefaultMaxResponseBytes = 512 << 20
 
 // DefaultFallbackTimeout bounds the in-process fallback of the Kafka-client
