@@ -55,8 +55,8 @@ func WithTimeout(d time.Duration) Option {
 
 // WithFallbackTimeout bounds the in-process fallback. A group too large
 // to plan within d gets the valid plan the engine has by then (every
-// partition placed exactly once, refinements skipped) with a warning; the
-// next rebalance refines it. So the leader is blocked at most the call's
+// partition placed with exactly one subscriber, balance refinements
+// skipped) with a warning; the next rebalance evens it out. So the leader is blocked at most the call's
 // timeout, d and one linear placement: keep their sum well under the
 // group's rebalance timeout (Consumer.Group.Rebalance.Timeout, 60 s by default). Within d
 // the plan is the one assignd sends. The fallback is never left unbounded:
