@@ -13,7 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -178,6 +181,11 @@ func TestFallback(t *testing.T) {
 		{"TLS to a plaintext server", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithTLS(&tls.Config{MinVersion: tls.VersionTLS12}))
 		}, nil, "Unavailable", "WithTLS"},
+		{"target resolves to nothing", func(t *testing.T) *client.Client {
+			r := manual.NewBuilderWithScheme("nowhere")
+			r.InitialState(resolver.State{})
+			return shimtest.NewClient(t, "nowhere:///assignd", client.WithDialOptions(grpc.WithResolvers(r)))
+		}, nil, "Unavailable", "client.New"},
 		{"not assignd", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, assigndv1.UnimplementedAssignmentServiceServer{}))
 		}, nil, "Unimplemented", "client.New"},

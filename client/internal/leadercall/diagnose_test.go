@@ -50,6 +50,7 @@ func TestDiagnose(t *testing.T) {
 		{"plaintext to a TLS server", status.Error(codes.Unavailable, `connection error: desc = "error reading server preface: EOF"`), "Unavailable", "client.WithTLS"},
 		{"unresolvable target", status.Error(codes.Unavailable, "no children to pick from"), "Unavailable", "client.New"},
 		{"resolver error", status.Error(codes.Unavailable, `name resolver error: produced zero addresses`), "Unavailable", "client.New"},
+		{"unknown host", status.Error(codes.Unavailable, "max retries exhausted: failed after 3 attempts: rpc error: code = Unavailable desc = lookup assignd.example on 10.0.0.2:53: no such host"), "Unavailable", "client.New"},
 		{"not assignd", status.Error(codes.Unimplemented, "unknown service assignd.v1.AssignmentService"), "Unimplemented", "client.New"},
 		{"unauthenticated", status.Error(codes.Unauthenticated, "no credentials"), "Unauthenticated", "client.WithTLS"},
 		{"permission denied", status.Error(codes.PermissionDenied, "not allowed"), "PermissionDenied", "client.WithTLS"},
