@@ -110,6 +110,13 @@ go_test_race() {
 	# shellcheck disable=SC2086
 	go test ${GO_TEST_FLAGS:-} -race -timeout 30m "${race_pkgs[@]}"
 }
+# The client's large-group tests (a 1,000,000-partition group through the
+# shim, the bounded fallback) skip under the race detector, which makes them
+# take minutes and adds nothing to them; they run here without it.
+go_test_large() {
+	# shellcheck disable=SC2086
+	go test ${GO_TEST_FLAGS:-} -timeout 10m -run '^(TestLarge|TestFallbackIsBounded)' ./client/...
+}
 
 # The interop tests (KafkaJS and librdkafka members) skip when node, the
 # example's npm packages or kcat are missing; when this script installed
@@ -122,6 +129,7 @@ step "go vet" go vet ./...
 step "node test (examples/node)" npm test --prefix examples/node
 step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race
+step "go test, large groups (client, no race)" go_test_large
 
 # ---------------------------------------------------------------------------
 # The API contract (proto/)

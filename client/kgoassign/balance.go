@@ -30,6 +30,7 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 		}
 	}()
 
+	var callErr error
 	if b.client != nil {
 		out, followup, err := b.remote(in)
 		if err == nil {
@@ -38,10 +39,10 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 			b.logger.Debug("kgoassign: balanced by assignd", b.attrs(&rep, start)...)
 			return out, nil
 		}
-		rep.Reason, rep.Err = leadercall.Reason(err), err
-	} else {
-		rep.Reason = leadercall.ReasonNoClient
+		callErr = err
 	}
+	diag := leadercall.Diagnose(callErr)
+	rep.Reason, rep.Check, rep.Err = diag.Reason, diag.Check, callErr
 
 	out, followup, err := b.local(in)
 	if err != nil {
@@ -53,11 +54,7 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 	}
 	b.fallbacks.Add(1)
 	rep.Source, rep.FollowupRequired, rep.Assignments = SourceFallback, followup, out.byMember()
-	attrs := append(b.attrs(&rep, start), "reason", rep.Reason)
-	if rep.Err != nil {
-		attrs = append(attrs, "error", rep.Err)
-	}
-	b.logger.Warn("kgoassign: assignd did not answer usefully; assigned in-process", attrs...)
+	leadercall.LogFallback(b.logger, "kgoassign", diag, callErr, b.attrs(&rep, start)...)
 	return out, nil
 }
 

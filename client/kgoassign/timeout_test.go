@@ -37,3 +37,27 @@ func TestRemoteIsBoundedEvenWithoutClientTimeout(t *testing.T) {
 		})
 	}
 }
+
+// The fallback is never left unbounded either.
+func TestFallbackTimeoutOption(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		want time.Duration
+	}{
+		{"default", nil, client.DefaultFallbackTimeout},
+		{"explicit", []Option{WithFallbackTimeout(time.Second)}, time.Second},
+		{"zero selects the default", []Option{WithFallbackTimeout(0)}, client.DefaultFallbackTimeout},
+		{"negative selects the default", []Option{WithFallbackTimeout(-time.Second)}, client.DefaultFallbackTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(nil, "range", tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.cfg.fallback != tc.want {
+				t.Fatalf("fallback bound %s, want %s", s.cfg.fallback, tc.want)
+			}
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -123,4 +124,38 @@ func (p *Proxy) Requests() []*assigndv1.AssignRequest {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]*assigndv1.AssignRequest(nil), p.reqs...)
+}
+
+// SkipLarge skips a test of a group large enough to take seconds of CPU
+// under -short, and under the race detector, which makes it take minutes
+// and checks nothing such a test adds. scripts/test.sh runs these tests
+// without it (names starting with TestLarge or TestFallbackIsBounded).
+func SkipLarge(t testing.TB) {
+	t.Helper()
+	switch {
+	case testing.Short():
+		t.Skip("a large group: seconds of CPU")
+	case RaceDetector:
+		t.Skip("a large group: minutes under the race detector; scripts/test.sh runs it without")
+	}
+}
+
+// CheckFallbackLog checks the one line an adapter logged for a fallback,
+// and the check its report gave: at ERROR naming the setting to check when
+// the fallback means a setting is wrong (check is a word of it), at WARN
+// and without a check otherwise (check is "").
+func CheckFallbackLog(t testing.TB, logs, reported, check string) {
+	t.Helper()
+	level := "level=WARN"
+	if check != "" {
+		level = "level=ERROR"
+	}
+	switch {
+	case strings.Count(logs, "\n") != 1 || !strings.Contains(logs, level):
+		t.Errorf("logged\n%s\nwant one line at %s", logs, level)
+	case check == "" && (reported != "" || strings.Contains(logs, "check=")):
+		t.Errorf("a passing cause names a setting to check: %q", reported)
+	case check != "" && (!strings.Contains(reported, check) || !strings.Contains(logs, check)):
+		t.Errorf("report check %q, log\n%s\nwant both to name %s", reported, logs, check)
+	}
 }
