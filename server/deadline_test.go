@@ -38,7 +38,7 @@ func stoppableRun(entered chan<- struct{}) func(context.Context, assign.Assignor
 func scaleOut(n int) *assigndv1.AssignRequest {
 	req := &assigndv1.AssignRequest{GroupId: fmt.Sprintf("scale-out-%d", n), ProtocolName: "cooperative-sticky", GenerationId: 6,
 		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE,
-		Topics: []*assigndv1.Topic{{Name: "t0", PartitionCount: 500_000}, {Name: "t1", PartitionCount: 250_000}, {Name: "t2", PartitionCount: 250_000}}}
+		Topics:            []*assigndv1.Topic{{Name: "t0", PartitionCount: 500_000}, {Name: "t1", PartitionCount: 250_000}, {Name: "t2", PartitionCount: 250_000}}}
 	for i := range n {
 		m := &assigndv1.Member{MemberId: fmt.Sprintf("m%05d", i), Topics: []string{"t0", []string{"t1", "t2"}[i%2]}}
 		if i == 0 {
