@@ -78,20 +78,23 @@ func (s shape) request() *assigndv1.AssignRequest {
 }
 
 var estimateShapes = []shape{
-	{name: "1 member, 1 topic of 2M, range", protocol: "range", members: 1, topics: 1, parts: 2_000_000},
-	{name: "1 member, 1 topic of 2M, cooperative-sticky", protocol: "cooperative-sticky", members: 1, topics: 1, parts: 2_000_000},
-	{name: "1 member, 1 topic of 2M, encoded view", protocol: "cooperative-sticky", members: 1, topics: 1, parts: 2_000_000, view: assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED},
-	{name: "1,000 members raw, 1 topic of 1M, cooperative-sticky", protocol: "cooperative-sticky", members: 1000, topics: 1, parts: 1_000_000, raw: true},
+	{name: "1 member, 1 topic of 1M, range", protocol: "range", members: 1, topics: 1, parts: 1_000_000},
+	{name: "1 member, 1 topic of 1M, cooperative-sticky", protocol: "cooperative-sticky", members: 1, topics: 1, parts: 1_000_000},
+	{name: "1 member, 1 topic of 1M, encoded view", protocol: "cooperative-sticky", members: 1, topics: 1, parts: 1_000_000, view: assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED},
+	{name: "1,000 members raw, 1 topic of 500k, cooperative-sticky", protocol: "cooperative-sticky", members: 1000, topics: 1, parts: 500_000, raw: true},
 	{name: "1,000 members raw owning, 100 topics of 1,000", protocol: "cooperative-sticky", members: 1000, topics: 100, parts: 1000, raw: true, owned: true},
-	{name: "500 members owning, 200 of 500 topics of 1,000", protocol: "cooperative-sticky", members: 500, topics: 500, parts: 1000, subscribe: 200, owned: true},
+	{name: "500 members owning, 200 of 500 topics of 500", protocol: "cooperative-sticky", members: 500, topics: 500, parts: 500, subscribe: 200, owned: true},
+	{name: "500 members owning, 200 of 500 short topics of 500", protocol: "cooperative-sticky", members: 500, topics: 500, parts: 500, subscribe: 200, owned: true, short: true},
+	{name: "500 members raw owning, 200 of 500 short topics of 500", protocol: "cooperative-sticky", members: 500, topics: 500, parts: 500, subscribe: 200, owned: true, short: true, raw: true},
+	{name: "500 members, 200 of 500 short topics of 500", protocol: "cooperative-sticky", members: 500, topics: 500, parts: 500, subscribe: 200, short: true},
 	{name: "20,000 members, 1 topic of 20,000, range", protocol: "range", members: 20000, topics: 1, parts: 20000},
 	{name: "20,000 members, 1 topic of 20,000, cooperative-sticky", protocol: "cooperative-sticky", members: 20000, topics: 1, parts: 20000},
 	{name: "2,000 members, 50 topics of 100, roundrobin", protocol: "roundrobin", members: 2000, topics: 50, parts: 100},
 	{name: "2,000 members, 50 topics of 100, sticky", protocol: "sticky", members: 2000, topics: 50, parts: 100},
 	{name: "1,000 members, 100 short topics of 10", protocol: "cooperative-sticky", members: 1000, topics: 100, parts: 10, short: true},
 	{name: "1,000 members raw, 100 short topics of 10", protocol: "cooperative-sticky", members: 1000, topics: 100, parts: 10, short: true, raw: true},
-	{name: "100 members owning, 1 topic of 1M", protocol: "cooperative-sticky", members: 100, topics: 1, parts: 1_000_000, owned: true, short: true},
-	{name: "100 members raw owning, 1 topic of 1M", protocol: "cooperative-sticky", members: 100, topics: 1, parts: 1_000_000, owned: true, short: true, raw: true},
+	{name: "100 members owning, 1 topic of 500k", protocol: "cooperative-sticky", members: 100, topics: 1, parts: 500_000, owned: true, short: true},
+	{name: "100 members raw owning, 1 topic of 500k", protocol: "cooperative-sticky", members: 100, topics: 1, parts: 500_000, owned: true, short: true, raw: true},
 	{name: "10 members, 3 topics of 12", protocol: "cooperative-sticky", members: 10, topics: 3, parts: 12, owned: true},
 }
 

@@ -105,8 +105,9 @@ func WithMaxPartitions(n int64) Option { return optionFunc(func(c *config) { c.m
 
 // WithMemoryBudget bounds the sum of the estimated memory of the Assign
 // calls computing at once. Each call's estimate is computed from its
-// request before any work (about 48 bytes per partition, 1 KiB per member
-// and 16 per request byte); a call waits until its estimate fits. An
+// request before any work (48 bytes per partition, 1 KiB per member, 64
+// per subscription entry, 192 per assigned member-topic, 8 per request
+// byte); a call waits until its estimate fits. An
 // eighth of the budget is kept for small calls: a large call must fit in
 // the other seven eighths, and one that never could is refused at once
 // with RESOURCE_EXHAUSTED, ErrorInfo reason LIMIT_EXCEEDED and limit
