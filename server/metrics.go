@@ -33,9 +33,9 @@ const meterName = "github.com/assignd/assignd/server"
 // there: each label combination's attribute set is built once, the
 // counters are atomic adds into that combination's series (the SDK reads
 // them at collection time through an observable callback), and the
-// in-flight gauge reads the concurrency limiter's occupancy instead of
-// being updated twice per call; so does the admitted-memory gauge. Only the three histograms are recorded
-// through the SDK on the request path.
+// in-flight and admitted-memory gauges read the admission's occupancy
+// instead of being updated twice per call. Only the three histograms are
+// recorded through the SDK on the request path.
 type domainMetrics struct {
 	duration   metric.Float64Histogram
 	members    metric.Int64Histogram

@@ -14,8 +14,8 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// TestExpiredDeadlineStartsNoWork: the engine cannot be interrupted, so a
-// call whose caller already gave up must not start it.
+// TestExpiredDeadlineStartsNoWork: a call whose caller already gave up
+// starts no work: no decoding, no engine.
 func TestExpiredDeadlineStartsNoWork(t *testing.T) {
 	runs := 0
 	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 }, func() int64 { return 0 })
