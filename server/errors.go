@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
+	clipx "github.com/assignd/assignd/internal/clip"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -300,19 +300,11 @@ func metadataIndex(field string) (int, bool) {
 	return j, err == nil && j >= 0
 }
 
-// clip shortens client-supplied strings echoed in messages.
-func clip(s string) string { return clipN(s, 128) }
+// clip shortens client-supplied strings echoed in messages and logs.
+func clip(s string) string { return clipN(s, clipx.Short) }
 
 // maxMessage bounds messages composed elsewhere (a Selector's error) that
 // may quote what the client sent.
 const maxMessage = 1024
 
-func clipN(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n-- // never cut a character in two: the message must stay UTF-8
-	}
-	return s[:n] + "..."
-}
+func clipN(s string, n int) string { return clipx.String(s, n) }
