@@ -1,6 +1,8 @@
 package server
 
 import (
+	"math"
+	"runtime/debug"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -23,5 +25,19 @@ func TestOSReturnerDebounced(t *testing.T) {
 	time.Sleep(400 * time.Millisecond) // time for more returns, were they wrongly repeated
 	if got := frees.Load(); got != memoryReturns {
 		t.Errorf("memory returned %d times after a burst, want %d", got, memoryReturns)
+	}
+}
+
+// TestDefaultMemoryBudget: three quarters of the Go memory limit, or
+// 2 GiB without one.
+func TestDefaultMemoryBudget(t *testing.T) {
+	prev := debug.SetMemoryLimit(1 << 30)
+	defer debug.SetMemoryLimit(prev)
+	if got := DefaultMemoryBudget(); got != 768<<20 {
+		t.Errorf("with a 1 GiB limit: %d, want 768 MiB", got)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	if got := DefaultMemoryBudget(); got != 2<<30 {
+		t.Errorf("without a limit: %d, want 2 GiB", got)
 	}
 }

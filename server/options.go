@@ -111,7 +111,7 @@ func WithMaxPartitions(n int64) Option { return optionFunc(func(c *config) { c.m
 // eighth of the budget is kept for small calls: a large call must fit in
 // the other seven eighths, and one that never could is refused at once
 // with RESOURCE_EXHAUSTED, ErrorInfo reason LIMIT_EXCEEDED and limit
-// "memory_bytes". Default: DefaultMemoryBudget().
+// "memory_bytes". At least MinMemoryBudget. Default: DefaultMemoryBudget().
 func WithMemoryBudget(bytes int64) Option {
 	return optionFunc(func(c *config) { c.memoryBudget = bytes })
 }

@@ -55,10 +55,10 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		o.apply(&cfg)
 	}
 	if cfg.maxConcurrent < 1 || cfg.maxRecvBytes < 1 || cfg.maxPartitions < 1 || cfg.maxQueueWait < 0 ||
-		cfg.memoryBudget < minMemoryBudget || cfg.memoryReturn < 0 {
+		cfg.memoryBudget < MinMemoryBudget || cfg.memoryReturn < 0 {
 		return nil, fmt.Errorf("server: limits must be positive (concurrent assigns %d, recv bytes %d, partitions %d, queue wait %s, memory return %s) "+
 			"and the memory budget at least %d bytes (%d)",
-			cfg.maxConcurrent, cfg.maxRecvBytes, cfg.maxPartitions, cfg.maxQueueWait, cfg.memoryReturn, minMemoryBudget, cfg.memoryBudget)
+			cfg.maxConcurrent, cfg.maxRecvBytes, cfg.maxPartitions, cfg.maxQueueWait, cfg.memoryReturn, MinMemoryBudget, cfg.memoryBudget)
 	}
 	if cfg.meters == nil {
 		cfg.meters = metricnoop.NewMeterProvider()
@@ -195,9 +195,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // closing the connections. An engine run stops well within it.
 const stopGrace = 250 * time.Millisecond
 
-// minMemoryBudget is the smallest WithMemoryBudget: 16 MiB, for a few
+// MinMemoryBudget is the smallest WithMemoryBudget: 16 MiB, for a few
 // small calls beside the reserve.
-const minMemoryBudget = 16 << 20
+const MinMemoryBudget = 16 << 20
 
 // recovered turns a panic in a handler into INTERNAL. The panic and its
 // stack go to the log, never to the client, and the server keeps serving.

@@ -112,6 +112,8 @@ func (c *config) validate() error {
 		return errors.New("--tls-client-ca needs --tls-cert and --tls-key")
 	case c.maxRecvBytes > math.MaxUint32:
 		return errors.New("--max-recv-bytes must fit gRPC's 32-bit message length (at most 4294967295)")
+	case c.memoryBudget != 0 && c.memoryBudget < server.MinMemoryBudget:
+		return fmt.Errorf("--memory-budget %d: want 0 (derived from GOMEMLIMIT) or at least %d bytes", c.memoryBudget, server.MinMemoryBudget)
 	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
 		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")

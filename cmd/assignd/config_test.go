@@ -61,7 +61,8 @@ func TestParseConfig(t *testing.T) {
 		}, ""},
 		{"memory budget from environment", nil, map[string]string{"ASSIGND_MEMORY_BUDGET": "536870912"},
 			func(c config) bool { return c.memoryBudget == 512<<20 }, ""},
-		{"negative memory budget", []string{"--memory-budget", "-1"}, nil, nil, "negative"},
+		{"negative memory budget", []string{"--memory-budget", "-1"}, nil, nil, "--memory-budget"},
+		{"tiny memory budget", []string{"--memory-budget", "1024"}, nil, nil, "at least"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
