@@ -35,7 +35,7 @@ func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolic
 	case errors.Is(err, ErrUnknownProtocol):
 		return nil, unknownProtocol(err)
 	case err != nil:
-		s.logger.ErrorContext(ctx, "explainer failed", "group", req.GetGroupId(), "error", err)
+		s.logger.ErrorContext(ctx, "explainer failed", "group", clip(req.GetGroupId()), "error", clipN(err.Error(), maxMessage))
 		return nil, fmt.Errorf("explaining the policy: %w", err)
 	}
 	return explanationOut(e, caller), nil
