@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -57,7 +58,7 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 		Bucket:            int32(e.Bucket),
 		Reason:            e.Reason,
 		Assignor:          e.Assignor,
-		RebalanceProtocol: assigndv1.RebalanceProtocolOf(e.Protocol),
+		RebalanceProtocol: apiconv.ProtocolToAPI(e.Protocol),
 		Params:            paramsOut(e.Params),
 		Caller:            &assigndv1.CallerIdentity{Subject: caller.Subject, CommonName: caller.CommonName},
 	}
