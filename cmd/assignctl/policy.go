@@ -15,7 +15,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
 )
 
@@ -120,8 +119,8 @@ func protocolNames(ctx context.Context, c *conn, req *assigndv1.ExplainPolicyReq
 	st := status.Convert(err)
 	if st.Code() == codes.InvalidArgument {
 		for _, d := range st.Details() {
-			if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == server.ErrorDomain && info.GetMetadata()["protocol_names"] != "" {
-				return strings.Split(info.GetMetadata()["protocol_names"], ","), nil
+			if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == assigndv1.ErrorDomain && info.GetMetadata()[assigndv1.MetadataProtocolNames] != "" {
+				return strings.Split(info.GetMetadata()[assigndv1.MetadataProtocolNames], ","), nil
 			}
 		}
 	}
