@@ -109,13 +109,9 @@ type standardSelector struct {
 func newStandardSelector() *standardSelector {
 	s := &standardSelector{byName: make(map[string]assign.Assignor)}
 	var desc strings.Builder
-	for _, name := range standardNames {
-		a, ok := assign.Lookup(name, 0)
-		if !ok {
-			panic(fmt.Sprintf("server: standard assignor %q is not registered", name))
-		}
-		s.byName[name] = a
-		fmt.Fprintf(&desc, "%s=%s\n", name, assign.Ref(a))
+	for _, std := range assign.Standards() {
+		s.byName[std.Name] = std.Assignor
+		fmt.Fprintf(&desc, "%s=%s\n", std.Name, assign.Ref(std.Assignor))
 	}
 	sum := sha256.Sum256([]byte(desc.String()))
 	s.policy = "default/" + hex.EncodeToString(sum[:4])
@@ -131,7 +127,7 @@ func (s *standardSelector) Select(_ context.Context, q Query) (Selection, error)
 }
 
 // standardNames are the protocol names DefaultSelector knows, sorted.
-var standardNames = []string{assign.NameCooperativeSticky, assign.NameRange, assign.NameRoundRobin, assign.NameSticky}
+var standardNames = assign.StandardNames()
 
 // unknownNameError is DefaultSelector's ErrUnknownProtocol.
 type unknownNameError struct {
