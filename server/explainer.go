@@ -3,14 +3,15 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/assignd/assignd/assign"
 )
 
 // Explainer answers the ExplainPolicy RPC: what the policy does for a
 // group and why. It is the read-only twin of Selector, kept apart so that
-// a Selector need not explain itself, and so that this package does not
-// depend on the policy layer (cmd/assignd adapts server/policy to it).
+// a Selector need not explain itself. server/policy's Source implements
+// it.
 // Implementations must be safe for concurrent use, and must answer as the
 // Selector would for the same Query at the same revision.
 type Explainer interface {
@@ -56,6 +57,11 @@ type PolicyParams struct {
 	RackAware            bool
 	MaxMovesPerRebalance int
 	Freeze               bool
+}
+
+// String formats the parameters as they are written in a policy file.
+func (p PolicyParams) String() string {
+	return fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
 }
 
 // ShadowPolicy is a rule's shadow assignor ("name@version") and its

@@ -54,19 +54,19 @@ func (p *Policy) ProtocolNames() []string {
 
 // decide finds the first rule that applies and its assignor. With
 // explain set it also records why each earlier rule did not.
-func (p *Policy) decide(groupID, name string, caller server.Caller, explain bool) (*rule, assign.Assignor, verdict, []Skip, error) {
+func (p *Policy) decide(groupID, name string, caller server.Caller, explain bool) (*rule, assign.Assignor, verdict, []server.SkippedRule, error) {
 	if name == "" {
 		return nil, nil, 0, nil, &unknownProtocolError{policy: p, msg: fmt.Sprintf(
 			"%v: the protocol name is empty; policy revision %s answers for %s", server.ErrUnknownProtocol, p.revision, quoteList(p.ProtocolNames()))}
 	}
-	var skipped []Skip
+	var skipped []server.SkippedRule
 	for _, r := range p.rules {
 		v, a, bucket := r.evaluate(groupID, name, caller)
 		if v.applies() {
 			return r, a, v, skipped, nil
 		}
 		if explain {
-			skipped = append(skipped, Skip{Rule: r.name, Reason: r.reason(v, groupID, name, caller, bucket)})
+			skipped = append(skipped, server.SkippedRule{Rule: r.name, Reason: r.reason(v, groupID, name, caller, bucket)})
 		}
 	}
 	return nil, nil, 0, skipped, &unknownProtocolError{policy: p, msg: fmt.Sprintf(

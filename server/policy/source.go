@@ -88,8 +88,14 @@ func (s *Source) Select(ctx context.Context, q server.Query) (server.Selection, 
 }
 
 // Explain explains the current revision's choice; see Policy.Explain.
-func (s *Source) Explain(groupID, protocolName string, caller server.Caller) (Explanation, error) {
+func (s *Source) Explain(groupID, protocolName string, caller server.Caller) (server.Explanation, error) {
 	return s.cur.Load().Explain(groupID, protocolName, caller)
+}
+
+// ExplainPolicy implements [server.Explainer] for the revision that is
+// serving, so that an explanation always describes what Select does.
+func (s *Source) ExplainPolicy(_ context.Context, q server.Query) (server.Explanation, error) {
+	return s.Explain(q.GroupID, q.ProtocolName, q.Caller)
 }
 
 // Close stops watching the file (for a Source made by Watch), waits for
