@@ -80,7 +80,7 @@
 // group, and under COOPERATIVE the engine always applies the KIP-429
 // post-pass, whatever the assignor. A request that leaves
 // rebalance_protocol unspecified runs its protocol name's default, not the
-// assignor's: Select returns it as server.Selection.Protocol, and
+// assignor's: Select returns it as selection.Selection.Protocol, and
 // Explanation.Protocol reports it.
 //
 // # Shadow evaluation

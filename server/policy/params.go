@@ -2,7 +2,7 @@ package policy
 
 import (
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Params are the tuning knobs a rule passes to its assignor, resolved to
@@ -49,4 +49,4 @@ func (p Params) options() []assign.Option {
 }
 
 // String formats the parameters as they are written in a policy file.
-func (p Params) String() string { return server.PolicyParams(p).String() }
+func (p Params) String() string { return selection.PolicyParams(p).String() }
