@@ -47,6 +47,10 @@ func TestListAssignors(t *testing.T) {
 			t.Errorf("%s protocols = %v, want %v", name, byName[name], want)
 		}
 	}
+	// The default selector answers for the standard names.
+	if got, want := resp.GetProtocolNames(), []string{"cooperative-sticky", "range", "roundrobin", "sticky"}; !slices.Equal(got, want) {
+		t.Errorf("protocol names = %q, want %q", got, want)
+	}
 }
 
 // TestAssignMatchesEngine sends groups in every member form and checks

@@ -42,6 +42,19 @@ func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolic
 	return explanationOut(e, caller), nil
 }
 
+// protocolNames lists the protocol names the policy answers for, for
+// ListAssignors: from the Explainer, else the Selector, when one can list
+// them (the optional method ProtocolNames() []string, as on the
+// ErrUnknownProtocol errors), else none.
+func (s *service) protocolNames() []string {
+	for _, x := range []any{s.explainer, s.sel} {
+		if n, ok := x.(protocolNamer); ok {
+			return n.ProtocolNames()
+		}
+	}
+	return nil
+}
+
 // unknownProtocol is the client's error for a protocol name no assignor
 // answers to, from Select or ExplainPolicy.
 func unknownProtocol(err error) *fieldError {

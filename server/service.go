@@ -133,6 +133,7 @@ func (s *service) ListAssignors(context.Context, *assigndv1.ListAssignorsRequest
 	for i, a := range as {
 		out.Assignors[i] = assignorInfo(a)
 	}
+	out.ProtocolNames = s.protocolNames()
 	return out, nil
 }
 

@@ -127,6 +127,12 @@ func TestExplainPolicyOverGRPC(t *testing.T) {
 	if st.Code() != codes.InvalidArgument || names != strings.Join(p.ProtocolNames(), ",") {
 		t.Errorf("empty protocol name: %v, names %q", err, names)
 	}
+
+	// ListAssignors lists the same names without a failing call.
+	list, err := client.ListAssignors(testCtx(t), &assigndv1.ListAssignorsRequest{})
+	if err != nil || strings.Join(list.GetProtocolNames(), ",") != strings.Join(p.ProtocolNames(), ",") {
+		t.Errorf("ListAssignors protocol names %q (%v), want %q", list.GetProtocolNames(), err, p.ProtocolNames())
+	}
 }
 
 // TestReloadOnSignal: SIGHUP reads the file now, whatever the watcher

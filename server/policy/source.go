@@ -92,6 +92,10 @@ func (s *Source) Explain(groupID, protocolName string, caller selection.Caller) 
 	return s.cur.Load().Explain(groupID, protocolName, caller)
 }
 
+// ProtocolNames lists the names the current revision answers for; see
+// [Policy.ProtocolNames].
+func (s *Source) ProtocolNames() []string { return s.cur.Load().ProtocolNames() }
+
 // ExplainPolicy implements [selection.Explainer] for the revision that is
 // serving, so that an explanation always describes what Select does.
 func (s *Source) ExplainPolicy(_ context.Context, q selection.Query) (selection.Explanation, error) {
