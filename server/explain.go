@@ -43,14 +43,16 @@ func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolic
 }
 
 // protocolNames lists the protocol names the policy answers for, for
-// ListAssignors: from the Explainer, else the Selector, when one can list
-// them (the optional method ProtocolNames() []string, as on the
-// ErrUnknownProtocol errors), else none.
+// ListAssignors: the Explainer's when the server has one (it describes the
+// policy), else the Selector's, when it can list them (the optional method
+// ProtocolNames() []string, as on ErrUnknownProtocol errors); else none.
 func (s *service) protocolNames() []string {
-	for _, x := range []any{s.explainer, s.sel} {
-		if n, ok := x.(protocolNamer); ok {
-			return n.ProtocolNames()
-		}
+	var x any = s.sel
+	if s.explainer != nil {
+		x = s.explainer
+	}
+	if n, ok := x.(protocolNamer); ok {
+		return n.ProtocolNames()
 	}
 	return nil
 }
