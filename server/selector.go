@@ -69,6 +69,9 @@ func (s *standardSelector) Select(_ context.Context, q Query) (Selection, error)
 	return Selection{Assignor: a, Policy: s.policy}, nil
 }
 
+// ProtocolNames lists the names Select answers for.
+func (s *standardSelector) ProtocolNames() []string { return slices.Clone(standardNames) }
+
 // standardNames are the protocol names DefaultSelector knows, sorted.
 var standardNames = assign.StandardNames()
 
