@@ -66,12 +66,6 @@ type state struct {
 // numPartitions is the number of partitions of subscribed, existing topics.
 func (st *state) numPartitions() int { return int(st.start[len(st.topics)]) }
 
-// partitionOf returns topic and partition number of global partition p.
-func (st *state) partitionOf(p int32) (topic int32, partition int32) {
-	t := st.topicOf[p]
-	return t, p - st.start[t]
-}
-
 // subscribes reports whether member m subscribes to topic t.
 func (st *state) subscribes(m int32, t int32) bool {
 	s := st.subs[m]

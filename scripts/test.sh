@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole assignd test suite, runnable on a fresh machine: it installs
 # what it needs, then runs go vet, the Go tests (with the race detector on
-# the packages with concurrency), and the API checks: buf lint, buf format,
+# the packages with concurrency), the lint checks (gofmt, staticcheck, the
+# import directions of scripts/deps_check.sh), and the API checks: buf lint, buf format,
 # the generated-code drift check and buf breaking against every earlier
 # committed version of the API. CI runs exactly this (.ci/run).
 #
@@ -69,14 +70,15 @@ install_npm() {
 	done
 }
 
-# Go modules, and the code-generation tools pinned in tools/go.mod (buf,
-# protoc-gen-go, protoc-gen-go-grpc), built once into Go's build cache.
+# Go modules, and the tools pinned in tools/go.mod (buf, protoc-gen-go,
+# protoc-gen-go-grpc, staticcheck), built once into Go's build cache.
 install_go() {
 	go mod download &&
 		go mod download -modfile=tools/go.mod &&
 		go tool -modfile=tools/go.mod buf --version >/dev/null &&
 		go tool -modfile=tools/go.mod -n protoc-gen-go >/dev/null &&
-		go tool -modfile=tools/go.mod -n protoc-gen-go-grpc >/dev/null
+		go tool -modfile=tools/go.mod -n protoc-gen-go-grpc >/dev/null &&
+		go tool -modfile=tools/go.mod -n staticcheck >/dev/null
 }
 
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
@@ -125,7 +127,28 @@ if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	export ASSIGND_INTEROP=require
 fi
 
+# gofmt on every tracked Go file (or, outside git, every Go file not under
+# node_modules): lists the files that need `gofmt -w`.
+gofmt_check() {
+	local files unformatted
+	if git rev-parse --git-dir >/dev/null 2>&1; then
+		files=$(git ls-files '*.go')
+	else
+		files=$(find . -name '*.go' -not -path '*/node_modules/*')
+	fi
+	# shellcheck disable=SC2086
+	unformatted=$(gofmt -l $files)
+	if [ -n "$unformatted" ]; then
+		echo "not gofmt-ed (run: gofmt -w FILE):"
+		echo "$unformatted"
+		return 1
+	fi
+}
+
+step "gofmt" gofmt_check
 step "go vet" go vet ./...
+step "staticcheck" go tool -modfile=tools/go.mod staticcheck ./...
+step "import directions" ./scripts/deps_check.sh
 step "node test (examples/node)" npm test --prefix examples/node
 step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race

@@ -19,11 +19,8 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// ErrorDomain is the google.rpc.ErrorInfo domain of every error assignd
-// returns. Together with ErrorInfo.reason (an assigndv1.ErrorReason value
-// name) it lets leaders in any language branch on the cause without parsing
-// messages.
-const ErrorDomain = "assignd.dev"
+// ErrorDomain is [assigndv1.ErrorDomain], kept for existing callers.
+const ErrorDomain = assigndv1.ErrorDomain
 
 // fieldError rejects a request because of one field of it. Every
 // INVALID_ARGUMENT the service returns is built from one.
@@ -92,13 +89,13 @@ func toStatus(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &fe):
-		meta := map[string]string{"field": fe.field}
+		meta := map[string]string{assigndv1.MetadataField: fe.field}
 		if fe.member != "" {
-			meta["member_id"] = clipN(fe.member, maxMessage)
+			meta[assigndv1.MetadataMemberID] = clipN(fe.member, maxMessage)
 		}
 		var names protocolNamer
 		if errors.As(fe, &names) {
-			meta["protocol_names"] = strings.Join(names.ProtocolNames(), ",")
+			meta[assigndv1.MetadataProtocolNames] = strings.Join(names.ProtocolNames(), ",")
 		}
 		msg := fe.Error()
 		if fe.member != "" {
@@ -114,7 +111,7 @@ func toStatus(err error) error {
 	case errors.As(err, &le):
 		return withDetails(codes.ResourceExhausted, le.Error(),
 			errorInfo(assigndv1.ErrorReason_ERROR_REASON_LIMIT_EXCEEDED, map[string]string{
-				"limit": le.what, "max": strconv.FormatInt(le.limit, 10), "got": strconv.FormatInt(le.got, 10)}))
+				assigndv1.MetadataLimit: le.what, assigndv1.MetadataMax: strconv.FormatInt(le.limit, 10), assigndv1.MetadataGot: strconv.FormatInt(le.got, 10)}))
 	case errors.Is(err, errOverloaded):
 		return withDetails(codes.ResourceExhausted, errOverloaded.Error(),
 			errorInfo(assigndv1.ErrorReason_ERROR_REASON_OVERLOADED, nil))

@@ -163,15 +163,13 @@ func (s *service) ListAssignors(context.Context, *assigndv1.ListAssignorsRequest
 	for i, a := range as {
 		out.Assignors[i] = assignorInfo(a)
 	}
+	out.ProtocolNames = s.protocolNames()
 	return out, nil
 }
 
 // eagerOnlyName reports whether Kafka clients of this protocol name only run
 // the EAGER rebalance protocol.
 func eagerOnlyName(name string) bool {
-	switch name {
-	case assign.NameRange, assign.NameRoundRobin, assign.NameSticky:
-		return true
-	}
-	return false
+	std, ok := assign.StandardOf(name)
+	return ok && !std.Allows(assign.Cooperative)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client/internal/leadercall"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -81,7 +82,7 @@ func (b *Balancer) remote(in *input) (syncAssignments, bool, error) {
 // bytes untouched. A cooperative group given an eager plan could have a
 // partition consumed twice, so that is refused too.
 func (in *input) fromResponse(resp *assigndv1.AssignResponse, p assign.RebalanceProtocol) (syncAssignments, error) {
-	if got, want := resp.GetRebalanceProtocol(), assigndv1.RebalanceProtocolOf(p); got != want {
+	if got, want := resp.GetRebalanceProtocol(), apiconv.ProtocolToAPI(p); got != want {
 		return nil, fmt.Errorf("%w: it ran %s for a group running %s", leadercall.ErrInvalidResponse, got, want)
 	}
 	ids := make([]string, len(in.members))

@@ -98,7 +98,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		server.WithMaxQueueWait(cfg.maxQueueWait),
 		server.WithMeterProvider(tel.MeterProvider()),
 		server.WithTracerProvider(tel.TracerProvider()),
-		server.WithExplainer(policyExplainer{src}),
+		server.WithExplainer(src),
 	}
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))

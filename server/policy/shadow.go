@@ -31,7 +31,7 @@ const (
 // shadows are a sample for comparison, and dropping some is better than
 // queueing work a loaded server cannot afford. The goroutine reads the
 // group and result after Observe returned; the server neither modifies nor
-// reuses them (see server.Selection.Observe).
+// reuses them (see [selection.Selection].Observe).
 type shadowRunner struct {
 	slots         chan struct{}
 	maxPartitions int
