@@ -2,9 +2,9 @@ package apiconv
 
 import (
 	"fmt"
-	"unicode/utf8"
 
 	"github.com/assignd/assignd/assign"
+	clipx "github.com/assignd/assignd/internal/clip"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -100,17 +100,6 @@ func TopicPartitionsFromAPI(in []*assigndv1.TopicPartitions) []assign.TopicParti
 	return out
 }
 
-// clip shortens a client-supplied name quoted in a message to 128 bytes,
-// never cutting a character in two (the message must stay UTF-8). The
-// server clips what it quotes the same way.
-func clip(s string) string {
-	const n = 128
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "..."
-}
+// clip shortens a client-supplied name quoted in a message, as the server
+// clips what it quotes.
+func clip(s string) string { return clipx.String(s, clipx.Short) }
