@@ -35,8 +35,8 @@ func ping(ctx context.Context, addr string) error {
 
 // CreateTopics creates topics (name → partitions, one replica each) on the
 // cluster at bootstrap and waits until every partition has a leader. A
-// topic that exists already is an error, unless it has the same number of
-// partitions.
+// topic that exists already is an error (kerr.TopicAlreadyExists), also
+// while its deletion is still under way.
 func CreateTopics(ctx context.Context, bootstrap string, topics map[string]int32) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
 	if err != nil {
@@ -55,7 +55,7 @@ func CreateTopics(ctx context.Context, bootstrap string, topics map[string]int32
 		return fmt.Errorf("kafkabroker: creating topics: %w", err)
 	}
 	for _, t := range resp.Topics {
-		if err := kerr.ErrorForCode(t.ErrorCode); err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		if err := kerr.ErrorForCode(t.ErrorCode); err != nil {
 			return fmt.Errorf("kafkabroker: creating topic %s: %w", t.Topic, err)
 		}
 	}
@@ -106,8 +106,9 @@ func waitTopics(ctx context.Context, cl *kgo.Client, topics map[string]int32) er
 	}
 }
 
-// DeleteTopics deletes topics from the cluster at bootstrap; a topic that
-// does not exist is not an error.
+// DeleteTopics deletes topics from the cluster at bootstrap and waits
+// until the metadata no longer lists them; a topic that does not exist is
+// not an error.
 func DeleteTopics(ctx context.Context, bootstrap string, names ...string) error {
 	if len(names) == 0 {
 		return nil
@@ -134,7 +135,40 @@ func DeleteTopics(ctx context.Context, bootstrap string, names ...string) error 
 			return fmt.Errorf("kafkabroker: deleting topic %s: %w", deref(t.Topic), err)
 		}
 	}
-	return nil
+	return waitGone(ctx, cl, names)
+}
+
+// waitGone waits until the metadata answers UNKNOWN_TOPIC_OR_PARTITION
+// for every topic.
+func waitGone(ctx context.Context, cl *kgo.Client, names []string) error {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		req := kmsg.NewPtrMetadataRequest()
+		for _, n := range names {
+			t := kmsg.NewMetadataRequestTopic()
+			t.Topic = kmsg.StringPtr(n)
+			req.Topics = append(req.Topics, t)
+		}
+		resp, err := req.RequestWith(ctx, cl)
+		left := -1
+		if err == nil {
+			left = 0
+			for _, t := range resp.Topics {
+				if !errors.Is(kerr.ErrorForCode(t.ErrorCode), kerr.UnknownTopicOrPartition) {
+					left++
+				}
+			}
+		}
+		if left == 0 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("kafkabroker: deleted topics still listed: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
 }
 
 func deref(s *string) string {

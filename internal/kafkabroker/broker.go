@@ -65,7 +65,8 @@ func Start(ctx context.Context, opts ...Option) (*Broker, error) {
 
 	b := &Broker{dir: cfg.dir, exited: make(chan struct{})}
 	if b.dir == "" {
-		if b.dir, err = os.MkdirTemp("", "kafkabroker-"); err != nil {
+		sweepTemp()
+		if b.dir, err = os.MkdirTemp("", fmt.Sprintf("kafkabroker-%d-", os.Getpid())); err != nil {
 			return nil, err
 		}
 		b.removeDir = os.Getenv("ASSIGND_KAFKA_KEEP") != "1"
@@ -297,4 +298,21 @@ func freePorts(n int) ([]int, error) {
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 	}
 	return ports, nil
+}
+
+// sweepTemp removes the temporary directories of brokers whose test
+// binary is gone: a binary that exits without Stop (a broker shared by
+// every test of a package, or a crash) cannot remove its own, though the
+// kernel killed its broker (Pdeathsig).
+func sweepTemp() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "kafkabroker-*-*"))
+	for _, d := range dirs {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(d), "kafkabroker-%d-", &pid); err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if !processAlive(pid) {
+			_ = os.RemoveAll(d)
+		}
+	}
 }

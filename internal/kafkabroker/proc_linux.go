@@ -10,3 +10,5 @@ func sysProcAttr() *syscall.SysProcAttr {
 }
 
 func killGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+
+func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }

@@ -15,3 +15,6 @@ func killGroup(pid int) {
 		_ = p.Kill()
 	}
 }
+
+// processAlive cannot tell here: never sweep.
+func processAlive(int) bool { return true }

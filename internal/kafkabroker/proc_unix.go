@@ -9,3 +9,5 @@ import "syscall"
 func sysProcAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
 
 func killGroup(pid int) { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+
+func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
