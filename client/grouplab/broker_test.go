@@ -1,7 +1,11 @@
 package grouplab_test
 
 import (
+	"sync/atomic"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/assignd/assignd/client/grouplab"
 )
@@ -38,6 +42,23 @@ func TestKFakeBrokerSeam(t *testing.T) {
 	defer b.Close()
 	if b.Kind() != grouplab.KFake || b.Group("g") != "g" || len(b.Seeds()) != 1 || b.LogTail(10) != "" {
 		t.Errorf("kind %v, group %q, seeds %v", b.Kind(), b.Group("g"), b.Seeds())
+	}
+	var seen atomic.Int64
+	b.Observe(func(r kmsg.Request) {
+		if _, ok := r.(*kmsg.MetadataRequest); ok {
+			seen.Add(1)
+		}
+	}, kmsg.Metadata)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(b.Seeds()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	if _, err := kmsg.NewPtrMetadataRequest().RequestWith(t.Context(), cl); err != nil {
+		t.Fatal(err)
+	}
+	if seen.Load() == 0 {
+		t.Error("the metadata request was not observed")
 	}
 	if _, err := grouplab.StartBroker(t.Context(), grouplab.KFake, []grouplab.Topic{{Name: "a"}}); err == nil {
 		t.Error("a topic without partitions was accepted")
