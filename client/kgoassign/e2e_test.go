@@ -290,6 +290,9 @@ func TestE2EStaticMemberCrash(t *testing.T) {
 		}
 	}
 	// s2' is assigned in some generation; a new one is a rebalance.
+	if len(before.Generations) == 0 {
+		t.Fatal("the first window ran no generation")
+	}
 	current := slices.Max(before.Generations)
 	var rebalanced []int32
 	for _, g := range rejoin.Generations {
