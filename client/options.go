@@ -26,15 +26,16 @@ const DefaultMaxAttempts = 3
 const DefaultReconnectBackoff = 5 * time.Second
 
 // DefaultMaxResponseBytes is the largest response a Client accepts by
-// default: 512 MiB. It is derived from the largest response an assignd with
-// its default limits can send. A response costs at most about 8 bytes per
-// partition (4 in the encoded assignment, up to 4 as a varint in a decoded
-// or pending list), about 80 MB at the server's 10,000,000 partitions,
-// plus what echoes the request (member ids, topic names, revoked lists,
-// which mirror the owned partitions the members reported), at most the
-// request's size, itself at most the server's 256 MiB: about 340 MiB in
-// all, rounded up to a power of two. gRPC's own default, 4 MiB, is below
-// the response for a group of a few hundred thousand partitions whose
+// default: 512 MiB. It is derived from the largest response an assignd can
+// send, with room for servers whose limits were raised. A response costs at
+// most about 8 bytes per partition (4 in the encoded assignment, up to 4 as
+// a varint in a decoded or pending list) plus what echoes the request
+// (member ids, topic names, revoked lists, which mirror the owned
+// partitions the members reported), at most the request's size. With the
+// server's default limits (2,000,000 partitions, 64 MiB requests) that is
+// about 80 MiB; with them raised to 10,000,000 partitions and 256 MiB,
+// about 340 MiB, rounded up to a power of two. gRPC's own default, 4 MiB, is
+// below the response for a group of a few hundred thousand partitions whose
 // members each read many topics (a 1,000,000-partition group of 2,000
 // members on 500 topics gets 19 MB even in the encoded view), which would
 // then fall back after assignd did all the work. The limit allocates

@@ -83,11 +83,43 @@ install_go() {
 
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
 
+# The real Apache Kafka broker (internal/kafkabroker): its jars, pinned in
+# tools/kafka/pom.xml, fetched by Maven into .cache/kafka/lib (skipped
+# when up to date), and the testbroker command that runs it for suites not
+# written in Go.
+install_kafka() {
+	scripts/kafka-jars.sh && build_testbroker
+}
+build_testbroker() { go build -o .cache/bin/testbroker ./internal/cmd/testbroker; }
+
 if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	step "install: apt packages" install_apt
 	step "install: npm packages" install_npm
 	step "install: Go modules and buf" install_go
+	step "install: Kafka broker jars" install_kafka
 fi
+
+# ---------------------------------------------------------------------------
+# A real Kafka broker for the suites not written in Go. A step calls
+# broker_up before its tests (it exports KAFKA_BOOTSTRAP=host:port) and
+# broker_down after them; broker_log prints the end of the broker's log.
+# The broker also stops when this script exits, however it exits.
+# ---------------------------------------------------------------------------
+
+KAFKA_RUN_DIR=.cache/kafka/run
+broker_up() {
+	[ -x .cache/bin/testbroker ] || build_testbroker || return 1
+	KAFKA_BOOTSTRAP=$(.cache/bin/testbroker up -watch $$ "$KAFKA_RUN_DIR") || return 1
+	export KAFKA_BOOTSTRAP
+	echo "Kafka broker at $KAFKA_BOOTSTRAP"
+}
+broker_down() {
+	unset KAFKA_BOOTSTRAP
+	[ -f "$KAFKA_RUN_DIR/pid" ] || return 0
+	.cache/bin/testbroker down "$KAFKA_RUN_DIR"
+}
+broker_log() { tail -n "${1:-100}" "$KAFKA_RUN_DIR/broker/broker.log"; }
+trap broker_down EXIT
 
 # ---------------------------------------------------------------------------
 # Go
@@ -153,6 +185,20 @@ step "node test (examples/node)" npm test --prefix examples/node
 step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race
 step "go test, large groups (client, no race)" go_test_large
+
+# The core end-to-end scenarios again, on a real Apache Kafka 4.x broker
+# instead of kfake (ASSIGND_BROKER=kafka; docs/brokers.md): steady, rolling
+# restart, scale out and in with a crash, a static member's crash, eager
+# sticky (sarama), librdkafka members (kcat), and the broker helper's own
+# tests. Each test binary starts one broker (~10 s) and shares it between
+# its tests; the packages run one at a time, so one broker runs at a time.
+KAFKA_E2E_PKGS=(./internal/kafkabroker ./internal/cmd/testbroker ./client/kgoassign ./client/saramaassign ./interop)
+KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*)$'
+go_test_kafka() {
+	# shellcheck disable=SC2086
+	ASSIGND_BROKER=kafka go test ${GO_TEST_FLAGS:-} -p 1 -timeout 15m -run "$KAFKA_E2E_RUN" "${KAFKA_E2E_PKGS[@]}"
+}
+step "go test e2e on Kafka" go_test_kafka
 
 # ---------------------------------------------------------------------------
 # The API contract (proto/)
