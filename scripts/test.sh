@@ -81,11 +81,43 @@ install_go() {
 
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
 
+# The real Apache Kafka broker (internal/kafkabroker): its jars, pinned in
+# tools/kafka/pom.xml, fetched by Maven into .cache/kafka/lib (skipped
+# when up to date), and the testbroker command that runs it for suites not
+# written in Go.
+install_kafka() {
+	scripts/kafka-jars.sh && build_testbroker
+}
+build_testbroker() { go build -o .cache/bin/testbroker ./internal/cmd/testbroker; }
+
 if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	step "install: apt packages" install_apt
 	step "install: npm packages" install_npm
 	step "install: Go modules and buf" install_go
+	step "install: Kafka broker jars" install_kafka
 fi
+
+# ---------------------------------------------------------------------------
+# A real Kafka broker for the suites not written in Go. A step calls
+# broker_up before its tests (it exports KAFKA_BOOTSTRAP=host:port) and
+# broker_down after them; broker_log prints the end of the broker's log.
+# The broker also stops when this script exits, however it exits.
+# ---------------------------------------------------------------------------
+
+KAFKA_RUN_DIR=.cache/kafka/run
+broker_up() {
+	[ -x .cache/bin/testbroker ] || build_testbroker || return 1
+	KAFKA_BOOTSTRAP=$(.cache/bin/testbroker up -watch $$ "$KAFKA_RUN_DIR") || return 1
+	export KAFKA_BOOTSTRAP
+	echo "Kafka broker at $KAFKA_BOOTSTRAP"
+}
+broker_down() {
+	unset KAFKA_BOOTSTRAP
+	[ -f "$KAFKA_RUN_DIR/pid" ] || return 0
+	.cache/bin/testbroker down "$KAFKA_RUN_DIR"
+}
+broker_log() { tail -n "${1:-100}" "$KAFKA_RUN_DIR/broker/broker.log"; }
+trap broker_down EXIT
 
 # ---------------------------------------------------------------------------
 # Go

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	"google.golang.org/grpc"
 )
@@ -23,7 +22,8 @@ type Topic struct {
 type Lab struct {
 	cfg     config
 	topics  []Topic
-	cluster *kfake.Cluster
+	broker  *Broker
+	group   string // the consumer group's name on the broker
 	seeds   []string
 	tl      *Timeline
 	assignd assignd
@@ -33,9 +33,9 @@ type Lab struct {
 	members []*Member // every incarnation ever started, in start order
 }
 
-// New starts a single-broker kfake cluster on 127.0.0.1 with the given
-// topics, and an in-process assignd with the default policy. Close stops
-// everything.
+// New starts a broker on 127.0.0.1 with the given topics (kfake, or the
+// real broker [WithBroker] or $ASSIGND_BROKER selects), and an in-process
+// assignd with the default policy. Close stops everything.
 func New(topics []Topic, opts ...Option) (*Lab, error) {
 	if len(topics) == 0 {
 		return nil, errors.New("grouplab: no topics")
@@ -44,32 +44,32 @@ func New(topics []Topic, opts ...Option) (*Lab, error) {
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	kopts := []kfake.Opt{
-		kfake.NumBrokers(1),
-		// kfake's default minimum (6 s, as Kafka's) would forbid the short
-		// sessions that keep the kill scenario quick.
-		kfake.GroupMinSessionTimeout(100 * time.Millisecond),
-	}
-	for _, t := range topics {
-		if t.Partitions <= 0 {
-			return nil, fmt.Errorf("grouplab: topic %q needs partitions", t.Name)
+	if cfg.broker == 0 {
+		kind, err := BrokerFromEnv()
+		if err != nil {
+			return nil, err
 		}
-		kopts = append(kopts, kfake.SeedTopics(t.Partitions, t.Name))
+		cfg.broker = kind
 	}
-	cluster, err := kfake.NewCluster(kopts...)
+	ctx, cancel := context.WithTimeout(context.Background(), cfg.brokerStart)
+	defer cancel()
+	b, err := StartBroker(ctx, cfg.broker, topics)
 	if err != nil {
-		return nil, fmt.Errorf("grouplab: starting kfake: %w", err)
+		return nil, err
 	}
-	l := &Lab{cfg: cfg, topics: slices.Clone(topics), cluster: cluster, seeds: cluster.ListenAddrs(), tl: newTimeline()}
+	l := &Lab{cfg: cfg, topics: slices.Clone(topics), broker: b, group: b.Group(cfg.group), seeds: b.Seeds(), tl: newTimeline()}
 	l.assignd.logger = cfg.logger
 	l.observeLeaders()
 	if err := l.assignd.start(); err != nil {
-		cluster.Close()
+		b.Close()
 		return nil, err
 	}
 	l.tl.add(Event{Kind: EventAssigndUp, Generation: -1, Detail: l.assignd.address()})
 	return l, nil
 }
+
+// Broker is the lab's broker.
+func (l *Lab) Broker() *Broker { return l.broker }
 
 // Timeline is the lab's record.
 func (l *Lab) Timeline() *Timeline { return l.tl }
@@ -154,7 +154,7 @@ func (l *Lab) Close() {
 		m.close()
 	}
 	_ = l.assignd.stop(ctx)
-	l.cluster.Close()
+	l.broker.Close()
 }
 
 // observeLeaders records every SyncGroup that carries assignments: only a
@@ -163,16 +163,15 @@ func (l *Lab) Close() {
 // the leader left, and the last leader's SyncGroup wins, so the lab keeps
 // them all to check that they agree.
 func (l *Lab) observeLeaders() {
-	l.cluster.ControlKey(kmsg.SyncGroup.Int16(), func(req kmsg.Request) (kmsg.Response, error, bool) {
+	l.broker.Observe(func(req kmsg.Request) {
 		sg, ok := req.(*kmsg.SyncGroupRequest)
-		if !ok || len(sg.GroupAssignment) == 0 {
-			return nil, nil, false
+		if !ok || len(sg.GroupAssignment) == 0 || sg.Group != l.group {
+			return
 		}
 		as := make(map[string][]byte, len(sg.GroupAssignment))
 		for _, a := range sg.GroupAssignment {
 			as[a.MemberID] = slices.Clone(a.MemberAssignment)
 		}
 		l.tl.add(Event{Kind: EventLeaderSync, MemberID: sg.MemberID, Generation: sg.Generation, Assignments: as})
-		return nil, nil, false // observe only: the broker handles it
-	})
+	}, kmsg.SyncGroup)
 }

@@ -67,9 +67,34 @@ type Member struct {
 	next  map[TP]int64 // partition → offset after the last one processed this epoch
 }
 
+// MemberOption configures one member. Options are sealed: only this
+// package defines them.
+type MemberOption interface{ applyMember(*memberConfig) }
+
+type memberConfig struct {
+	instanceID string
+}
+
+type memberOptionFunc func(*memberConfig)
+
+func (f memberOptionFunc) applyMember(c *memberConfig) { f(c) }
+
+// AsStatic makes the member a static member (KIP-345) with the given
+// group.instance.id. An incarnation that comes back with the same id
+// before the session timeout takes its predecessor's place: Kafka keeps
+// the generation and hands it the same assignment, without a rebalance.
+// Default: a dynamic member.
+func AsStatic(instanceID string) MemberOption {
+	return memberOptionFunc(func(c *memberConfig) { c.instanceID = instanceID })
+}
+
 // StartMember starts a member called name (unique per incarnation, e.g.
 // "m3" and, after a restart, "m3'") that joins the lab's group.
-func (l *Lab) StartMember(name string, kind Kind) (*Member, error) {
+func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member, error) {
+	var mcfg memberConfig
+	for _, o := range opts {
+		o.applyMember(&mcfg)
+	}
 	l.mu.Lock()
 	for _, m := range l.members {
 		if m.name == name {
@@ -105,11 +130,11 @@ func (l *Lab) StartMember(name string, kind Kind) (*Member, error) {
 		topics[i] = t.Name
 	}
 	l.tl.add(Event{Kind: EventStarted, Member: name, Generation: -1, Detail: kind.String()})
-	cl, err := kgo.NewClient(
+	kopts := []kgo.Opt{
 		kgo.SeedBrokers(l.seeds...),
 		kgo.ClientID(name),
 		kgo.Dialer(m.net.dial),
-		kgo.ConsumerGroup(l.cfg.group),
+		kgo.ConsumerGroup(l.group),
 		kgo.ConsumeTopics(topics...),
 		kgo.Balancers(balancer),
 		kgo.SessionTimeout(l.cfg.session),
@@ -119,17 +144,21 @@ func (l *Lab) StartMember(name string, kind Kind) (*Member, error) {
 		// that records produced before a partition's first owner are not
 		// skipped.
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(100*time.Millisecond),
+		kgo.FetchMaxWait(100 * time.Millisecond),
 		// Process-then-commit: records are marked only once processed,
 		// only marks are committed, and no rebalance runs while a polled
 		// batch is being processed.
 		kgo.BlockRebalanceOnPoll(),
 		kgo.AutoCommitMarks(),
-		kgo.AutoCommitInterval(500*time.Millisecond),
+		kgo.AutoCommitInterval(500 * time.Millisecond),
 		kgo.OnPartitionsAssigned(m.assigned),
 		kgo.OnPartitionsRevoked(m.revoked),
 		kgo.OnPartitionsLost(m.lost),
-	)
+	}
+	if mcfg.instanceID != "" {
+		kopts = append(kopts, kgo.InstanceID(mcfg.instanceID))
+	}
+	cl, err := kgo.NewClient(kopts...)
 	if err != nil {
 		if m.assignd != nil {
 			m.assignd.Close()

@@ -22,6 +22,8 @@ type config struct {
 	shimTimeout      time.Duration
 	logger           *slog.Logger
 	meters           metric.MeterProvider
+	broker           BrokerKind
+	brokerStart      time.Duration
 }
 
 func defaultConfig() config {
@@ -29,7 +31,8 @@ func defaultConfig() config {
 		group: "lab", heartbeat: 200 * time.Millisecond, session: 3 * time.Second,
 		rebalanceTimeout: 10 * time.Second, quiet: 800 * time.Millisecond,
 		produceEvery: 10 * time.Millisecond, shimTimeout: time.Second,
-		logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		brokerStart: 2 * time.Minute,
 	}
 }
 
@@ -37,7 +40,8 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// WithGroup names the consumer group. Default: "lab".
+// WithGroup names the consumer group. Default: "lab". On the real broker
+// the name gets a suffix unique to the lab ([Broker.Group]).
 func WithGroup(name string) Option { return optionFunc(func(c *config) { c.group = name }) }
 
 // WithHeartbeat sets the members' heartbeat interval, which paces
@@ -79,4 +83,14 @@ func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.l
 // Default: the global provider.
 func WithMeterProvider(mp metric.MeterProvider) Option {
 	return optionFunc(func(c *config) { c.meters = mp })
+}
+
+// WithBroker selects the broker: [KFake] or [Kafka]. Default: what
+// $ASSIGND_BROKER says ([BrokerFromEnv]), kfake when it is unset.
+func WithBroker(kind BrokerKind) Option { return optionFunc(func(c *config) { c.broker = kind }) }
+
+// WithBrokerStart bounds starting the broker and creating the topics (the
+// real broker's first start takes seconds). Default: 2 min.
+func WithBrokerStart(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.brokerStart = d })
 }
