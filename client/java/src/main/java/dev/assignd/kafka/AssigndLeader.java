@@ -53,6 +53,16 @@ final class AssigndLeader {
     if (cfg.target == null) {
       LOG.error("assignd assignor {}: {} is not set: every rebalance this consumer leads is assigned by Java's built-in {} assignor",
           protocolName, AssigndConfig.TARGET, protocolName);
+      return;
+    }
+    // Connect now, in the background, rather than at the first rebalance:
+    // a cold JVM can take longer than the call's deadline to load the
+    // transport and finish the handshake. A bad setting shows at startup.
+    try {
+      AssigndChannels.get(cfg).getState(true);
+    } catch (MisconfiguredException e) {
+      LOG.error("assignd assignor {}: check {}: {}; rebalances this consumer leads will use Java's built-in {} assignor until it is fixed",
+          protocolName, e.property, e.getMessage(), protocolName);
     }
   }
 
