@@ -44,6 +44,8 @@ step() {
 # kcat brings librdkafka (Debian's 2.0), whose consumers the interop tests
 # run as members of cooperative-sticky groups.
 APT_PACKAGES=(kcat)
+# JDK 17 and Maven 3.8 for client/java (the Java assignors) and the broker jars.
+APT_PACKAGES+=(openjdk-17-jdk-headless maven)
 install_apt() {
 	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
 	local missing=()
@@ -81,6 +83,13 @@ install_go() {
 
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
 
+# client/java: its dependencies, Maven plugins and the protoc and
+# protoc-gen-grpc-java executables (all pinned in its pom.xml), fetched from
+# Maven Central into Maven's local repository by compiling it once.
+install_maven() {
+	mvn -B -q -ntp -f client/java/pom.xml -DskipTests test-compile
+}
+
 # The real Apache Kafka broker (internal/kafkabroker): its jars, pinned in
 # tools/kafka/pom.xml, fetched by Maven into .cache/kafka/lib (skipped
 # when up to date), and the testbroker command that runs it for suites not
@@ -95,6 +104,7 @@ if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	step "install: npm packages" install_npm
 	step "install: Go modules and buf" install_go
 	step "install: Kafka broker jars" install_kafka
+	step "install: Maven packages (client/java)" install_maven
 fi
 
 # ---------------------------------------------------------------------------
@@ -154,6 +164,32 @@ step "go vet" go vet ./...
 step "node test (examples/node)" npm test --prefix examples/node
 step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race
+
+# ---------------------------------------------------------------------------
+# Java (client/java): the assignd assignors for kafka-clients, their JUnit
+# tests against a real assignd (built here), kafka-clients' own Range and
+# RoundRobin assignor tests run on them, and the end-to-end test of a mixed
+# group (Java on assignd, Java built-in, franz-go through kgoassign) on the
+# real broker.
+# ---------------------------------------------------------------------------
+
+java_test() {
+	local bin rc=0
+	bin=$(mktemp -d)
+	go build -o "$bin/assignd" ./cmd/assignd &&
+		go build -o "$bin/kgomember" ./internal/cmd/kgomember &&
+		broker_up || {
+		rm -rf "$bin"
+		return 1
+	}
+	(cd client/java && mvn -B -ntp test -Dassignd.binary="$bin/assignd" -Dassignd.kgomember="$bin/kgomember") || rc=1
+	[ $rc -ne 0 ] && broker_log 50
+	broker_down
+	rm -rf "$bin"
+	return $rc
+}
+
+step "java (client/java, mvn test)" java_test
 
 # ---------------------------------------------------------------------------
 # The API contract (proto/)
