@@ -49,7 +49,6 @@ public final class AssigndConfig {
   public enum InvalidArgumentAction { FALLBACK, FAIL }
 
   final String groupId;
-  final String clientId;
   final String target;
   final long deadlineMs;
   final boolean tls;
@@ -61,7 +60,6 @@ public final class AssigndConfig {
 
   private AssigndConfig(Map<String, ?> configs) {
     groupId = string(configs, "group.id");
-    clientId = string(configs, "client.id");
     target = string(configs, TARGET);
     String d = string(configs, DEADLINE_MS);
     if (d == null) {

@@ -43,7 +43,8 @@ import org.junit.jupiter.api.Timeout;
  *   <li>a rolling restart of the static members (J2, B1, K1) keeps every
  *       other member's partitions, and gives each its own back;
  *   <li>with assignd killed, the Java leader falls back (counted) and the
- *       group takes in a new member and converges;
+ *       group takes in a new member and converges, the others only giving
+ *       partitions up;
  *   <li>no partition ever has two owners at once;
  *   <li>every produced record is consumed (the ledger).
  * </ul>
@@ -161,16 +162,26 @@ class MixedGroupE2ETest {
       before = after;
     }
 
-    // assignd killed: the Java leader falls back, the group takes in a newcomer and converges.
+    // assignd killed: the Java leader falls back, the group takes in a newcomer and converges. The
+    // coordinator may hand leadership to another member that rejoined first (a built-in or franz-go
+    // one, which does not count here), so newcomers keep arriving, up to three, until a Java
+    // leader on assignd has led a round.
     long fallbacks = stats.fallbacks(FallbackReason.UNAVAILABLE) + stats.fallbacks(FallbackReason.DEADLINE);
     assignd.kill();
-    startJava("B3", builtIn, null, topic);
-    Map<String, Set<String>> withB3 = converge(Set.of("J1", "J2", "B1", "K1", "B3"), "newcomer with assignd down");
+    Set<String> members = new java.util.TreeSet<>(Set.of("J1", "J2", "B1", "K1"));
+    for (int i = 3; i <= 5 && stats.fallbacks(FallbackReason.UNAVAILABLE) + stats.fallbacks(FallbackReason.DEADLINE) == fallbacks; i++) {
+      String newcomer = "B" + i;
+      startJava(newcomer, builtIn, null, topic);
+      members.add(newcomer);
+      Map<String, Set<String>> after = converge(members, newcomer + " joined with assignd down");
+      for (String m : before.keySet()) {
+        assertTrue(before.get(m).containsAll(after.get(m)), m + " gained partitions when " + newcomer + " joined: "
+            + before.get(m) + " -> " + after.get(m));
+      }
+      before = after;
+    }
     assertTrue(stats.fallbacks(FallbackReason.UNAVAILABLE) + stats.fallbacks(FallbackReason.DEADLINE) > fallbacks,
         "the Java leader fell back: " + stats);
-    for (String m : List.of("J1", "J2", "B1", "K1")) {
-      assertTrue(before.get(m).containsAll(withB3.get(m)), m + " gained partitions when B3 joined: " + before.get(m) + " -> " + withB3.get(m));
-    }
 
     assertEquals(List.of(), timeline.violations(), "no partition had two owners at once\n" + timeline.dump());
     checkLedger();
