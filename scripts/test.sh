@@ -165,6 +165,20 @@ step "node test (examples/node)" npm test --prefix examples/node
 step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race
 
+# The core end-to-end scenarios again, on a real Apache Kafka 4.x broker
+# instead of kfake (ASSIGND_BROKER=kafka; docs/brokers.md): steady, rolling
+# restart, scale out and in with a crash, a static member's crash, eager
+# sticky (sarama), librdkafka members (kcat), and the broker helper's own
+# tests. Each test binary starts one broker (~10 s) and shares it between
+# its tests; the packages run one at a time, so one broker runs at a time.
+KAFKA_E2E_PKGS=(./internal/kafkabroker ./internal/cmd/testbroker ./client/kgoassign ./client/saramaassign ./interop)
+KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*)$'
+go_test_kafka() {
+	# shellcheck disable=SC2086
+	ASSIGND_BROKER=kafka go test ${GO_TEST_FLAGS:-} -p 1 -timeout 15m -run "$KAFKA_E2E_RUN" "${KAFKA_E2E_PKGS[@]}"
+}
+step "go test e2e on Kafka" go_test_kafka
+
 # ---------------------------------------------------------------------------
 # Java (client/java): the assignd assignors for kafka-clients, their JUnit
 # tests against a real assignd (built here), kafka-clients' own Range and

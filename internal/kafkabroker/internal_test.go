@@ -76,3 +76,12 @@ func TestDecodeRequest(t *testing.T) {
 		t.Error("a truncated frame decoded")
 	}
 }
+
+// TestObserveNeedsTap: without WithTap there is no proxy to observe
+// through (clients bootstrap from the broker itself).
+func TestObserveNeedsTap(t *testing.T) {
+	var b Broker // as Start leaves it without WithTap: no tap
+	if _, err := b.Observe(func(Request) {}); err == nil || !strings.Contains(err.Error(), "WithTap") {
+		t.Errorf("Observe without a tap: %v", err)
+	}
+}
