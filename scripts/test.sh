@@ -190,6 +190,8 @@ step "go test e2e on Kafka" go_test_kafka
 java_test() {
 	local bin rc=0
 	bin=$(mktemp -d)
+	# A broker directory left by an earlier run cannot be formatted again.
+	rm -rf "$KAFKA_RUN_DIR/broker"
 	go build -o "$bin/assignd" ./cmd/assignd &&
 		go build -o "$bin/kgomember" ./internal/cmd/kgomember &&
 		broker_up || {
