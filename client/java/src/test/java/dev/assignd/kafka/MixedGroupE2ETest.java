@@ -45,6 +45,8 @@ import org.junit.jupiter.api.Timeout;
  *   <li>with assignd killed, the Java leader falls back (counted) and the
  *       group takes in a new member and converges, the others only giving
  *       partitions up;
+ *   <li>with assignd back, the leader leaves: the new leader, of whatever
+ *       kind, keeps the plan sticky (only the leaver's partitions move);
  *   <li>no partition ever has two owners at once;
  *   <li>every produced record is consumed (the ledger).
  * </ul>
@@ -182,6 +184,19 @@ class MixedGroupE2ETest {
     }
     assertTrue(stats.fallbacks(FallbackReason.UNAVAILABLE) + stats.fallbacks(FallbackReason.DEADLINE) > fallbacks,
         "the Java leader fell back: " + stats);
+
+    // assignd back on the same address; then the leader leaves. Whoever leads next (Java on
+    // assignd, Java built-in or franz-go on kgoassign) keeps the plan sticky: only J1's
+    // partitions move.
+    String address = assignd.address();
+    assignd = AssigndServer.start("--listen=" + address);
+    stop("J1");
+    members.remove("J1");
+    Map<String, Set<String>> noLeader = converge(members, "after the leader J1 left");
+    for (String m : members) {
+      assertTrue(noLeader.get(m).containsAll(before.get(m)), m + " lost partitions when the leader left: "
+          + before.get(m) + " -> " + noLeader.get(m));
+    }
 
     assertEquals(List.of(), timeline.violations(), "no partition had two owners at once\n" + timeline.dump());
     checkLedger();
