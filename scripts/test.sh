@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole assignd test suite, runnable on a fresh machine: it installs
 # what it needs, then runs go vet, the Go tests (with the race detector on
-# the packages with concurrency), and the API checks: buf lint, buf format,
+# the packages with concurrency), the Java assignors' tests (client/java,
+# Maven, on a real assignd and a real Kafka broker), and the API checks:
+# buf lint, buf format,
 # the generated-code drift check and buf breaking against every earlier
 # committed version of the API. CI runs exactly this (.ci/run).
 #
