@@ -3,9 +3,9 @@
 # what it needs, then runs go vet, the Go tests (with the race detector on
 # the packages with concurrency), the Java assignors' tests (client/java,
 # Maven, on a real assignd and a real Kafka broker), and the API checks:
-# buf lint, buf format,
-# the generated-code drift check and buf breaking against every earlier
-# committed version of the API. CI runs exactly this (.ci/run).
+# buf lint, buf format, the generated-code drift check and buf breaking
+# against every earlier committed version of the API. CI runs exactly this
+# (.ci/run).
 #
 # Every step runs even if an earlier one failed; the script ends with a
 # summary and exits non-zero if any step failed.
