@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command testbroker runs the real Kafka broker of internal/kafkabroker
 // for test suites that are not written in Go (Java, Python, shell):
 //
