@@ -173,6 +173,18 @@ class AssigndAssignorTest {
     assertEquals(globalBefore + 1, AssigndStats.global().fallbacks(FallbackReason.UNAVAILABLE), "counted in the process total too");
   }
 
+  /** The process totals are on JMX, as kafka-clients' own metrics are. */
+  @Test
+  void processTotalsAreOnJmx() throws Exception {
+    var server = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+    var name = new javax.management.ObjectName(AssigndStats.OBJECT_NAME);
+    long before = (Long) server.getAttribute(name, "Fallbacks");
+    ConsumerPartitionAssignor a = Groups.configured(AssigndRangeAssignor::new, props(null));
+    a.assign(Groups.cluster(), new GroupSubscription(Groups.members(a, false)));
+    assertEquals(before + 1, (Long) server.getAttribute(name, "Fallbacks"));
+    assertEquals(AssigndStats.global().getServed(), (Long) server.getAttribute(name, "Served"));
+  }
+
   @Test
   void fallsBackAtTheDeadline() throws Exception {
     try (FakeAssignd never = FakeAssignd.answering((req, out) -> { })) {
