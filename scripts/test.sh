@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The whole assignd test suite, runnable on a fresh machine: it installs
 # what it needs, then runs go vet, the Go tests (with the race detector on
-# the packages with concurrency), the lint checks (gofmt, staticcheck, the
-# import directions of scripts/deps_check.sh), and the API checks: buf lint, buf format,
-# the generated-code drift check and buf breaking against every earlier
-# committed version of the API. CI runs exactly this (.ci/run).
+# the packages with concurrency), the Java assignors' tests (client/java,
+# Maven, on a real assignd and a real Kafka broker), the lint checks (gofmt,
+# staticcheck, the import directions of scripts/deps_check.sh), and the API
+# checks: buf lint, buf format, the generated-code drift check and buf
+# breaking against every earlier committed version of the API. CI runs
+# exactly this (.ci/run).
 #
 # Every step runs even if an earlier one failed; the script ends with a
 # summary and exits non-zero if any step failed.
@@ -45,6 +47,8 @@ step() {
 # kcat brings librdkafka (Debian's 2.0), whose consumers the interop tests
 # run as members of cooperative-sticky groups.
 APT_PACKAGES=(kcat)
+# JDK 17 and Maven 3.8 for client/java (the Java assignors) and the broker jars.
+APT_PACKAGES+=(openjdk-17-jdk-headless maven)
 install_apt() {
 	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
 	local missing=()
@@ -83,6 +87,13 @@ install_go() {
 
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
 
+# client/java: its dependencies, Maven plugins and the protoc and
+# protoc-gen-grpc-java executables (all pinned in its pom.xml), fetched from
+# Maven Central into Maven's local repository by compiling it once.
+install_maven() {
+	mvn -B -q -ntp -f client/java/pom.xml -DskipTests test-compile
+}
+
 # The real Apache Kafka broker (internal/kafkabroker): its jars, pinned in
 # tools/kafka/pom.xml, fetched by Maven into .cache/kafka/lib (skipped
 # when up to date), and the testbroker command that runs it for suites not
@@ -97,6 +108,7 @@ if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	step "install: npm packages" install_npm
 	step "install: Go modules and buf" install_go
 	step "install: Kafka broker jars" install_kafka
+	step "install: Maven packages (client/java)" install_maven
 fi
 
 # ---------------------------------------------------------------------------
@@ -199,6 +211,34 @@ go_test_kafka() {
 	ASSIGND_BROKER=kafka go test ${GO_TEST_FLAGS:-} -p 1 -timeout 15m -run "$KAFKA_E2E_RUN" "${KAFKA_E2E_PKGS[@]}"
 }
 step "go test e2e on Kafka" go_test_kafka
+
+# ---------------------------------------------------------------------------
+# Java (client/java): the assignd assignors for kafka-clients, their JUnit
+# tests against a real assignd (built here), kafka-clients' own Range and
+# RoundRobin assignor tests run on them, and the end-to-end test of a mixed
+# group (Java on assignd, Java built-in, franz-go through kgoassign) on the
+# real broker.
+# ---------------------------------------------------------------------------
+
+java_test() {
+	local bin rc=0
+	bin=$(mktemp -d)
+	# A broker directory left by an earlier run cannot be formatted again.
+	rm -rf "$KAFKA_RUN_DIR/broker"
+	go build -o "$bin/assignd" ./cmd/assignd &&
+		go build -o "$bin/kgomember" ./internal/cmd/kgomember &&
+		broker_up || {
+		rm -rf "$bin"
+		return 1
+	}
+	(cd client/java && mvn -B -ntp test -Dassignd.binary="$bin/assignd" -Dassignd.kgomember="$bin/kgomember") || rc=1
+	[ $rc -ne 0 ] && broker_log 50
+	broker_down
+	rm -rf "$bin"
+	return $rc
+}
+
+step "java (client/java, mvn test)" java_test
 
 # ---------------------------------------------------------------------------
 # The API contract (proto/)
