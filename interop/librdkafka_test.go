@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/grouplab"
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/internal/grouplab"
 )
 
 // The topics of the librdkafka tests: two, of different sizes, so that a

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // TestFallbackIsBounded: with assignd hung and a fallback bound far too

@@ -12,8 +12,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // millionPartitionGroup is the README's large group: 2,000 members, all

@@ -7,8 +7,8 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/assignd/assignd/assign/wire"
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // TestFallbackIsBounded: with assignd hung and a fallback bound far too

@@ -14,8 +14,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/assignd/assignd/client/grouplab"
-	"github.com/assignd/assignd/client/internal/shimtest"
+	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/internal/shimtest"
 	"github.com/assignd/assignd/server"
 )
 

@@ -12,8 +12,8 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // kind is the strategy a member uses.
