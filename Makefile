@@ -18,11 +18,12 @@ generate: ## regenerate the Go code of proto/ after editing a .proto file
 	$(BUF) format -w
 	$(BUF) generate
 
-lint: ## gofmt, go vet, staticcheck, import directions; buf lint and format of the API
+lint: ## gofmt, go vet, staticcheck, import directions, Markdown links; buf lint and format of the API
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
 	go vet ./...
 	go tool -modfile=tools/go.mod staticcheck ./...
 	./scripts/deps_check.sh
+	./scripts/links_check.sh
 	$(BUF) lint
 	$(BUF) format -d --exit-code
 

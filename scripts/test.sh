@@ -3,7 +3,8 @@
 # what it needs, then runs go vet, the Go tests (with the race detector on
 # the packages with concurrency), the Java assignors' tests (client/java,
 # Maven, on a real assignd and a real Kafka broker), the lint checks (gofmt,
-# staticcheck, the import directions of scripts/deps_check.sh), and the API
+# staticcheck, the import directions of scripts/deps_check.sh, the relative
+# links of README.md and docs/), and the API
 # checks: buf lint, buf format, the generated-code drift check and buf
 # breaking against every earlier committed version of the API. CI runs
 # exactly this (.ci/run).
@@ -193,6 +194,7 @@ step "gofmt" gofmt_check
 step "go vet" go vet ./...
 step "staticcheck" go tool -modfile=tools/go.mod staticcheck ./...
 step "import directions" ./scripts/deps_check.sh
+step "Markdown links" ./scripts/links_check.sh
 step "node test (examples/node)" npm test --prefix examples/node
 step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race
