@@ -124,6 +124,36 @@ step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race
 
 # ---------------------------------------------------------------------------
+# The Java assignors as the conformance oracle (interop/java-oracle)
+# ---------------------------------------------------------------------------
+
+# Builds assignd, then runs the oracle's JUnit tests with Maven: kafka-clients'
+# assignors in-process against the real binary over gRPC, on random groups
+# (ORACLE_SEEDS per assignor, default 200) and on Kafka's own assignor tests.
+# Maven fetches what the module pins; the report lands in
+# interop/java-oracle/target/oracle/. Skipped (as a failure under CI) when
+# Java or Maven is missing.
+java_oracle() {
+	if ! command -v mvn >/dev/null || ! command -v java >/dev/null; then
+		echo "mvn or java not found"
+		[ "${CI:-}" = true ] && return 1
+		return 0
+	fi
+	local tmp rc
+	tmp=$(mktemp -d)
+	if ! go build -o "$tmp/assignd" ./cmd/assignd; then
+		rm -rf "$tmp"
+		return 1
+	fi
+	(cd interop/java-oracle && mvn -B -q test -Dassignd.binary="$tmp/assignd" -Doracle.seeds="${ORACLE_SEEDS:-200}")
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
+}
+
+step "java oracle" java_oracle
+
+# ---------------------------------------------------------------------------
 # The API contract (proto/)
 # ---------------------------------------------------------------------------
 
