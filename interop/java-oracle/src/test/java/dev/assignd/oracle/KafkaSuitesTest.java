@@ -43,19 +43,21 @@ class KafkaSuitesTest {
      * large ones excluded), per suite. A drop is a regression.
      */
     static final Map<String, Integer> PASSING_FLOOR = Map.of(
-            "RangeOnAssignd", 0,
-            "RoundRobinOnAssignd", 0,
-            "StickyOnAssignd", 0,
-            "CooperativeStickyOnAssignd", 0);
+            "RangeOnAssignd", 44, // of 44
+            "RoundRobinOnAssignd", 13, // of 13
+            "StickyOnAssignd", 87, // of 130
+            "CooperativeStickyOnAssignd", 100); // of 111
 
     /**
-     * Tests left out unless -Doracle.kafka.large=true: groups of up to a
-     * million partitions, run several times each, too slow for CI through
-     * gRPC and a second, in-process run of Java.
+     * Tests left out unless -Doracle.kafka.large=true, to keep CI short: groups
+     * of up to a million partitions, run several times each, and 100 rounds
+     * of random subscription changes (about 20 s per case here; the random
+     * harness covers that ground).
      */
     static final List<String> LARGE = List.of("testLargeAssignmentAndGroupWithUniformSubscription",
             "testLargeAssignmentAndGroupWithNonEqualSubscription", "testAssignmentAndGroupWithNonEqualSubscriptionNotTimeout",
-            "testLargeAssignmentWithMultipleConsumersLeavingAndRandomSubscription");
+            "testLargeAssignmentWithMultipleConsumersLeavingAndRandomSubscription",
+            "testReassignmentWithRandomSubscriptionsAndChanges");
 
     private AssigndProcess server;
     private AssigndCaller caller;
@@ -156,7 +158,7 @@ class KafkaSuitesTest {
     private static String name(TestIdentifier id) {
         String method = id.getSource().filter(s -> s instanceof MethodSource).map(s -> ((MethodSource) s).getMethodName()).orElse("?");
         String display = id.getDisplayName();
-        return display.startsWith(method) ? method : method + "(" + display.replaceFirst("^\\[\\d+\\] ", "") + ")";
+        return display.startsWith(method) ? display : method + " " + display;
     }
 
     private static void check(SuiteResult r) {

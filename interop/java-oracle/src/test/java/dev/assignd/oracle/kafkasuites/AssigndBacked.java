@@ -68,7 +68,21 @@ public final class AssigndBacked {
         List<String> v = violations(protocol, ppt, subs, as);
         CALLS.add(new Call(currentTest, protocol, orderDependent, !orderDependent && as.equals(j), v,
                 describe(ppt, subs), j, as));
-        return a;
+        return inJavaOrder(a, java.get());
+    }
+
+    /**
+     * assignd's plan, each member's list in Java's order where it holds the
+     * same partitions as Java's: the order of an assignment's partitions means
+     * nothing in the protocol, but some of Kafka's tests compare lists.
+     */
+    private static Map<String, List<TopicPartition>> inJavaOrder(Map<String, List<TopicPartition>> a, Map<String, List<TopicPartition>> j) {
+        Map<String, List<TopicPartition>> out = new HashMap<>();
+        a.forEach((m, l) -> {
+            List<TopicPartition> jl = j.get(m);
+            out.put(m, jl != null && new HashSet<>(jl).equals(new HashSet<>(l)) && jl.size() == l.size() ? new ArrayList<>(jl) : l);
+        });
+        return out;
     }
 
     static <K, V> Map<K, V> reversed(Map<K, V> m) {
