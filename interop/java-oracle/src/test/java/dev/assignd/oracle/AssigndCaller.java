@@ -68,13 +68,14 @@ final class AssigndCaller implements AutoCloseable {
                 if (infos.get(i).partition() != i) {
                     throw new IllegalArgumentException("topic " + e.getKey() + ": partitions are not 0.." + (infos.size() - 1));
                 }
-                TreeSet<String> racks = new TreeSet<>();
                 Node[] replicas = infos.get(i).replicas();
-                if (replicas != null) {
-                    for (Node n : replicas) {
-                        if (n != null && n.hasRack()) {
-                            racks.add(n.rack());
-                        }
+                if (replicas == null || replicas.length == 0) {
+                    continue;
+                }
+                TreeSet<String> racks = new TreeSet<>();
+                for (Node n : replicas) {
+                    if (n != null && n.hasRack()) {
+                        racks.add(n.rack());
                     }
                 }
                 if (!racks.isEmpty()) {

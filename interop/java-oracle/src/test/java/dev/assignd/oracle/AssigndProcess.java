@@ -40,6 +40,11 @@ final class AssigndProcess implements AutoCloseable {
             "");
 
     private static final Pattern ADDR = Pattern.compile("grpc_addr=(\\S+)");
+    private static final Pattern DURATION = Pattern.compile("grpc\\.duration=(\\S+)");
+    private static final Pattern GO_DURATION = Pattern.compile("([0-9.]+)(ns|us|µs|ms|s|m|h)");
+
+    /** Server-side time of each Assign call, from assignd's call log. */
+    private static final List<Double> SERVER_MILLIS = new ArrayList<>();
 
     private final Process process;
     private final Path dir;
@@ -88,6 +93,12 @@ final class AssigndProcess implements AutoCloseable {
                             early.add(line);
                         }
                     }
+                    Matcher d = DURATION.matcher(line);
+                    if (line.contains("finished call") && line.contains("Assign") && d.find()) {
+                        synchronized (SERVER_MILLIS) {
+                            SERVER_MILLIS.add(millis(d.group(1)));
+                        }
+                    }
                     Matcher m = ADDR.matcher(line);
                     if (!addr.isDone() && line.contains("assignd serving") && m.find()) {
                         addr.complete(m.group(1));
@@ -113,6 +124,37 @@ final class AssigndProcess implements AutoCloseable {
             }
         }
         return new AssigndProcess(p, dir, target);
+    }
+
+    /** Parses a Go duration ("1m2.5s", "850µs") into milliseconds. */
+    static double millis(String goDuration) {
+        double ms = 0;
+        Matcher m = GO_DURATION.matcher(goDuration);
+        while (m.find()) {
+            double v = Double.parseDouble(m.group(1));
+            ms += switch (m.group(2)) {
+                case "ns" -> v / 1e6;
+                case "us", "µs" -> v / 1e3;
+                case "ms" -> v;
+                case "s" -> v * 1e3;
+                case "m" -> v * 60e3;
+                default -> v * 3600e3;
+            };
+        }
+        return ms;
+    }
+
+    /**
+     * The server-side times (decode, assign, encode) of the Assign calls
+     * logged since the last call, in milliseconds; the response itself
+     * reports no engine time.
+     */
+    static List<Double> takeServerMillis() {
+        synchronized (SERVER_MILLIS) {
+            List<Double> out = new ArrayList<>(SERVER_MILLIS);
+            SERVER_MILLIS.clear();
+            return out;
+        }
     }
 
     /** host:port of the gRPC server. */

@@ -32,6 +32,11 @@ public final class BenchSupport implements AutoCloseable {
         return caller.call(req, 600_000);
     }
 
+    /** Server-side times of the Assign calls since the last take, in ms (assignd's call log). */
+    public static List<Double> takeServerMillis() {
+        return AssigndProcess.takeServerMillis();
+    }
+
     @Override
     public void close() throws Exception {
         caller.close();

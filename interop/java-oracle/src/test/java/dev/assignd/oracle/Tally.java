@@ -170,6 +170,11 @@ final class Tally {
         }
         b.append('\n');
         if (!mismatches.isEmpty()) {
+            Map<String, Integer> byKind = new TreeMap<>();
+            mismatches.forEach((f, l) -> byKind.merge(kind(f), l.size(), Integer::sum));
+            b.append("### Mismatches by kind of difference\n\n");
+            byKind.forEach((k, n) -> b.append("- ").append(k).append(": ").append(n).append('\n'));
+            b.append('\n');
             b.append("### Mismatch families\n\n");
             mismatches.forEach((f, l) -> b.append("- ").append(f).append(": ").append(l.size()).append('\n'));
             b.append('\n');

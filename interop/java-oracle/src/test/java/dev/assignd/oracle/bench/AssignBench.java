@@ -5,6 +5,8 @@ import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.Assignment.AssignmentView;
 import dev.assignd.oracle.BenchSupport;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Locale;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,6 +28,8 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
  * Java's CooperativeStickyAssignor in-process against assignd's leader path
@@ -95,8 +99,21 @@ public class AssignBench {
         assignd = BenchSupport.start();
     }
 
+    @TearDown(Level.Iteration)
+    public void afterIteration(IterationParams it) {
+        if (it.getType() == IterationType.WARMUP) {
+            BenchSupport.takeServerMillis(); // keep the measured iterations only
+        }
+    }
+
     @TearDown(Level.Trial)
     public void tearDown() throws Exception {
+        List<Double> server = BenchSupport.takeServerMillis();
+        if (!server.isEmpty()) {
+            Collections.sort(server);
+            System.out.printf(Locale.ROOT, "%nassignd server time (decode+assign+encode, from its call log), %s: median %.3f ms over %d calls%n",
+                    scenario, server.get(server.size() / 2), server.size());
+        }
         assignd.close();
     }
 
@@ -104,6 +121,12 @@ public class AssignBench {
     @Benchmark
     public Map<String, List<TopicPartition>> javaCooperativeSticky() {
         return new CooperativeStickyAssignor().assignPartitions(ppt, subs);
+    }
+
+    /** The leader path's own share: the request built from Java's inputs and serialized, no call. */
+    @Benchmark
+    public byte[] assigndRequestOnly() {
+        return BenchSupport.request("cooperative-sticky", ppt, subs, AssignmentView.ASSIGNMENT_VIEW_ENCODED).toByteArray();
     }
 
     /** assignd's leader path: request from the same inputs, gRPC call, encoded assignments. */
