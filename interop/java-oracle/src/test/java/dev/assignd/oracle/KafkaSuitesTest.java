@@ -209,7 +209,7 @@ class KafkaSuitesTest {
             b.append("\nNo assignor call (assert on Java internals, not usable against assignd): ")
                     .append(internal.isEmpty() ? "none" : String.join(", ", internal)).append("\n\n");
             List<AssigndBacked.Call> mism = AssigndBacked.calls().stream()
-                    .filter(c -> c.test().startsWith(r.suite() + "#") && !c.orderDependent() && !c.exact()).limit(3).toList();
+                    .filter(c -> c.test().startsWith(r.suite() + "#") && !c.orderDependent() && !c.exact()).toList();
             for (AssigndBacked.Call c : mism) {
                 b.append("Mismatch in ").append(c.test()).append(":\n\n```\n")
                         .append(c.input()).append("java:\n").append(Plans.show(c.java())).append("assignd:\n").append(Plans.show(c.assignd()))

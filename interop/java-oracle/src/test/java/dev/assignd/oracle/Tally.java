@@ -140,7 +140,7 @@ final class Tally {
     }
 
     static String reproducer(String title, Oracle.Outcome o) {
-        return "### " + title + "\n\n```\n" + o.group().describe()
+        return "##### " + title + "\n\n```\n" + o.group().describe()
                 + "java (kafka-clients):\n" + Plans.show(o.javaPlans().get(0))
                 + "assignd:\n" + Plans.show(o.assignd().plan())
                 + (o.assignd().pending().isEmpty() ? "" : "assignd pending: " + Plans.compact(o.assignd().pending()) + "\n")
@@ -178,7 +178,10 @@ final class Tally {
             b.append("### Mismatch families\n\n");
             mismatches.forEach((f, l) -> b.append("- ").append(f).append(": ").append(l.size()).append('\n'));
             b.append('\n');
-            mismatches.forEach((f, l) -> l.stream().limit(3).forEach(s -> b.append(s).append('\n')));
+            mismatches.forEach((f, l) -> {
+                b.append("#### ").append(f).append("\n\n");
+                l.forEach(s -> b.append(s).append('\n'));
+            });
         }
         for (String s : invalid) {
             b.append(s).append('\n');
@@ -189,7 +192,7 @@ final class Tally {
         for (String s : javaInvalid) {
             b.append(s).append('\n');
         }
-        worse.stream().limit(3).forEach(s -> b.append(s).append('\n'));
+        worse.forEach(s -> b.append(s).append('\n'));
         return b.toString();
     }
 
