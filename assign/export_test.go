@@ -7,3 +7,11 @@ func SetMinRepairBudget(n int) (restore func()) {
 	minRepairBudget = n
 	return func() { minRepairBudget = old }
 }
+
+// UseReferenceRepair makes the general plan run the reference repair (the
+// one-search-per-step algorithm the repair must match) and returns a
+// function that restores the repair.
+func UseReferenceRepair() (restore func()) {
+	repairPlan = refRebalance
+	return func() { repairPlan = rebalance }
+}

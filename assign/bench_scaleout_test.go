@@ -1,0 +1,94 @@
+package assign_test
+
+import (
+	"flag"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/wire"
+)
+
+// scaleOutPeerMax is the largest N at which BenchmarkScaleOut also runs
+// franz-go: the peer takes minutes at 10,000 members.
+var scaleOutPeerMax = flag.Int("scaleout.peer-max", 2500, "largest member count at which BenchmarkScaleOut runs franz-go too")
+
+// BenchmarkScaleOut is issue 10's burst scale-out: N members, all
+// subscribed to t0 and, alternately, to t1 or t2 (three topics, 1,000,000
+// partitions in total); member 0 owns 10·N partitions of t0 at generation
+// 5, the others are new; COOPERATIVE. assignd's cooperative-sticky and
+// franz-go's run on the same input in the same run (franz-go up to
+// -scaleout.peer-max members), each reporting moved, imbalance and
+// topicspread, and cpu-s/op, the process's CPU time per operation (the
+// garbage collector's included).
+// Run: go test ./assign -run '^$' -bench ScaleOut -benchtime 1x
+func BenchmarkScaleOut(b *testing.B) {
+	for _, n := range []int{1000, 2500, 5000, 10000} {
+		s := scaleOutScenario(n)
+		b.Run(fmt.Sprintf("N=%d/assignd", n), func(b *testing.B) {
+			b.ReportAllocs()
+			var r *assign.Result
+			cpu := cpuTime()
+			for b.Loop() {
+				r = mustRun(s.group)
+			}
+			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			reportQuality(b, s, assigndEncode(r))
+		})
+		if n > *scaleOutPeerMax {
+			continue
+		}
+		b.Run(fmt.Sprintf("N=%d/franz-go", n), func(b *testing.B) {
+			b.ReportAllocs()
+			mb := peerMemberBalancer(b, s)
+			var out map[string][]byte
+			cpu := cpuTime()
+			for b.Loop() {
+				into, err := mb.BalanceOrError(s.topics)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out = peerEncode(into)
+			}
+			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			reportQuality(b, s, out)
+		})
+	}
+}
+
+// scaleOutScenario builds BenchmarkScaleOut's group of n members.
+func scaleOutScenario(n int) *scenario { return scaleOutScenarioSized(n, 10*n, 1000000) }
+
+// scaleOutScenarioSized is the scale-out of n members, member 0 owning
+// partitions 0 to owns-1 of t0, over total partitions.
+func scaleOutScenarioSized(n, owns, total int) *scenario {
+	t1 := int32(total / 3)
+	g := &assign.Group{Generation: 6, Protocol: assign.Cooperative, Topics: []assign.Topic{
+		{Name: "t0", Partitions: int32(total) - 2*t1}, {Name: "t1", Partitions: t1}, {Name: "t2", Partitions: t1},
+	}}
+	owned := make([]int32, owns)
+	for i := range owned {
+		owned[i] = int32(i)
+	}
+	for m := range n {
+		mb := assign.Member{ID: fmt.Sprintf("member-%05d", m), Topics: []string{"t0", []string{"t1", "t2"}[m%2]}, Generation: assign.NoGeneration}
+		if m == 0 {
+			mb.Owned = []assign.TopicPartitions{{Topic: "t0", Partitions: owned}}
+			mb.Generation = 5
+			mb.UserData = wire.AppendCooperativeUserData(nil, 5)
+		}
+		g.Members = append(g.Members, mb)
+	}
+	return newScenario(fmt.Sprintf("scale-out %d", n), g)
+}
+
+// cpuTime is the CPU time this process has used, user and system.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
