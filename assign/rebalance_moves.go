@@ -69,10 +69,14 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 		return 1
 	}
 	lo, hi := int32(1<<30), int32(0)
-	r.budget -= len(r.count)
-	for m, ks := range r.cl.memberClasses {
-		if len(ks) > 0 && int32(m) != o && int32(m) != x {
-			lo, hi = min(lo, r.count[m]), max(hi, r.count[m])
+	if r.others != nil {
+		lo, hi = r.others.without(r.count[x])
+	} else {
+		r.budget -= len(r.count)
+		for m, ks := range r.cl.memberClasses {
+			if len(ks) > 0 && int32(m) != o && int32(m) != x {
+				lo, hi = min(lo, r.count[m]), max(hi, r.count[m])
+			}
 		}
 	}
 	return min(r.count[o]-hi, lo-r.count[x])
@@ -284,6 +288,7 @@ func (r *rebalancer) holdsFree(m int32) bool {
 func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 	most := r.mostSubscriberCount()
 	order := r.byLoad()
+	r.budget -= len(order)
 	for i := 0; i < len(order); {
 		level := r.count[order[i]]
 		if most-level < 2 {
@@ -292,6 +297,9 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 		j := i
 		for j < len(order) && r.count[order[j]] == level {
 			j++
+		}
+		if i == 0 && !freeOnly && r.fillFromSoleGiver(order, j, most) {
+			return true
 		}
 		if r.augment(order[i:j], level+2, freeOnly) {
 			return true
