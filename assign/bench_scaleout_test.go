@@ -59,29 +59,31 @@ func BenchmarkScaleOut(b *testing.B) {
 }
 
 // scaleOutScenario builds BenchmarkScaleOut's group of n members.
-func scaleOutScenario(n int) *scenario { return scaleOutScenarioSized(n, 10*n, 1000000) }
+func scaleOutScenario(n int) *scenario { return newScenario(fmt.Sprintf("scale-out %d", n), scaleOut(n, 1, 10*n, 1000000)) }
 
-// scaleOutScenarioSized is the scale-out of n members, member 0 owning
-// partitions 0 to owns-1 of t0, over total partitions.
-func scaleOutScenarioSized(n, owns, total int) *scenario {
+// scaleOut is a scale-out of n members over t0, t1 and t2 (total
+// partitions, a third each), every member subscribed to t0 and to t1 or t2
+// by turns; members 0 to owners-1 own, at generation 5, owned partitions
+// of t0 between them, the others are new.
+func scaleOut(n, owners, owned, total int) *assign.Group {
 	t1 := int32(total / 3)
 	g := &assign.Group{Generation: 6, Protocol: assign.Cooperative, Topics: []assign.Topic{
 		{Name: "t0", Partitions: int32(total) - 2*t1}, {Name: "t1", Partitions: t1}, {Name: "t2", Partitions: t1},
 	}}
-	owned := make([]int32, owns)
-	for i := range owned {
-		owned[i] = int32(i)
-	}
 	for m := range n {
 		mb := assign.Member{ID: fmt.Sprintf("member-%05d", m), Topics: []string{"t0", []string{"t1", "t2"}[m%2]}, Generation: assign.NoGeneration}
-		if m == 0 {
-			mb.Owned = []assign.TopicPartitions{{Topic: "t0", Partitions: owned}}
+		if m < owners {
+			var ps []int32
+			for p := m; p < owned; p += owners {
+				ps = append(ps, int32(p))
+			}
+			mb.Owned = []assign.TopicPartitions{{Topic: "t0", Partitions: ps}}
 			mb.Generation = 5
 			mb.UserData = wire.AppendCooperativeUserData(nil, 5)
 		}
 		g.Members = append(g.Members, mb)
 	}
-	return newScenario(fmt.Sprintf("scale-out %d", n), g)
+	return g
 }
 
 // cpuTime is the CPU time this process has used, user and system.

@@ -88,14 +88,14 @@ type rebalancer struct {
 	// many partitions have moved.
 	away     map[awayKey]int32
 	awayFrom [][]awayEdge
-	// awayOf[v] sums away over v's pairs; awayAll over all: fillFromSoleGiver
-	// needs to know that only its giver's partitions are held elsewhere.
+	// awayOf[v] sums away over v's pairs; awayAll over all: fillFromGivers
+	// needs to know that only its givers' partitions are held elsewhere.
 	awayOf  []int32
 	awayAll int
 	budget  int
-	// others, while fillFromSoleGiver runs, are the loads of every
-	// subscriber but its giver (see ownedUnits); nil otherwise.
-	others *levelPair
+	// others, while fillFromGivers runs, knows the loads (see ownedUnits);
+	// nil otherwise.
+	others *fillState
 	// The mean count of the members that subscribe to something, rounded
 	// down and up, and whether they all subscribe to the same classes (see
 	// ownedUnits).

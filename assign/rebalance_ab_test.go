@@ -40,7 +40,9 @@ func TestRepairMatchesReference(t *testing.T) {
 	})
 	t.Run("issue 10, small", func(t *testing.T) {
 		for _, n := range []int{2, 3, 50, 301} {
-			sameAsReference(t, assign.CooperativeSticky(), scaleOutScenarioSized(n, 10*n, 3*n*n+7).group)
+			for _, owners := range []int{1, 2, 3, 7} {
+				sameAsReference(t, assign.CooperativeSticky(), scaleOut(n, min(owners, n), 10*n, 3*n*n+7))
+			}
 		}
 	})
 	t.Run("scenarios", func(t *testing.T) {
@@ -76,14 +78,16 @@ func sameAsReference(t interface {
 	}
 }
 
-// scaleOutGroup draws a scale-out: a few members owning most partitions
-// (sometimes all, sometimes of topics they no longer read), many
-// newcomers, each member reading a random subset of up to five topics,
-// racks on some draws.
+// scaleOutGroup draws a scale-out: up to six members owning most
+// partitions (sometimes all, sometimes of topics they no longer read),
+// many newcomers, each member reading a random subset of up to five topics
+// or all of them, racks on some draws (on all where subscriptions are
+// equal).
 func scaleOutGroup(rng *rand.Rand) *assign.Group {
 	g := &assign.Group{Generation: 7, Protocol: assign.Cooperative}
 	nTopics := 1 + rng.IntN(5)
-	racked := rng.IntN(4) == 0
+	equal := rng.IntN(5) == 0 // with racks, so the general plan runs
+	racked := equal || rng.IntN(4) == 0
 	for t := range nTopics {
 		top := assign.Topic{Name: fmt.Sprintf("t%d", t), Partitions: int32(1 + rng.IntN(400))}
 		if racked {
@@ -95,11 +99,11 @@ func scaleOutGroup(rng *rand.Rand) *assign.Group {
 		g.Topics = append(g.Topics, top)
 	}
 	n := 2 + rng.IntN(120)
-	owners := min(1+rng.IntN(3), n)
+	owners := min(1+rng.IntN(6), n)
 	for m := range n {
 		mb := assign.Member{ID: fmt.Sprintf("m%03d", m), Generation: assign.NoGeneration}
 		for t := range nTopics {
-			if t == 0 && rng.IntN(3) > 0 || rng.IntN(2) == 0 {
+			if equal || t == 0 && rng.IntN(3) > 0 || rng.IntN(2) == 0 {
 				mb.Topics = append(mb.Topics, fmt.Sprintf("t%d", t))
 			}
 		}

@@ -70,7 +70,7 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 	}
 	lo, hi := int32(1<<30), int32(0)
 	if r.others != nil {
-		lo, hi = r.others.without(r.count[x])
+		lo, hi = r.others.without(o, x)
 	} else {
 		r.budget -= len(r.count)
 		for m, ks := range r.cl.memberClasses {
@@ -298,7 +298,7 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 		for j < len(order) && r.count[order[j]] == level {
 			j++
 		}
-		if i == 0 && !freeOnly && r.fillFromSoleGiver(order, j, most) {
+		if i == 0 && !freeOnly && r.fillFromGivers(order, j) {
 			return true
 		}
 		if r.augment(order[i:j], level+2, freeOnly) {
