@@ -59,7 +59,9 @@ func BenchmarkScaleOut(b *testing.B) {
 }
 
 // scaleOutScenario builds BenchmarkScaleOut's group of n members.
-func scaleOutScenario(n int) *scenario { return newScenario(fmt.Sprintf("scale-out %d", n), scaleOut(n, 1, 10*n, 1000000)) }
+func scaleOutScenario(n int) *scenario {
+	return newScenario(fmt.Sprintf("scale-out %d", n), scaleOut(n, 1, 10*n, 1000000))
+}
 
 // scaleOut is a scale-out of n members over t0, t1 and t2 (total
 // partitions, a third each), every member subscribed to t0 and to t1 or t2
