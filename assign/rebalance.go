@@ -80,6 +80,12 @@ type rebalancer struct {
 	// its i-th class, in order (stale entries are skipped): a pick reads
 	// only the class it hands on.
 	holding [][]int32
+	// unclean[s] counts the entries of holding[s] that a rack-aware pick's
+	// full read would drop (partitions moved away other than by a pick,
+	// and their duplicates once they come back); pickedSlot is the slot of
+	// the last pick, whose chosen partitions are already out of its list.
+	unclean    []int32
+	pickedSlot int32
 	// away counts, per member v, holder u and class k, the partitions of
 	// k that v owned before this round and u holds now; awayFrom[v] lists
 	// the (u, k) pairs that may have some (pairs whose count fell to zero
@@ -163,6 +169,8 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 		}
 	}
 	r.holding = make([][]int32, slots)
+	r.unclean = make([]int32, slots)
+	r.pickedSlot = -1
 	for i := range slots {
 		r.holding[i] = flat[begin[i]:begin[i+1]:begin[i+1]]
 	}

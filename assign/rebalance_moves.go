@@ -91,18 +91,24 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 // How many partitions of each preference u holds is known from the
 // counters without racks (rankCounts), so the scan stops once it has n,
 // and the part it read loses its stale entries (partitions u no longer
-// holds) and the ones taken. With racks the whole list is read, and
-// compacted. Either way the budget pays for what is read. A partition that
-// came back to u is listed twice; marks keep it from being counted or
-// taken twice.
+// holds) and the ones taken. With racks, a list that may hold stale
+// entries is read whole, and compacted; a clean one only until the choice
+// is settled (pickSettled). Either way the budget pays for what is read.
+// A partition that came back to u is listed twice; marks keep it from
+// being counted or taken twice.
 func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 	if r.mark == nil {
 		r.mark = make([]int32, len(r.target))
 	}
 	perRank, known := r.rankCounts(u, k, v)
 	s := r.slot(u, k)
+	r.pickedSlot = s
 	list := r.holding[s]
+	if !known && r.unclean[s] == 0 {
+		return r.pickSettled(u, k, v, s, n)
+	}
 	if !known {
+		r.unclean[s] = 0
 		r.markEpoch++
 		kept := list[:0]
 		for _, p := range list {
@@ -212,6 +218,9 @@ func (r *rebalancer) move(p, u, v int32) {
 		r.free[sv]++
 	}
 	r.target[p] = v
+	if su != r.pickedSlot || r.mark == nil || r.mark[p] != r.markEpoch {
+		r.unclean[su]++ // p stays listed under u
+	}
 	r.holding[sv] = append(r.holding[sv], p)
 	if o := r.st.prev[p]; o >= 0 {
 		if o != u {
@@ -310,4 +319,77 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 		i = j
 	}
 	return false
+}
+
+// pickSettled is pick for a rack-aware group when u's list of class k
+// (slot s) holds exactly the partitions u holds, each once, as it does
+// after a full read until a partition leaves u other than by a pick
+// (unclean). It reads the list only until the choice is settled: the
+// counters tell how many partitions of each preference (home, free,
+// owned) are still unread, though not which are local to v's rack, so
+// once n of those read rank no worse than the best an unread one could,
+// nothing unread can displace them (it comes later in the list, and ranks
+// no better). It chooses, and compacts, exactly as the full read would:
+// the n best by rank, then list order, taken in list order.
+func (r *rebalancer) pickSettled(u, k, v, s int32, n int) []int32 {
+	list := r.holding[s]
+	home := int(r.away[awayKey{v, u, k}])
+	left := [3]int{home, int(r.free[s]) - home, int(r.held[s] - r.free[s])}
+	var perRank [pickRanks]int
+	read := 0
+	for read < len(list) {
+		best := pickRanks - 1 // the best rank an unread partition may have
+		for c, l := range left {
+			if l > 0 {
+				best = 2 * c
+				break
+			}
+		}
+		settled := 0
+		for _, c := range perRank[:best+1] {
+			settled += c
+		}
+		if settled >= n {
+			break
+		}
+		rank := r.pickRank(list[read], u, v)
+		perRank[rank]++
+		left[rank/2]--
+		read++
+	}
+	r.budget -= read
+	last, below := 0, 0
+	for last < pickRanks-1 && below+perRank[last] < n {
+		below += perRank[last]
+		last++
+	}
+	atLast := n - below
+	r.markEpoch++
+	out := r.picked[:0]
+	w := 0
+	for _, p := range list[:read] {
+		take := false
+		if len(out) < n {
+			switch rank := r.pickRank(p, u, v); {
+			case rank < last:
+				take = true
+			case rank == last && atLast > 0:
+				take = true
+				atLast--
+			}
+		}
+		if take {
+			r.mark[p] = r.markEpoch
+			out = append(out, p)
+		} else {
+			list[w] = p
+			w++
+		}
+	}
+	// Keep the unread rest after what was read and not taken.
+	kept := read - w
+	copy(list[kept:read], list[:w])
+	r.holding[s] = list[kept:]
+	r.picked = out
+	return out
 }
