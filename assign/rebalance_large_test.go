@@ -138,8 +138,9 @@ func TestRebalanceScaleOutUnequal(t *testing.T) {
 // TestRebalanceBudgetCutsShortValidly: when the repair's work budget runs
 // out (here with no floor, on 100 members each reading a different half
 // of 500 topics × 200 partitions, one more joining), the round is still
-// valid, says so in a warning, and the follow-ups carry on to a balanced
-// plan (librdkafka #4783: a repair that could spin forever).
+// valid, says so in a warning, asks for a follow-up and revokes something
+// (so that cooperative members do rejoin), and the follow-ups carry on to
+// a balanced plan (librdkafka #4783: a repair that could spin forever).
 func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 	defer assign.SetMinRepairBudget(0)()
 	const topics, partitions, members = 500, 200, 100
@@ -166,6 +167,12 @@ func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 		r = runChecked(t, assign.CooperativeSticky(), g, nil)
 		if slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "work limit") }) {
 			cut = true
+			// The follow-up must really happen: the result asks for it, and
+			// members revoke something, which makes cooperative ones rejoin
+			// at once (KIP-429).
+			if !r.FollowupRequired || r.Stats.Revoked == 0 {
+				t.Fatalf("follow-up %d cut short, yet FollowupRequired %v and %d revoked", followups, r.FollowupRequired, r.Stats.Revoked)
+			}
 		} else if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
 			t.Fatalf("follow-up %d: no warning, yet: %v", followups, err)
 		}

@@ -34,7 +34,7 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 		Version:          a.Version(),
 		Protocol:         st.protocol,
 		Members:          make([]MemberAssignment, nm),
-		FollowupRequired: len(pending) > 0,
+		FollowupRequired: len(pending) > 0 || st.unbalanced,
 		Warnings:         st.warnings,
 	}
 	// Bucket partitions by member, walking topics in order so that each

@@ -57,6 +57,9 @@ type state struct {
 	partRacks   []int32 // rack ids, ascending per partition
 
 	warnings []string
+	// unbalanced is set when the balance repair stopped at its work limit:
+	// the plan is valid but another rebalance must carry on.
+	unbalanced bool
 
 	ints int32Arena // backing store of the int32 slices of one Run
 }

@@ -121,8 +121,9 @@ type Result struct {
 	// Pending lists partitions withheld this round because a member other
 	// than their target still owns them (KIP-429).
 	Pending []TopicPartitions
-	// FollowupRequired tells the group that another rebalance is needed to
-	// hand out the pending partitions.
+	// FollowupRequired tells the group that another rebalance is needed:
+	// to hand out the pending partitions, or to finish balancing a plan
+	// that the repair's work limit cut short (see Warnings).
 	FollowupRequired bool
 	Stats            Stats
 	// Warnings describe input that was ignored rather than rejected, e.g.
