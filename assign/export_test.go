@@ -15,3 +15,11 @@ func UseReferenceRepair() (restore func()) {
 	repairPlan = refRebalance
 	return func() { repairPlan = rebalance }
 }
+
+// WithoutRackTally makes rack-aware picks do without the rack tally (as in
+// groups with too many racks for one) and returns a function that restores
+// it.
+func WithoutRackTally() (restore func()) {
+	useRackTally = false
+	return func() { useRackTally = true }
+}

@@ -92,6 +92,7 @@ type rebalancer struct {
 	// the last pick, whose chosen partitions are already out of its list.
 	unclean    []int32
 	pickedSlot int32
+	racks      *rackTally // nil without racks, or with too many
 	// away counts, per member v, holder u and class k, the partitions of
 	// k that v owned before this round and u holds now; awayFrom[v] lists
 	// the (u, k) pairs that may have some (pairs whose count fell to zero
@@ -177,6 +178,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	r.holding = make([][]int32, slots)
 	r.unclean = make([]int32, slots)
 	r.pickedSlot = -1
+	r.racks = r.newRackTally()
 	for i := range slots {
 		r.holding[i] = flat[begin[i]:begin[i+1]:begin[i+1]]
 	}

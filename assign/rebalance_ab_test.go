@@ -27,6 +27,9 @@ func TestRepairMatchesReference(t *testing.T) {
 			a := rapid.SampledFrom(append([]assign.Assignor{assign.Sticky()}, cooperativeAssignors...)).Draw(t, "assignor")
 			g := assigntest.GroupGen(assigntest.Owned(), assigntest.Conflicts(), assigntest.WithRacks(),
 				assigntest.Members(1, 16), assigntest.Partitions(0, 40)).Draw(t, "group")
+			if rapid.Bool().Draw(t, "without a rack tally") {
+				defer assign.WithoutRackTally()()
+			}
 			sameAsReference(t, a, g)
 		})
 	})
@@ -35,6 +38,14 @@ func TestRepairMatchesReference(t *testing.T) {
 			g := scaleOutGroup(rand.New(rand.NewPCG(seed, 10)))
 			for _, a := range cooperativeAssignors {
 				sameAsReference(t, a, g)
+			}
+		}
+	})
+	t.Run("scale-out, picks without a rack tally", func(t *testing.T) {
+		defer assign.WithoutRackTally()()
+		for seed := range uint64(300) {
+			if g := scaleOutGroup(rand.New(rand.NewPCG(seed, 10))); g.Topics[0].Racks != nil {
+				sameAsReference(t, assign.CooperativeSticky(), g)
 			}
 		}
 	})

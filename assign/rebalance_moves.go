@@ -92,8 +92,10 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 // counters without racks (rankCounts), so the scan stops once it has n,
 // and the part it read loses its stale entries (partitions u no longer
 // holds) and the ones taken. With racks, a list that may hold stale
-// entries is read whole, and compacted; a clean one only until the choice
-// is settled (pickSettled). Either way the budget pays for what is read.
+// entries is read whole, and compacted; a clean one is read like one
+// without racks, the rack tally telling local from remote (or, where the
+// group has too many racks for a tally, until the choice is settled:
+// pickSettled). Either way the budget pays for what is read.
 // A partition that came back to u is listed twice; marks keep it from
 // being counted or taken twice.
 func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
@@ -104,8 +106,15 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 	s := r.slot(u, k)
 	r.pickedSlot = s
 	list := r.holding[s]
-	if !known && r.unclean[s] == 0 {
-		return r.pickSettled(u, k, v, s, n)
+	if r.st.rackAware {
+		// A rack-aware pick compacts its whole list when the list may hold
+		// stale entries; a clean one it reads like a pick without racks.
+		switch {
+		case r.unclean[s] > 0:
+			known = false
+		case !known:
+			return r.pickSettled(u, k, v, s, n)
+		}
 	}
 	if !known {
 		r.unclean[s] = 0
@@ -170,13 +179,16 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 }
 
 // rankCounts counts u's partitions of class k by pickRank for v, from the
-// held, free and away counters; known is false in rack-aware groups,
-// where the counters do not tell local from remote.
+// held, free and away counters, and in rack-aware groups the rack tally;
+// known is false where there is none.
 func (r *rebalancer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool) {
-	if r.st.rackAware {
-		return counts, false
-	}
 	s := r.slot(u, k)
+	if r.st.rackAware {
+		if r.racks == nil {
+			return counts, false
+		}
+		return r.racks.rankCounts(r, u, k, v, s), true
+	}
 	home := int(r.away[awayKey{v, u, k}])
 	counts[0] = home
 	counts[2] = int(r.free[s]) - home
@@ -218,6 +230,9 @@ func (r *rebalancer) move(p, u, v int32) {
 		r.free[sv]++
 	}
 	r.target[p] = v
+	if r.racks != nil {
+		r.racks.move(r, p, u, v, k, su, sv)
+	}
 	if su != r.pickedSlot || r.mark == nil || r.mark[p] != r.markEpoch {
 		r.unclean[su]++ // p stays listed under u
 	}
