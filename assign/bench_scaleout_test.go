@@ -22,7 +22,10 @@ var scaleOutPeerMax = flag.Int("scaleout.peer-max", 2500, "largest member count 
 // franz-go's run on the same input in the same run (franz-go up to
 // -scaleout.peer-max members), each reporting moved, imbalance and
 // topicspread, and cpu-s/op, the process's CPU time per operation (the
-// garbage collector's included).
+// garbage collector's included). N=…/racks/assignd is assignd alone on the
+// same group with three owners and racks: members in three zones, each
+// partition's two replicas in two of them, so that each owner has no
+// partition local to one zone's members; it runs assignd alone.
 // Run: go test ./assign -run '^$' -bench ScaleOut -benchtime 1x
 func BenchmarkScaleOut(b *testing.B) {
 	for _, n := range []int{1000, 2500, 5000, 10000} {
@@ -36,6 +39,18 @@ func BenchmarkScaleOut(b *testing.B) {
 			}
 			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			reportQuality(b, s, assigndEncode(r))
+		})
+		b.Run(fmt.Sprintf("N=%d/racks/assignd", n), func(b *testing.B) {
+			g := withRacks(scaleOut(n, 3, 10*n, 1000000))
+			b.ResetTimer()
+			var r *assign.Result
+			cpu := cpuTime()
+			for b.Loop() {
+				r = mustRun(g)
+			}
+			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(r.Stats.Moved), "moved")
+			b.ReportMetric(float64(len(r.Warnings)), "warnings")
 		})
 		if n > *scaleOutPeerMax {
 			continue
@@ -95,4 +110,20 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// withRacks puts member i in zone az(i mod 3) and partition p's replicas in
+// zones p mod 3 and p+1 mod 3.
+func withRacks(g *assign.Group) *assign.Group {
+	zones := []string{"az0", "az1", "az2"}
+	for i := range g.Topics {
+		g.Topics[i].Racks = make([][]string, g.Topics[i].Partitions)
+		for p := range g.Topics[i].Racks {
+			g.Topics[i].Racks[p] = []string{zones[p%3], zones[(p+1)%3]}
+		}
+	}
+	for i := range g.Members {
+		g.Members[i].Rack = zones[i%3]
+	}
+	return g
 }
