@@ -37,9 +37,12 @@ func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
 	level := r.count[order[0]]
 	first := n // order[first:] are the givers; order[j:first] are at L+1
 	for first > j && r.count[order[first-1]] >= level+2 {
+		if n-first == maxFillGivers {
+			return false // too many: stop counting them
+		}
 		first--
 	}
-	if first == n || n-first > maxFillGivers {
+	if first == n {
 		return false
 	}
 	f := &fillState{r: r, level: level, sources: order[:j], at: int32(j), above: int32(first - j)}

@@ -191,3 +191,47 @@ func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 		t.Fatalf("settled plan: %v", err)
 	}
 }
+
+// TestRebalanceScaleOutFromFewOwners: issue 10's burst scale-out at 2,000
+// members (200,000 partitions, one or three members owning 20,000 of t0,
+// with and without racks). The repair fills from the owners without a
+// search per partition; the round must fit its work budget (no warning),
+// be balanced, settle with one follow-up, and move only what the owners
+// give up. BenchmarkScaleOut times it at up to 10,000 members.
+func TestRebalanceScaleOutFromFewOwners(t *testing.T) {
+	for _, owners := range []int{1, 3} {
+		for _, racks := range []bool{false, true} {
+			t.Run(fmt.Sprintf("owners=%d/racks=%v", owners, racks), func(t *testing.T) {
+				g := scaleOut(2000, owners, 20000, 200000)
+				if racks {
+					g = withRacks(g)
+				}
+				moved, followups := 0, 0
+				var r *assign.Result
+				for {
+					r = runChecked(t, assign.CooperativeSticky(), g, nil, assigntest.Balanced())
+					if len(r.Warnings) > 0 {
+						t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
+					}
+					moved += r.Stats.Moved
+					if !r.FollowupRequired {
+						break
+					}
+					if followups++; followups > 1 {
+						t.Fatalf("still pending after %d follow-ups", followups)
+					}
+					g = assigntest.NextGroup(g, r)
+				}
+				kept := 0
+				for _, ma := range r.Members[:owners] {
+					for _, tp := range ma.Assigned {
+						kept += len(tp.Partitions)
+					}
+				}
+				if moved != 20000-kept {
+					t.Fatalf("moved %d partitions; the owners kept %d of 20000, so they should have given up %d", moved, kept, 20000-kept)
+				}
+			})
+		}
+	}
+}

@@ -1,9 +1,10 @@
 package assign
 
-// The repair as it was before it became near-linear (one search per
-// partition moved in a scale-out), kept as the oracle of TestRepairMatchesReference:
-// the new repair must produce the same plan byte for byte. Identifiers carry
-// the prefix ref; the work budget is unlimited.
+// The repair as it was before fillFromGivers and the rack-aware picks that
+// read only what they take: one search over all members per step, so that
+// a scale-out paid one per partition moved. Kept as the oracle of
+// TestRepairMatchesReference: the repair must produce its plans byte for
+// byte. Identifiers carry the prefix ref; its work budget is unlimited.
 
 import "slices"
 
