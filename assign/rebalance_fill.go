@@ -57,10 +57,7 @@ func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
 	if away != r.awayAll {
 		return false
 	}
-	if len(r.alike) != len(r.cl.subscribers) {
-		r.alike = make([][]int32, len(r.cl.subscribers))
-	}
-	f.cursor = make(map[int32]int, len(r.cl.subscribers))
+	f.cursor = make(map[int32]int)
 	r.others = f
 	defer func() { r.others = nil }()
 	stepped := false
