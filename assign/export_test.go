@@ -8,6 +8,14 @@ func SetMinRepairBudget(n int) (restore func()) {
 	return func() { minRepairBudget = old }
 }
 
+// SetRepairWorkPerUnit sets the repair's work budget per unit of input and
+// returns a function that restores it.
+func SetRepairWorkPerUnit(n int) (restore func()) {
+	old := repairWorkPerUnit
+	repairWorkPerUnit = n
+	return func() { repairWorkPerUnit = old }
+}
+
 // UseReferenceRepair makes the general plan run the reference repair (the
 // one-search-per-step algorithm the repair must match) and returns a
 // function that restores the repair.

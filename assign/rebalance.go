@@ -225,8 +225,9 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 // 10,000 members over 1,000,000 partitions uses under 1% of it, filling
 // from its givers; a group of 1,000 or 2,000 members with random
 // subscriptions, where a hundred or two join, uses 70 to 90 steps per unit
-// (below minRepairBudget, which therefore decides there).
-const repairWorkPerUnit = 64
+// (below minRepairBudget, which therefore decides there). A variable so
+// that tests can make a repair run out.
+var repairWorkPerUnit = 64
 
 // minRepairBudget is the least work budget of a repair. It lets small
 // groups over many topics finish in one round: a rebalance costs the whole

@@ -51,8 +51,10 @@ func TestRepairMatchesReference(t *testing.T) {
 	})
 	t.Run("issue 10, small", func(t *testing.T) {
 		for _, n := range []int{2, 3, 50, 301} {
-			for _, owners := range []int{1, 2, 3, 7} {
-				sameAsReference(t, assign.CooperativeSticky(), scaleOut(n, min(owners, n), 10*n, 3*n*n+7))
+			for _, owners := range []int{1, 2, 3, 7, 40} {
+				g := scaleOut(n, min(owners, n), 10*n, 3*n*n+7)
+				sameAsReference(t, assign.CooperativeSticky(), g)
+				sameAsReference(t, assign.CooperativeSticky(), unevenOwners(g, min(owners, n), 10*n))
 			}
 		}
 	})
@@ -89,7 +91,8 @@ func sameAsReference(t interface {
 	}
 }
 
-// scaleOutGroup draws a scale-out: up to six members owning most
+// scaleOutGroup draws a scale-out: up to six members (or up to half of
+// them) owning most
 // partitions (sometimes all, sometimes of topics they no longer read),
 // many newcomers, each member reading a random subset of up to five topics
 // or all of them, racks on some draws (on all where subscriptions are
@@ -111,6 +114,9 @@ func scaleOutGroup(rng *rand.Rand) *assign.Group {
 	}
 	n := 2 + rng.IntN(120)
 	owners := min(1+rng.IntN(6), n)
+	if rng.IntN(4) == 0 {
+		owners = 1 + rng.IntN(n/2+1)
+	}
 	for m := range n {
 		mb := assign.Member{ID: fmt.Sprintf("m%03d", m), Generation: assign.NoGeneration}
 		for t := range nTopics {
@@ -137,6 +143,22 @@ func scaleOutGroup(rng *rand.Rand) *assign.Group {
 			}
 			m.Generation = 6
 		}
+	}
+	return g
+}
+
+// unevenOwners returns g with its first owners members owning, instead,
+// shares of partitions 0 to owned-1 of t0 that grow with their index.
+func unevenOwners(g *assign.Group, owners, owned int) *assign.Group {
+	g = assigntest.Edit(g).Build()
+	next := int32(0)
+	for j := range owners {
+		ps := make([]int32, 2*owned*(j+1)/(owners*(owners+1)))
+		for i := range ps {
+			ps[i] = next
+			next++
+		}
+		g.Members[j].Owned = []assign.TopicPartitions{{Topic: "t0", Partitions: ps}}
 	}
 	return g
 }

@@ -3,10 +3,10 @@ package assign
 import "slices"
 
 // maxFillGivers bounds the givers fillFromGivers follows: each of its steps
-// reads them all. Scale-outs from a few members fit; a group where hundreds
-// give (a hundred newcomers joining a thousand) takes searches, each of
-// which moves a partition from every giver as loaded as the best.
-const maxFillGivers = 64
+// reads them all. Scale-outs from up to a few hundred members fit; a group
+// where more give (a hundred newcomers joining a thousand) takes searches,
+// each of which moves a partition from every giver as loaded as the best.
+const maxFillGivers = 256
 
 // fillFromGivers takes, in one pass, the steps of the owned phase that
 // relieveOnce and augment would take with one search over all members
@@ -116,6 +116,7 @@ func (f *fillState) search() int {
 		}
 	}
 	f.givers = kept
+	r.budget -= len(kept)
 	best := -1
 	for i := range f.givers {
 		g := &f.givers[i]
@@ -230,6 +231,7 @@ func (f *fillState) without(o, x int32) (lo, hi int32) {
 	if at > 0 {
 		lo, hi = f.level, max(hi, f.level)
 	}
+	f.r.budget -= len(f.givers)
 	for _, g := range f.givers {
 		if g.m != o && g.m != x {
 			c := f.r.count[g.m]

@@ -136,13 +136,15 @@ func TestRebalanceScaleOutUnequal(t *testing.T) {
 }
 
 // TestRebalanceBudgetCutsShortValidly: when the repair's work budget runs
-// out (here with no floor, on 100 members each reading a different half
-// of 500 topics × 200 partitions, one more joining), the round is still
+// out (here with no floor and 4 steps per unit of input, on 100 members
+// each reading a different half of 500 topics × 200 partitions, one more
+// joining; with the default budget it settles in one round), the round is still
 // valid, says so in a warning, asks for a follow-up and revokes something
 // (so that cooperative members do rejoin), and the follow-ups carry on to
 // a balanced plan (librdkafka #4783: a repair that could spin forever).
 func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 	defer assign.SetMinRepairBudget(0)()
+	defer assign.SetRepairWorkPerUnit(4)()
 	const topics, partitions, members = 500, 200, 100
 	rng := rand.New(rand.NewPCG(3, 5))
 	subscription := func() []string {
