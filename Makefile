@@ -1,5 +1,5 @@
 # Shortcuts for developers; CI runs scripts/test.sh directly (.ci/run).
-# The code-generation tools are pinned in tools/go.mod and built by `go tool`.
+# The code-generation and lint tools are pinned in tools/go.mod and built by `go tool`.
 
 BUF := go tool -modfile=tools/go.mod buf
 
@@ -18,7 +18,11 @@ generate: ## regenerate the Go code of proto/ after editing a .proto file
 	$(BUF) format -w
 	$(BUF) generate
 
-lint: ## buf lint and format check of the API
+lint: ## gofmt, go vet, staticcheck, import directions; buf lint and format of the API
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi
+	go vet ./...
+	go tool -modfile=tools/go.mod staticcheck ./...
+	./scripts/deps_check.sh
 	$(BUF) lint
 	$(BUF) format -d --exit-code
 

@@ -33,9 +33,12 @@ func planEqual(st *state, target []int32, perTopic bool) {
 	minQ, slots := total/n, total%n
 	count := st.ints.take(int(n))
 	keepable := st.ints.take(int(n))
+	step := 0
 	for i, c := range st.claims {
 		m := int32(i)
 		for _, p := range c {
+			st.stop.at(step)
+			step++
 			if st.prev[p] == m {
 				keepable[m]++
 			}
@@ -52,7 +55,9 @@ func planEqual(st *state, target []int32, perTopic bool) {
 	var trim *topicTrimmer
 	for i, c := range st.claims {
 		m := int32(i)
-		if perTopic && keepable[m] > quota[m] && len(st.topics) > 1 {
+		// Trimming per topic is a refinement: stopped (best effort), the
+		// member keeps its lowest partitions, as version 1 does.
+		if perTopic && keepable[m] > quota[m] && len(st.topics) > 1 && !st.stop.skip() {
 			if trim == nil {
 				trim = &topicTrimmer{}
 			}
@@ -61,6 +66,8 @@ func planEqual(st *state, target []int32, perTopic bool) {
 			continue
 		}
 		for _, p := range c {
+			st.stop.at(step)
+			step++
 			if count[m] == quota[m] {
 				break
 			}
@@ -70,16 +77,17 @@ func planEqual(st *state, target []int32, perTopic bool) {
 			}
 		}
 	}
-	dealRoundRobin(target, count, minQ, slots, st.ints.take(int(n))[:0])
+	dealRoundRobin(target, count, minQ, slots, st.ints.take(int(n))[:0], &st.stop)
 }
 
 // dealRoundRobin deals the unassigned partitions, ascending, round-robin to
 // members below minQ, then one each, in member order, to members at minQ
 // while slots remain.
-func dealRoundRobin(target []int32, count []int32, minQ, slots int32, ring []int32) {
+func dealRoundRobin(target []int32, count []int32, minQ, slots int32, ring []int32, stop *stopper) {
 	next := 0
 	nextFree := func() int {
 		for next < len(target) && target[next] >= 0 {
+			stop.at(next)
 			next++
 		}
 		return next
@@ -93,6 +101,7 @@ func dealRoundRobin(target []int32, count []int32, minQ, slots int32, ring []int
 		w := 0
 		for _, m := range ring {
 			p := nextFree()
+			stop.at(p)
 			if p == len(target) {
 				return // cannot happen: quotas add up to the partition count
 			}

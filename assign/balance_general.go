@@ -22,9 +22,12 @@ import "slices"
 // topic that has two or more fewer partitions.
 func planGeneral(st *state, target []int32) {
 	count := st.ints.take(len(st.members))
+	step := 0
 	for i, c := range st.claims {
 		m := int32(i)
 		for _, p := range c {
+			st.stop.at(step)
+			step++
 			if st.prev[p] == m && st.keepable(m, p) {
 				target[p] = m
 				count[m]++
@@ -40,6 +43,7 @@ func planGeneral(st *state, target []int32) {
 	// Each member's expected share of the classes still to fill.
 	freeIn := make([]int64, len(cl.subscribers))
 	for p, m := range target {
+		st.stop.at(p)
 		if m < 0 {
 			freeIn[cl.classOf[st.topicOf[p]]]++
 		}
@@ -47,12 +51,14 @@ func planGeneral(st *state, target []int32) {
 	expect := make([]int64, len(st.members))
 	share := func(k int32) int64 { return freeIn[k] * shareUnit / int64(len(cl.subscribers[k])) }
 	for k, subs := range cl.subscribers {
+		step = st.stop.over(step, len(subs))
 		for _, m := range subs {
 			expect[m] += share(int32(k))
 		}
 	}
 	var free []int32
 	for _, k := range order {
+		step = st.stop.over(step, len(cl.subscribers[k]))
 		for _, m := range cl.subscribers[k] {
 			expect[m] -= share(k)
 		}
@@ -62,6 +68,7 @@ func planGeneral(st *state, target []int32) {
 		free = free[:0]
 		for _, t := range cl.topics[k] {
 			for p := st.start[t]; p < st.start[t+1]; p++ {
+				st.stop.at(int(p))
 				if target[p] < 0 {
 					free = append(free, p)
 				}
@@ -70,9 +77,10 @@ func planGeneral(st *state, target []int32) {
 		if st.rackAware {
 			placeByRack(st, cl.subscribers[k], free, target, count)
 		} else {
-			waterFill(cl.subscribers[k], free, target, count, expect)
+			waterFill(cl.subscribers[k], free, target, count, expect, &st.stop)
 		}
 	}
+	st.stop.phase = "repair"
 	repairPlan(st, cl, target, count)
 }
 
@@ -91,7 +99,7 @@ const shareUnit = 1 << 16
 // first classes would fill their members up to a level that later classes
 // then push past their neighbours'. Partitions are dealt round-robin over
 // the receiving members so that each one's share spreads across topics.
-func waterFill(subs []int32, free []int32, target []int32, count []int32, expect []int64) {
+func waterFill(subs []int32, free []int32, target []int32, count []int32, expect []int64, stop *stopper) {
 	load := func(m int32) int64 { return int64(count[m])*shareUnit + expect[m] }
 	// need(level) is how many partitions raise every member to level.
 	need := func(level int64) int64 {
@@ -155,6 +163,7 @@ func waterFill(subs []int32, free []int32, target []int32, count []int32, expect
 	for len(ring) > 0 {
 		w := 0
 		for _, i := range ring {
+			stop.at(next)
 			m := subs[i]
 			target[free[next]] = m
 			next++
@@ -190,7 +199,8 @@ func placeByRack(st *state, subs []int32, free []int32, target []int32, count []
 	for _, m := range subs {
 		add(m)
 	}
-	for _, p := range free {
+	for i, p := range free {
+		st.stop.at(i)
 		best, found := countEntry{}, false
 		consider := func(h *countHeap) {
 			if e, ok := h.top(count); ok && (!found || countLess(e, best)) {

@@ -3,9 +3,7 @@ package assign_test
 import (
 	"flag"
 	"fmt"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
@@ -33,22 +31,22 @@ func BenchmarkScaleOut(b *testing.B) {
 		b.Run(fmt.Sprintf("N=%d/assignd", n), func(b *testing.B) {
 			b.ReportAllocs()
 			var r *assign.Result
-			cpu := cpuTime()
+			cpu := processCPU()
 			for b.Loop() {
 				r = mustRun(s.group)
 			}
-			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			reportQuality(b, s, assigndEncode(r))
 		})
 		b.Run(fmt.Sprintf("N=%d/racks/assignd", n), func(b *testing.B) {
 			g := withRacks(scaleOut(n, 3, 10*n, 1000000))
 			b.ResetTimer()
 			var r *assign.Result
-			cpu := cpuTime()
+			cpu := processCPU()
 			for b.Loop() {
 				r = mustRun(g)
 			}
-			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			b.ReportMetric(float64(r.Stats.Moved), "moved")
 			b.ReportMetric(float64(len(r.Warnings)), "warnings")
 		})
@@ -59,7 +57,7 @@ func BenchmarkScaleOut(b *testing.B) {
 			b.ReportAllocs()
 			mb := peerMemberBalancer(b, s)
 			var out map[string][]byte
-			cpu := cpuTime()
+			cpu := processCPU()
 			for b.Loop() {
 				into, err := mb.BalanceOrError(s.topics)
 				if err != nil {
@@ -67,7 +65,7 @@ func BenchmarkScaleOut(b *testing.B) {
 				}
 				out = peerEncode(into)
 			}
-			b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric((processCPU()-cpu).Seconds()/float64(b.N), "cpu-s/op")
 			reportQuality(b, s, out)
 		})
 	}
@@ -101,15 +99,6 @@ func scaleOut(n, owners, owned, total int) *assign.Group {
 		g.Members = append(g.Members, mb)
 	}
 	return g
-}
-
-// cpuTime is the CPU time this process has used, user and system.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // withRacks puts member i in zone az(i mod 3) and partition p's replicas in

@@ -28,7 +28,10 @@ func (st *state) resolveClaims(a Assignor) {
 	var ignored, stale, contested int
 	var unsubscribedOwned map[int32][]TopicPartitions
 
+	step := 0 // partitions read, for polling
 	for i, member := range st.members {
+		st.stop.at(step)
+		step++
 		m := int32(i)
 		owned, gen, readable := a.memberData(member)
 		if gen < 0 {
@@ -51,6 +54,8 @@ func (st *state) resolveClaims(a Assignor) {
 					mt := &st.group.Topics[mi]
 					var keep []int32
 					for _, p := range tp.Partitions {
+						st.stop.at(step)
+						step++
 						if p >= 0 && p < mt.Partitions {
 							keep = append(keep, p)
 						} else {
@@ -70,6 +75,8 @@ func (st *state) resolveClaims(a Assignor) {
 			}
 			base, count := st.start[t], st.start[t+1]-st.start[t]
 			for _, p := range tp.Partitions {
+				st.stop.at(step)
+				step++
 				if p < 0 || p >= count {
 					ignored++
 					continue
@@ -79,7 +86,7 @@ func (st *state) resolveClaims(a Assignor) {
 		}
 		c := flat[begin:len(flat):len(flat)]
 		if !strictlyAscending(c) {
-			slices.Sort(c)
+			st.stop.sort(c)
 			c = slices.Compact(c)
 		}
 		flat = flat[:begin+len(c)]
@@ -87,6 +94,8 @@ func (st *state) resolveClaims(a Assignor) {
 
 		g := st.gen[i]
 		for _, p := range c {
+			st.stop.at(step)
+			step++
 			switch o := st.prev[p]; {
 			case o == -1 && (st.contested == nil || !st.contested[p]):
 				st.prev[p], prevGen[p] = m, g

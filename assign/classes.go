@@ -21,7 +21,9 @@ func newTopicClasses(st *state) *topicClasses {
 	c := &topicClasses{classOf: make([]int32, len(st.topics))}
 	seed := maphash.MakeSeed()
 	byHash := make(map[uint64][]int32)
+	step := 0
 	for t, subs := range st.subscribers {
+		step = st.stop.over(step, len(subs))
 		h := hashMembers(seed, subs)
 		found := int32(-1)
 		for _, k := range byHash[h] {
@@ -42,7 +44,9 @@ func newTopicClasses(st *state) *topicClasses {
 	// Members with the same subscription share one subs slice: map each
 	// distinct slice once.
 	c.memberClasses = make([][]int32, len(st.members))
+	step = 0
 	for m, subs := range st.subs {
+		step = st.stop.over(step, len(subs))
 		if m > 0 && len(subs) > 0 && len(st.subs[m-1]) == len(subs) && &st.subs[m-1][0] == &subs[0] {
 			c.memberClasses[m] = c.memberClasses[m-1]
 			continue

@@ -19,6 +19,7 @@ package assign
 // and the withheld partitions are returned ascending.
 func (st *state) cooperativeAdjust(target []int32) (pending []int32) {
 	for p, t := range target {
+		st.stop.at(p)
 		if t < 0 {
 			continue
 		}

@@ -6,6 +6,7 @@ package assign
 // nothing moves between live members.
 func (st *state) freeze(target []int32) {
 	for p, o := range st.prev {
+		st.stop.at(p)
 		if o >= 0 && st.keepable(o, int32(p)) {
 			target[p] = o
 		}
@@ -19,6 +20,7 @@ func (st *state) freeze(target []int32) {
 func (st *state) capMoves(target []int32, max int) {
 	moved := 0
 	for p, o := range st.prev {
+		st.stop.at(p)
 		if o < 0 || target[p] == o || target[p] < 0 || !st.keepable(o, int32(p)) {
 			continue
 		}

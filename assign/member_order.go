@@ -15,12 +15,16 @@ import (
 // Java sorts with a stable sort over HashMap order, so two members with the
 // same instance id come out in an unspecified order there; here they are
 // ordered by member id, which keeps the result deterministic.
-func memberInfoOrder(members []*Member) []int32 {
+func memberInfoOrder(members []*Member, stop *stopper) []int32 {
 	ord := make([]int32, len(members))
 	for i := range ord {
 		ord[i] = int32(i)
 	}
-	less := func(a, b int32) int { return compareMemberInfo(members[a], members[b]) }
+	step := 0 // comparisons, for polling
+	less := func(a, b int32) int {
+		step = stop.over(step, 1)
+		return compareMemberInfo(members[a], members[b])
+	}
 	// The common case, no static members and ids whose byte order agrees
 	// with UTF-16 order, is already sorted: one linear check instead of a
 	// sort.
@@ -131,7 +135,9 @@ func subscriberRanks(st *state, ord []int32) [][]int32 {
 		out[t] = flat[off : off : off+len(s)]
 		off += len(s)
 	}
+	step := 0
 	for r, m := range ord {
+		step = st.stop.over(step, len(st.subs[m]))
 		for _, t := range st.subs[m] {
 			out[t] = append(out[t], int32(r))
 		}

@@ -94,7 +94,7 @@ func TestMemberInfoOrder(t *testing.T) {
 		return 0
 	})
 	var got []string
-	for _, i := range memberInfoOrder(members) {
+	for _, i := range memberInfoOrder(members, &stopper{}) {
 		got = append(got, members[i].ID)
 	}
 	want := []string{
@@ -110,7 +110,7 @@ func TestMemberInfoOrder(t *testing.T) {
 
 func TestMemberInfoOrderIdentityFastPath(t *testing.T) {
 	members := []*Member{{ID: "a"}, {ID: "b"}, {ID: "c"}}
-	if got := memberInfoOrder(members); !slices.Equal(got, []int32{0, 1, 2}) {
+	if got := memberInfoOrder(members, &stopper{}); !slices.Equal(got, []int32{0, 1, 2}) {
 		t.Fatalf("got %v", got)
 	}
 }

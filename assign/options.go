@@ -44,8 +44,13 @@ func WithContext(ctx context.Context) Option {
 
 // WithBestEffort makes a run stopped by its context return the valid plan
 // it has instead of an error: placement always completes (every partition
-// gets exactly one subscribed member), later refinements are skipped, the
-// result carries a warning and, since the plan may be uneven, asks for a
-// follow-up rebalance. For fallbacks that must answer within a bound.
-// Default: off.
+// gets exactly one subscribed member; under COOPERATIVE the KIP-429
+// post-pass runs as always), later refinements (balance repair, per-topic
+// trimming, rack matching in range) are skipped and the result carries a
+// warning. Since the plan may be uneven, a COOPERATIVE result with nothing
+// pending withholds one partition that a loaded member kept, so that the
+// member revokes it and the group rejoins by itself (FollowupRequired);
+// EAGER groups cannot be asked for a follow-up. A plan that was complete
+// when the context ended is returned unchanged, without a warning. For
+// fallbacks that must answer within a bound. Default: off.
 func WithBestEffort(on bool) Option { return optionFunc(func(o *options) { o.bestEffort = on }) }

@@ -36,13 +36,17 @@ func (st *state) setRacks(enabled bool) {
 			names = append(names, r)
 		}
 	}
-	for _, m := range st.members {
+	for i, m := range st.members {
+		st.stop.at(i)
 		if m.Rack != "" {
 			intern(m.Rack)
 		}
 	}
+	step := 0
 	for _, t := range st.topics {
 		for _, rs := range t.Racks {
+			st.stop.at(step)
+			step++
 			for _, r := range rs {
 				if r != "" {
 					intern(r)
@@ -67,6 +71,7 @@ func (st *state) setRacks(enabled bool) {
 	for ti, t := range st.topics {
 		for p := range int(t.Partitions) {
 			g := int(st.start[ti]) + p
+			st.stop.at(g)
 			begin := len(st.partRacks)
 			if t.Racks != nil {
 				for _, r := range t.Racks[p] {
@@ -89,7 +94,8 @@ func (st *state) setRacks(enabled bool) {
 // every choice would be rack-local anyway).
 func (st *state) rackGate() bool {
 	hosted := make([]bool, len(st.rackNames))
-	for _, r := range st.partRacks {
+	for i, r := range st.partRacks {
+		st.stop.at(i)
 		hosted[r] = true
 	}
 	overlap := false
@@ -109,6 +115,7 @@ func (st *state) rackGate() bool {
 		}
 	}
 	for p := range st.numPartitions() {
+		st.stop.at(p)
 		if int(st.partRackIdx[p+1]-st.partRackIdx[p]) != all {
 			return true
 		}

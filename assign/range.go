@@ -31,7 +31,7 @@ func (rangeAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 }
 
 func (rangeAssignor) plan(st *state, target []int32) {
-	ord := memberInfoOrder(st.members)
+	ord := memberInfoOrder(st.members, &st.stop)
 	cons := subscriberRanks(st, ord)
 	// The group-wide gate in st.rackAware is false whenever every per-topic
 	// gate of range is: the per-topic member and replica racks are subsets
@@ -41,13 +41,14 @@ func (rangeAssignor) plan(st *state, target []int32) {
 		return
 	}
 	for t := range st.topics {
-		rangeSplit(target[st.start[t]:st.start[t+1]], cons[t], ord)
+		st.stop.at(t)
+		rangeSplit(target[st.start[t]:st.start[t+1]], cons[t], ord, &st.stop)
 	}
 }
 
 // rangeSplit gives the partitions of one topic (part, indexed by partition
 // number) to its consumers (ranks into ord, in order) in contiguous ranges.
-func rangeSplit(part []int32, cons []int32, ord []int32) {
+func rangeSplit(part []int32, cons []int32, ord []int32, stop *stopper) {
 	n, m := len(part), len(cons)
 	if m == 0 {
 		return
@@ -63,6 +64,7 @@ func rangeSplit(part []int32, cons []int32, ord []int32) {
 			break
 		}
 		for end := p + take; p < end; p++ {
+			stop.at(p)
 			part[p] = ord[r]
 		}
 	}

@@ -71,6 +71,11 @@ func planRangeRacks(st *state, ord []int32, cons [][]int32, target []int32) bool
 	needs := make([]bool, len(st.topics))
 	on := false
 	for t := range st.topics {
+		// Rack matching is a refinement: stopped (best effort), the
+		// plain range split is a valid plan.
+		if st.stop.skip() {
+			return false
+		}
 		needs[t] = rr.gate(t)
 		on = on || needs[t]
 	}
@@ -78,6 +83,7 @@ func planRangeRacks(st *state, ord []int32, cons [][]int32, target []int32) bool
 		return false
 	}
 	for i := range target {
+		st.stop.at(i)
 		target[i] = -1
 	}
 	rr.topics = make([]rangeTopic, len(st.topics))
@@ -92,6 +98,9 @@ func planRangeRacks(st *state, ord []int32, cons [][]int32, target []int32) bool
 		counts = counts[m:]
 	}
 	for _, g := range rr.groups() {
+		if st.stop.skip() {
+			break // Step B alone gives a valid plan
+		}
 		if len(g) > 1 {
 			rr.coPartitioned(g)
 		} else if needs[g[0]] {
@@ -99,6 +108,7 @@ func planRangeRacks(st *state, ord []int32, cons [][]int32, target []int32) bool
 		}
 	}
 	for t := range st.topics {
+		st.stop.at(t)
 		rr.fill(t)
 	}
 	return true
@@ -109,7 +119,8 @@ func (rr *rangeRacks) gate(t int) bool {
 	st := rr.st
 	rr.mark++
 	union := 0
-	for _, r := range st.partRacks[st.partRackIdx[st.start[t]]:st.partRackIdx[st.start[t+1]]] {
+	for i, r := range st.partRacks[st.partRackIdx[st.start[t]]:st.partRackIdx[st.start[t+1]]] {
+		st.stop.at(i)
 		if rr.stamp[r] != rr.mark {
 			rr.stamp[r] = rr.mark
 			union++
@@ -126,6 +137,7 @@ func (rr *rangeRacks) gate(t int) bool {
 		return false
 	}
 	for p := st.start[t]; p < st.start[t+1]; p++ {
+		st.stop.at(int(p))
 		if int(st.partRackIdx[p+1]-st.partRackIdx[p]) != union {
 			return true
 		}
@@ -147,7 +159,9 @@ func (rr *rangeRacks) groups() [][]int {
 			}
 		}
 	}
+	step := 0
 	key := func(a, b int) int {
+		step = st.stop.over(step, len(rr.cons[a]))
 		if c := slices.Compare(rr.cons[a], rr.cons[b]); c != 0 {
 			return c
 		}
@@ -196,7 +210,7 @@ func (rr *rangeRacks) matchRacks(t int) {
 	}
 	left := end - start
 	for k, rank := range rr.cons[t] {
-		if left == 0 {
+		if left == 0 || st.stop.skipAt(k) {
 			break
 		}
 		want := state.allowance(k)
@@ -208,6 +222,9 @@ func (rr *rangeRacks) matchRacks(t int) {
 		p := cursor[r+1]
 		took := int32(0)
 		for ; p < end && took < want; p++ {
+			if st.stop.skipAt(int(p)) {
+				break
+			}
 			if rr.target[p] < 0 && (r < 0 || rr.hasRack(p, r)) {
 				rr.target[p] = m
 				took++
@@ -264,6 +281,9 @@ func (rr *rangeRacks) coPartitioned(g []int) {
 
 	var common, scratch []int32
 	for p := range n {
+		if st.stop.skipAt(int(p)) {
+			return
+		}
 		common = append(common[:0], st.partRacks[st.partRackIdx[st.start[g[0]]+p]:st.partRackIdx[st.start[g[0]]+p+1]]...)
 		for _, t := range g[1:] {
 			q := st.start[t] + p
@@ -296,6 +316,7 @@ func (rr *rangeRacks) fill(t int) {
 		want := state.allowance(k)
 		took := int32(0)
 		for ; p < end && took < want; p++ {
+			st.stop.at(int(p))
 			if rr.target[p] < 0 {
 				rr.target[p] = rr.ord[rank]
 				took++
@@ -305,6 +326,7 @@ func (rr *rangeRacks) fill(t int) {
 			state.took(k, took)
 		}
 		for p < end && rr.target[p] >= 0 {
+			st.stop.at(int(p))
 			p++
 		}
 		if p == end {

@@ -22,14 +22,14 @@ import "slices"
 // chains that may take owned ones. Every step lowers the sum of squared
 // counts by at least two, so the loop ends; a work budget proportional to
 // the input bounds it all the same, so that no input can make a rebalance
-// spin (librdkafka #4783), and a plan cut short by it carries a warning and
-// asks for a follow-up.
+// spin (librdkafka #4783); a plan cut short by it, like one a best-effort
+// stop cut short, carries a warning and asks for a follow-up (cutShort).
 //
 // Where few members can give (a scale-out), fillFromGivers takes the
 // searches' steps without searching, so the work is that of the partitions
 // moved rather than a search over the group per partition.
 func rebalance(st *state, cl *topicClasses, target, count []int32) {
-	if !unevenSubscribers(cl, count) {
+	if !unevenSubscribers(cl, count) || st.stop.skip() {
 		return
 	}
 	r := newRebalancer(st, cl, target, count)
@@ -38,14 +38,14 @@ func rebalance(st *state, cl *topicClasses, target, count []int32) {
 		// the cheapest giver any of them can reach: choosing one receiver
 		// at a time could pay for a long chain where a neighbour at the
 		// same load had a short one.
-		for r.budget > 0 && r.relieveOnce(freeOnly) {
+		for r.budget > 0 && !st.stop.spent(r.budget) && r.relieveOnce(freeOnly) {
 		}
 	}
 	if r.budget <= 0 {
-		// Valid but maybe not balanced: say so rather than stop silently.
-		// A cooperative group's follow-up rebalance carries on from here.
-		st.warnings = append(st.warnings, "balancing stopped at its work limit; the plan may be uneven until the next rebalance")
-		st.unbalanced = true
+		// Valid but maybe not balanced: Run finishes it as a plan cut
+		// short (cutShort), with a warning and, under COOPERATIVE, a
+		// follow-up that carries on from here.
+		st.workLimitCut = true
 	}
 	r.homecoming()
 }
@@ -154,6 +154,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	slots := int(r.classOff[n])
 	begin := make([]int32, slots+1)
 	for p, m := range target {
+		st.stop.at(p)
 		if m >= 0 {
 			i := r.slot(m, cl.classOf[st.topicOf[p]])
 			begin[i+1]++
@@ -169,6 +170,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	flat := make([]int32, begin[slots])
 	fill := slices.Clone(begin[:slots])
 	for p, m := range target {
+		st.stop.at(p)
 		if m >= 0 {
 			i := r.slot(m, cl.classOf[st.topicOf[p]])
 			flat[fill[i]] = int32(p)
@@ -204,6 +206,7 @@ func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalanc
 	r.awayFrom = make([][]awayEdge, n)
 	r.awayOf = make([]int32, n)
 	for p, m := range target {
+		st.stop.at(p)
 		if o := st.prev[p]; o >= 0 && m >= 0 && m != o {
 			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
 		}

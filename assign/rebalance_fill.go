@@ -61,7 +61,7 @@ func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
 	r.others = f
 	defer func() { r.others = nil }()
 	stepped := false
-	for r.budget > 0 && f.at > 0 {
+	for r.budget > 0 && f.at > 0 && !r.st.stop.spent(r.budget) {
 		best := f.search()
 		if best < 0 {
 			break
@@ -140,10 +140,14 @@ func (f *fillState) search() int {
 
 // reach moves g.src and g.k to the first source still at level and the
 // first class in its list of which g holds partitions. Both only move
-// forward: sources leave the level, givers' holdings shrink.
+// forward: sources leave the level, givers' holdings shrink. It is false
+// too when a best-effort stop ends the repair (the step is not taken).
 func (f *fillState) reach(g *fillGiver) bool {
 	r := f.r
 	for ; g.src < len(f.sources); g.src, g.k = g.src+1, 0 {
+		if r.st.stop.spent(r.budget) {
+			return false
+		}
 		x := f.sources[g.src]
 		if r.count[x] != f.level {
 			continue
@@ -189,6 +193,9 @@ func (f *fillState) alike(top int32) {
 	}
 	slices.SortFunc(same, func(a, b int32) int { return int(f.givers[a].m - f.givers[b].m) })
 	for _, i := range same {
+		if r.st.stop.spent(r.budget) {
+			return // each hand-over is whole: the plan stays valid
+		}
 		r.budget--
 		g := f.givers[i]
 		if r.held[r.slot(g.m, g.k)] == 0 {
@@ -201,6 +208,7 @@ func (f *fillState) alike(top int32) {
 				break
 			}
 			r.budget--
+			r.st.stop.spent(r.budget) // best effort: the scan ends, then the repair
 			c++
 		}
 		f.cursor[g.k] = c

@@ -269,12 +269,13 @@ func (r *rebalancer) homecoming() {
 func (r *rebalancer) homecomingOf(u, s int32) bool {
 	st := r.st
 	for i := 0; i < len(r.holding[s]); i++ {
+		st.stop.at(i)
 		p := r.holding[s][i]
 		v := st.prev[p]
 		if r.target[p] != u || v < 0 || v == u || !st.keepable(v, p) {
 			continue
 		}
-		if r.budget <= 0 {
+		if r.budget <= 0 || st.stop.spent(r.budget) {
 			return false
 		}
 		// The chain starts with v handing on a free partition: without
@@ -314,6 +315,9 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 	order := r.byLoad()
 	r.budget -= len(order)
 	for i := 0; i < len(order); {
+		if r.st.stop.spent(r.budget) {
+			return false
+		}
 		level := r.count[order[i]]
 		if most-level < 2 {
 			return false
@@ -322,8 +326,13 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 		for j < len(order) && r.count[order[j]] == level {
 			j++
 		}
-		if i == 0 && !freeOnly && r.fillFromGivers(order, j) {
-			return true
+		if i == 0 && !freeOnly {
+			if r.fillFromGivers(order, j) {
+				return true
+			}
+			if r.st.stop.spent(r.budget) {
+				return false // a best-effort stop ended the fill
+			}
 		}
 		if r.augment(order[i:j], level+2, freeOnly) {
 			return true
@@ -353,6 +362,8 @@ func (r *rebalancer) pickSettled(u, k, v, s int32, n int) []int32 {
 	var perRank [pickRanks]int
 	read := 0
 	for read < len(list) {
+		// Best effort: the pick completes (a step is whole), then the repair ends.
+		r.st.stop.spent(r.budget - read)
 		best := pickRanks - 1 // the best rank an unread partition may have
 		for c, l := range left {
 			if l > 0 {

@@ -32,6 +32,7 @@ func (r *rebalancer) newRackTally() *rackTally {
 	t := &rackTally{racks: racks, held: make([]int32, slots*int(racks)), free: make([]int32, slots*int(racks)),
 		home: make(map[awayKey]int32)}
 	for p, m := range r.target {
+		st.stop.at(p)
 		if m >= 0 {
 			k := r.cl.classOf[st.topicOf[p]]
 			t.add(r, int32(p), r.slot(m, k), m, 1)

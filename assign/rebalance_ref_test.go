@@ -43,9 +43,9 @@ func refRebalance(st *state, cl *topicClasses, target, count []int32) {
 		}
 	}
 	if r.budget <= 0 {
-		// Valid but maybe not balanced: say so rather than stop silently.
-		// A cooperative group's follow-up refRebalance carries on from here.
-		st.warnings = append(st.warnings, "balancing stopped at its work limit; the plan may be uneven until the next refRebalance")
+		// Valid but maybe not balanced: Run finishes it as a plan cut
+		// short (cutShort).
+		st.workLimitCut = true
 	}
 	r.homecoming()
 }

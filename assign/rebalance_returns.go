@@ -51,6 +51,7 @@ func (r *rebalancer) searchWithReturns(xs []int32, better func(v, best int32) bo
 		}
 	}
 	for head := 0; head < len(queue); head++ {
+		r.st.stop.spent(r.budget) // best effort: the search ends, then the repair
 		if relaxations > limit {
 			r.deque, r.reached = queue[:0], reached[:0]
 			return r.search(xs, false, better)

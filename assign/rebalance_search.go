@@ -58,7 +58,7 @@ func (r *rebalancer) relieveAlike(xs []int32, level, top, d int32) {
 	}
 	for g := range int32(len(r.count)) {
 		r.budget--
-		if r.budget <= 0 {
+		if r.budget <= 0 || r.st.stop.spent(r.budget) {
 			return
 		}
 		if r.distStamp[g] != r.epoch || r.dist[g] != d || r.count[g] != top {
@@ -114,6 +114,7 @@ func (r *rebalancer) search(xs []int32, freeOnly bool, better func(v, best int32
 	}
 	best, bestDist := int32(-1), unreached
 	for front < back {
+		r.st.stop.spent(r.budget) // best effort: the search ends, then the repair
 		v := r.deque[front]
 		front++
 		d := r.dist[v]

@@ -6,6 +6,7 @@ package assign
 func (st *state) planStats(target []int32) (moved, imbalance int) {
 	counts := st.ints.take(len(st.members))
 	for p, t := range target {
+		st.stop.at(p)
 		if t < 0 {
 			continue
 		}
@@ -34,7 +35,7 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 		Version:          a.Version(),
 		Protocol:         st.protocol,
 		Members:          make([]MemberAssignment, nm),
-		FollowupRequired: len(pending) > 0 || st.unbalanced,
+		FollowupRequired: len(pending) > 0,
 		Warnings:         st.warnings,
 	}
 	// Bucket partitions by member, walking topics in order so that each
@@ -44,7 +45,8 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	last := st.ints.filled(nm, -1)
 	runs := 0
 	for t := range int32(len(st.topics)) {
-		for _, m := range target[st.start[t]:st.start[t+1]] {
+		for i, m := range target[st.start[t]:st.start[t+1]] {
+			st.stop.at(i)
 			if m < 0 {
 				continue
 			}
@@ -66,6 +68,7 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	for t := range int32(len(st.topics)) {
 		base := st.start[t]
 		for i, m := range target[base:st.start[t+1]] {
+			st.stop.at(i)
 			if m >= 0 {
 				parts[fill[m]], topics[fill[m]] = int32(i), t
 				fill[m]++
@@ -74,7 +77,9 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	}
 	tps := make([]TopicPartitions, runs)
 	k := 0
+	step := 0
 	for i, m := range st.members {
+		step = st.stop.over(step, int(begin[i+1]-begin[i]))
 		from := k
 		for j, end := begin[i], begin[i+1]; j < end; {
 			t, e := topics[j], j
@@ -124,9 +129,12 @@ func (st *state) appendRuns(dst []TopicPartitions, ps []int32) []TopicPartitions
 // more are revoked too.
 func (st *state) fillRevoked(r *Result, target []int32) int {
 	total := 0
+	step := 0
 	for i, c := range st.claims {
 		var lost []int32
 		for _, p := range c {
+			st.stop.at(step)
+			step++
 			if target[p] != int32(i) {
 				lost = append(lost, p)
 			}
@@ -137,7 +145,7 @@ func (st *state) fillRevoked(r *Result, target []int32) int {
 		}
 		if extra := st.unsubscribedOwned[int32(i)]; len(extra) > 0 {
 			before := len(lost)
-			r.Members[i].Revoked = mergeTopicPartitions(r.Members[i].Revoked, extra)
+			r.Members[i].Revoked = mergeTopicPartitions(r.Members[i].Revoked, extra, &st.stop)
 			// Count after merging: the member may list a partition twice.
 			total -= before
 			for _, tp := range r.Members[i].Revoked {

@@ -31,7 +31,7 @@ func (roundRobinAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool)
 // topic (a binary search over the subscribers' ranks) and then steps
 // through the subscribers circularly.
 func (roundRobinAssignor) plan(st *state, target []int32) {
-	ord := memberInfoOrder(st.members)
+	ord := memberInfoOrder(st.members, &st.stop)
 	cons := subscriberRanks(st, ord)
 	next := int32(0) // rank the circular pointer rests on
 	for t := range st.topics {
@@ -40,7 +40,9 @@ func (roundRobinAssignor) plan(st *state, target []int32) {
 		if k == len(subs) {
 			k = 0
 		}
+		st.stop.at(t)
 		for p := st.start[t]; p < st.start[t+1]; p++ {
+			st.stop.at(int(p))
 			target[p] = ord[subs[k]]
 			next = subs[k] + 1
 			if k++; k == len(subs) {

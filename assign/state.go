@@ -57,21 +57,18 @@ type state struct {
 	partRacks   []int32 // rack ids, ascending per partition
 
 	warnings []string
-	// unbalanced is set when the balance repair stopped at its work limit:
-	// the plan is valid but another rebalance must carry on.
-	unbalanced bool
+	// workLimitCut is set when the balance repair stopped at its work
+	// limit: the plan is valid, and Run finishes it as one cut short
+	// (cutShort), as it does a plan whose refinements a stop skipped.
+	workLimitCut bool
+
+	stop stopper // the run's context, polled by every loop that grows with the input
 
 	ints int32Arena // backing store of the int32 slices of one Run
 }
 
 // numPartitions is the number of partitions of subscribed, existing topics.
 func (st *state) numPartitions() int { return int(st.start[len(st.topics)]) }
-
-// partitionOf returns topic and partition number of global partition p.
-func (st *state) partitionOf(p int32) (topic int32, partition int32) {
-	t := st.topicOf[p]
-	return t, p - st.start[t]
-}
 
 // subscribes reports whether member m subscribes to topic t.
 func (st *state) subscribes(m int32, t int32) bool {

@@ -10,14 +10,15 @@ import (
 
 // newState validates g and builds its dense form for assignor a.
 func newState(a Assignor, g *Group, o options) (*state, error) {
-	st := &state{group: g, opts: o}
+	st := &state{group: g, opts: o, stop: newStopper(&o)}
+	st.ints.stop = &st.stop
 	if err := st.setProtocol(a, g.Protocol); err != nil {
 		return nil, err
 	}
 	if err := st.setMembers(g.Members); err != nil {
 		return nil, err
 	}
-	meta, err := indexMetadata(g.Topics)
+	meta, err := indexMetadata(g.Topics, &st.stop)
 	if err != nil {
 		return nil, err
 	}
@@ -30,7 +31,9 @@ func newState(a Assignor, g *Group, o options) (*state, error) {
 		return nil, err
 	}
 	st.setSubscriptions()
+	st.stop.phase = "claims"
 	st.resolveClaims(a)
+	st.stop.phase = "racks"
 	st.setRacks(o.rackAware)
 	return st, nil
 }
@@ -54,6 +57,7 @@ func (st *state) setProtocol(a Assignor, p RebalanceProtocol) error {
 func (st *state) setMembers(ms []Member) error {
 	st.members = make([]*Member, len(ms))
 	for i := range ms {
+		st.stop.at(i)
 		if ms[i].ID == "" {
 			return invalid("", fmt.Sprintf("members[%d].member_id", i), "member id is empty")
 		}
@@ -62,7 +66,11 @@ func (st *state) setMembers(ms []Member) error {
 		}
 		st.members[i] = &ms[i]
 	}
-	slices.SortFunc(st.members, func(a, b *Member) int { return strings.Compare(a.ID, b.ID) })
+	step := 0 // comparisons, for polling: sorting 100,000 ids takes milliseconds
+	slices.SortFunc(st.members, func(a, b *Member) int {
+		step = st.stop.over(step, 1)
+		return strings.Compare(a.ID, b.ID)
+	})
 	for i := 1; i < len(st.members); i++ {
 		if st.members[i].ID == st.members[i-1].ID {
 			return invalid(st.members[i].ID, "members.member_id", "member id appears more than once")
@@ -83,9 +91,10 @@ func (st *state) inputIndex(i int) int {
 }
 
 // indexMetadata validates the topic metadata and maps names to their index.
-func indexMetadata(topics []Topic) (map[string]int32, error) {
+func indexMetadata(topics []Topic, stop *stopper) (map[string]int32, error) {
 	meta := make(map[string]int32, len(topics))
 	for i := range topics {
+		stop.at(i)
 		t := &topics[i]
 		field := func(name string) string { return fmt.Sprintf("topics[%d].%s", i, name) }
 		switch {
@@ -114,7 +123,9 @@ func (st *state) setTopics() error {
 	st.denseOf = st.ints.filled(len(st.group.Topics), unseen)
 	var missing []string
 	var prev []string
+	step := 0
 	for i, m := range st.members {
+		step = st.stop.over(step, len(m.Topics))
 		// Members with equal subscriptions usually share topic strings
 		// (interned by the decoder): comparing against the previous list
 		// is cheap and skips the map work.
@@ -123,6 +134,7 @@ func (st *state) setTopics() error {
 		}
 		prev = m.Topics
 		for j, name := range m.Topics {
+			st.stop.at(j)
 			if reason := badName(name); reason != "" {
 				return invalid(m.ID, fmt.Sprintf("members[%d].topics[%d]", st.inputIndex(i), j), "topic name %s", reason)
 			}
@@ -151,7 +163,11 @@ func (st *state) setTopics() error {
 		missing = slices.Compact(missing)
 		st.warnings = append(st.warnings, "subscribed topics missing from metadata get no partitions: "+nameList(missing))
 	}
-	slices.SortFunc(st.topics, func(a, b *Topic) int { return strings.Compare(a.Name, b.Name) })
+	step = 0
+	slices.SortFunc(st.topics, func(a, b *Topic) int {
+		step = st.stop.over(step, 1)
+		return strings.Compare(a.Name, b.Name)
+	})
 	total := int64(0)
 	for _, t := range st.topics {
 		total += int64(t.Partitions)
@@ -160,8 +176,13 @@ func (st *state) setTopics() error {
 		return invalid("", "topics", "more than %d partitions in subscribed topics", 1<<30)
 	}
 	// Partition-sized slices (topicOf, prev, prevGen, target, the
-	// result's two) and the remaining member- and topic-sized ones.
-	st.ints.reserve(6*int(total) + 16*len(st.members) + 2*len(st.topics) + 64)
+	// result's two) and the remaining member- and topic-sized ones; the
+	// arena gives big slices allocations of their own.
+	perPartition := 6 * int(total)
+	if total >= bigSlice {
+		perPartition = 0
+	}
+	st.ints.reserve(perPartition + 16*len(st.members) + 2*len(st.topics) + 64)
 	st.start = st.ints.take(len(st.topics) + 1)
 	total = 0
 	for i, t := range st.topics {
@@ -173,6 +194,7 @@ func (st *state) setTopics() error {
 	st.topicOf = st.ints.take(int(total))
 	for i := range st.topics {
 		for p := st.start[i]; p < st.start[i+1]; p++ {
+			st.stop.at(int(p))
 			st.topicOf[p] = int32(i)
 		}
 	}
@@ -198,13 +220,16 @@ func (st *state) setSubscriptions() {
 	var prevTopics []string
 	var prevSubs []int32
 	st.equalSubs = true
+	step := 0
 	for i, m := range st.members {
+		step = st.stop.over(step, len(m.Topics))
 		if i > 0 && sameTopics(m.Topics, prevTopics) {
 			st.subs[i] = prevSubs
 			continue
 		}
 		s := st.ints.take(len(m.Topics))[:0]
-		for _, name := range m.Topics {
+		for j, name := range m.Topics {
+			st.stop.at(j)
 			if t, ok := st.topicIndex(name); ok {
 				s = append(s, t)
 			}
@@ -230,7 +255,8 @@ func (st *state) setSubscriptions() {
 	}
 	counts := st.ints.take(len(st.topics))
 	total := 0
-	for _, s := range st.subs {
+	for i, s := range st.subs {
+		st.stop.at(i)
 		for _, t := range s {
 			counts[t]++
 		}
@@ -243,6 +269,7 @@ func (st *state) setSubscriptions() {
 		off += int(c)
 	}
 	for i, s := range st.subs {
+		st.stop.at(i)
 		for _, t := range s {
 			st.subscribers[t] = append(st.subscribers[t], int32(i))
 		}

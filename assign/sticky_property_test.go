@@ -157,9 +157,9 @@ func TestCooperativeStickyPropertyMinimalMoves(t *testing.T) {
 // FuzzRun feeds random groups (from the fuzzer's bytes) to every assignor:
 // never a panic, always a valid result or an InputError.
 func FuzzRun(f *testing.F) {
+	addFuzzRunSeeds(f)
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
-		g := assigntest.GroupGen(assigntest.Owned(), assigntest.Conflicts(), assigntest.WithRacks(),
-			assigntest.MissingTopics(), assigntest.StaticMembers(), assigntest.Members(0, 8)).Draw(t, "group")
+		g := fuzzRunGroup(t)
 		for _, a := range assign.Assignors() {
 			if !assign.Supports(a, g.Protocol) && g.Protocol != assign.ProtocolUnspecified {
 				continue

@@ -47,7 +47,8 @@ func (tt *topicTrimmer) keep(st *state, m int32, claims []int32, quota int32, ta
 	nt := int32(len(st.topics))
 	tt.keepable = tt.keepable[:0]
 	tt.runs = tt.runs[:0]
-	for _, p := range claims {
+	for i, p := range claims {
+		st.stop.at(i)
 		if st.prev[p] != m {
 			continue
 		}
@@ -64,6 +65,7 @@ func (tt *topicTrimmer) keep(st *state, m int32, claims []int32, quota int32, ta
 	}
 	heap.Init(&tt.runs)
 	for drop := int32(len(tt.keepable)) - quota; drop > 0; drop-- {
+		st.stop.at(int(drop))
 		r := &tt.runs[0]
 		r.kept--
 		r.over -= n

@@ -22,6 +22,8 @@ type Client struct {
 	api     assigndv1.AssignmentServiceClient
 	timeout time.Duration
 	target  string
+	// maxResponse is the receive limit, see WithMaxResponseBytes.
+	maxResponse int
 }
 
 // New creates a Client for target, a gRPC target string such as
@@ -41,6 +43,9 @@ func New(target string, opts ...Option) (*Client, error) {
 	if cfg.timeout < 0 {
 		return nil, fmt.Errorf("client: negative timeout %s", cfg.timeout)
 	}
+	if cfg.maxResponse <= 0 {
+		return nil, fmt.Errorf("client: the response limit must be positive, not %d", cfg.maxResponse)
+	}
 	if cfg.reconnect <= 0 {
 		return nil, fmt.Errorf("client: the reconnect backoff must be positive, not %s", cfg.reconnect)
 	}
@@ -59,23 +64,33 @@ func New(target string, opts ...Option) (*Client, error) {
 		grpc.WithTransportCredentials(creds),
 		grpc.WithDefaultServiceConfig(serviceConfig),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: bo, MinConnectTimeout: time.Second}),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxResponse)),
 	}
 	conn, err := grpc.NewClient(target, append(dial, cfg.dialOptions...)...)
 	if err != nil {
 		return nil, fmt.Errorf("client: %w", err)
 	}
 	conn.Connect()
-	return &Client{conn: conn, api: assigndv1.NewAssignmentServiceClient(conn), timeout: cfg.timeout, target: target}, nil
+	return &Client{
+		conn: conn, api: assigndv1.NewAssignmentServiceClient(conn),
+		timeout: cfg.timeout, target: target, maxResponse: cfg.maxResponse,
+	}, nil
 }
 
 // Assign computes one rebalance of one group. The call ends at the earlier
 // of ctx's deadline and the client's timeout. Errors are gRPC status errors
 // (status.Code gives the code; INVALID_ARGUMENT carries
-// google.rpc.BadRequest naming the field at fault).
+// google.rpc.BadRequest naming the field at fault); a response over the
+// client's limit (WithMaxResponseBytes) is a RESOURCE_EXHAUSTED that also
+// wraps [ErrResponseTooLarge].
 func (c *Client) Assign(ctx context.Context, req *assigndv1.AssignRequest, opts ...grpc.CallOption) (*assigndv1.AssignResponse, error) {
 	ctx, cancel := c.bound(ctx)
 	defer cancel()
-	return c.api.Assign(ctx, req, opts...)
+	resp, err := c.api.Assign(ctx, req, opts...)
+	if err != nil {
+		return nil, c.sizeError(err, req)
+	}
+	return resp, nil
 }
 
 // ListAssignors lists every assignor version the service can run.
@@ -91,6 +106,9 @@ func (c *Client) ListAssignors(ctx context.Context, opts ...grpc.CallOption) ([]
 
 // Timeout is the bound the client puts on each call (0: none).
 func (c *Client) Timeout() time.Duration { return c.timeout }
+
+// MaxResponseBytes is the largest response the client accepts.
+func (c *Client) MaxResponseBytes() int { return c.maxResponse }
 
 // Target is the target the client was created with.
 func (c *Client) Target() string { return c.target }

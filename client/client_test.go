@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/internal/shimtest"
+	"github.com/assignd/assignd/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 

@@ -7,7 +7,9 @@
 // away; Assign is pure, so a retry is always safe) and checks the replicas'
 // grpc.health.v1 status, so that a replica draining for shutdown stops
 // receiving calls before it closes. Every call is bounded by the client's
-// timeout unless the caller's context ends sooner.
+// timeout unless the caller's context ends sooner. The client accepts
+// responses up to [DefaultMaxResponseBytes] (512 MiB), enough for the
+// largest group an assignd with default limits serves.
 //
 // Consumer-group leaders written with franz-go do not call the API
 // directly: they pass a balancer from the kgoassign subpackage to

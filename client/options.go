@@ -25,6 +25,31 @@ const DefaultMaxAttempts = 3
 // costs nothing.
 const DefaultReconnectBackoff = 5 * time.Second
 
+// DefaultMaxResponseBytes is the largest response a Client accepts by
+// default: 512 MiB. It is derived from the largest response an assignd can
+// send, with room for servers whose limits were raised. A response costs at
+// most about 8 bytes per partition (4 in the encoded assignment, up to 4 as
+// a varint in a decoded or pending list) plus what echoes the request
+// (member ids, topic names, revoked lists, which mirror the owned
+// partitions the members reported), at most the request's size. With the
+// server's default limits (2,000,000 partitions, 64 MiB requests) that is
+// about 80 MiB; with them raised to 10,000,000 partitions and 256 MiB,
+// about 340 MiB, rounded up to a power of two. gRPC's own default, 4 MiB, is
+// below the response for a group of a few hundred thousand partitions whose
+// members each read many topics (a 1,000,000-partition group of 2,000
+// members on 500 topics gets 19 MB even in the encoded view), which would
+// then fall back after assignd did all the work. The limit allocates
+// nothing: a response takes the memory of its actual size.
+const DefaultMaxResponseBytes = 512 << 20
+
+// DefaultFallbackTimeout bounds the in-process fallback of the Kafka-client
+// adapters (kgoassign, saramaassign) unless they are given another bound.
+// After it the engine returns the valid plan it has (every partition
+// placed, refinements skipped) and asks for a follow-up rebalance, so a
+// leader is blocked at most the call's timeout, this bound and one linear
+// placement, far inside Kafka's default rebalance timeout (60 s).
+const DefaultFallbackTimeout = 5 * time.Second
+
 // Option configures a Client. Options are sealed: only this package
 // defines them.
 type Option interface{ apply(*config) }
@@ -36,10 +61,14 @@ type config struct {
 	reconnect     time.Duration
 	serviceConfig string
 	dialOptions   []grpc.DialOption
+	maxResponse   int
 }
 
 func defaultConfig() config {
-	return config{timeout: DefaultTimeout, maxAttempts: DefaultMaxAttempts, reconnect: DefaultReconnectBackoff}
+	return config{
+		timeout: DefaultTimeout, maxAttempts: DefaultMaxAttempts, reconnect: DefaultReconnectBackoff,
+		maxResponse: DefaultMaxResponseBytes,
+	}
 }
 
 type optionFunc func(*config)
@@ -67,6 +96,13 @@ func WithMaxAttempts(n int) Option { return optionFunc(func(c *config) { c.maxAt
 func WithReconnectBackoff(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.reconnect = d })
 }
+
+// WithMaxResponseBytes sets the largest response the client accepts; a
+// larger one fails with RESOURCE_EXHAUSTED wrapping [ErrResponseTooLarge],
+// after the server did all the work. Lower it only to bound the memory a
+// misbehaving server could make the client allocate. n must be positive.
+// Default: DefaultMaxResponseBytes (512 MiB).
+func WithMaxResponseBytes(n int) Option { return optionFunc(func(c *config) { c.maxResponse = n }) }
 
 // WithServiceConfig replaces the client's gRPC service config (load
 // balancing, retry policy, health checking) with the given JSON, for

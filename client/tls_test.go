@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/internal/shimtest"
+	"github.com/assignd/assignd/internal/shimtest"
 	"github.com/assignd/assignd/internal/testcerts"
 	"github.com/assignd/assignd/server"
 )

@@ -3,15 +3,17 @@
 package interop
 
 import (
+	"context"
+	"maps"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/internal/grouplab"
 )
 
 // sessionTimeout is the group session timeout of every member. No test
@@ -21,20 +23,34 @@ import (
 // session is kicked out with its partitions still in hand.
 const sessionTimeout = 10 * time.Second
 
-// startBroker starts a one-broker kfake cluster on 127.0.0.1 with the given
-// topics (name → partitions) and a groupWatch observing it.
-func startBroker(t *testing.T, topics map[string]int32) (*kfake.Cluster, *groupWatch) {
+// startBroker starts a broker on 127.0.0.1 with the given topics (name →
+// partitions) and a groupWatch observing it: kfake, or with
+// ASSIGND_BROKER=kafka the test binary's real Kafka broker
+// (grouplab.StartBroker). On a failure the real broker's log ends the
+// test's output.
+func startBroker(t *testing.T, topics map[string]int32) (*grouplab.Broker, *groupWatch) {
 	t.Helper()
-	opts := []kfake.Opt{kfake.NumBrokers(1)}
-	for name, n := range topics {
-		opts = append(opts, kfake.SeedTopics(n, name))
-	}
-	c, err := kfake.NewCluster(opts...)
+	kind, err := grouplab.BrokerFromEnv()
 	if err != nil {
-		t.Fatalf("starting kfake: %v", err)
+		t.Fatal(err)
 	}
-	t.Cleanup(c.Close)
-	return c, watchGroups(c)
+	var ts []grouplab.Topic
+	for _, name := range slices.Sorted(maps.Keys(topics)) {
+		ts = append(ts, grouplab.Topic{Name: name, Partitions: topics[name]})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	b, err := grouplab.StartBroker(ctx, kind, ts)
+	if err != nil {
+		t.Fatalf("starting the broker: %v", err)
+	}
+	t.Cleanup(func() {
+		if log := b.LogTail(100); t.Failed() && log != "" {
+			t.Logf("the Kafka broker's log, last 100 lines:\n%s", log)
+		}
+		b.Close()
+	})
+	return b, watchGroups(b)
 }
 
 // joinSeen is one JoinGroup request as the coordinator received it.
@@ -55,8 +71,9 @@ type syncSeen struct {
 }
 
 // groupWatch records the JoinGroup, SyncGroup and LeaveGroup requests of
-// every group through kfake's control hooks, without handling them: the
-// broker's view of who offered what and which plan each leader sent.
+// every group through the broker's observer (kfake's control hooks, or the
+// real broker's tap), without handling them: the broker's view of who
+// offered what and which plan each leader sent.
 type groupWatch struct {
 	mu     sync.Mutex
 	joins  []joinSeen
@@ -64,46 +81,53 @@ type groupWatch struct {
 	leaves []string
 }
 
-func watchGroups(c *kfake.Cluster) *groupWatch {
+func watchGroups(b *grouplab.Broker) *groupWatch {
 	w := new(groupWatch)
-	c.ControlKey(int16(kmsg.JoinGroup), func(r kmsg.Request) (kmsg.Response, error, bool) {
-		req := r.(*kmsg.JoinGroupRequest)
-		j := joinSeen{at: time.Now(), memberID: req.MemberID, protocols: make(map[string][]byte)}
-		for _, p := range req.Protocols {
-			j.protocols[p.Name] = slices.Clone(p.Metadata)
+	b.Observe(func(r kmsg.Request) {
+		switch req := r.(type) {
+		case *kmsg.JoinGroupRequest:
+			w.join(req)
+		case *kmsg.SyncGroupRequest:
+			w.sync(req)
+		case *kmsg.LeaveGroupRequest:
+			w.leave(req)
 		}
-		w.mu.Lock()
-		w.joins = append(w.joins, j)
-		w.mu.Unlock()
-		return nil, nil, false
-	})
-	c.ControlKey(int16(kmsg.SyncGroup), func(r kmsg.Request) (kmsg.Response, error, bool) {
-		req := r.(*kmsg.SyncGroupRequest)
-		if len(req.GroupAssignment) == 0 {
-			return nil, nil, false // a follower
-		}
-		s := syncSeen{at: time.Now(), generation: req.Generation, leader: req.MemberID, plan: make(map[string][]byte)}
-		for _, a := range req.GroupAssignment {
-			s.plan[a.MemberID] = slices.Clone(a.MemberAssignment)
-		}
-		w.mu.Lock()
-		w.syncs = append(w.syncs, s)
-		w.mu.Unlock()
-		return nil, nil, false
-	})
-	c.ControlKey(int16(kmsg.LeaveGroup), func(r kmsg.Request) (kmsg.Response, error, bool) {
-		req := r.(*kmsg.LeaveGroupRequest)
-		w.mu.Lock()
-		if req.MemberID != "" {
-			w.leaves = append(w.leaves, req.MemberID)
-		}
-		for _, m := range req.Members {
-			w.leaves = append(w.leaves, m.MemberID)
-		}
-		w.mu.Unlock()
-		return nil, nil, false
-	})
+	}, kmsg.JoinGroup, kmsg.SyncGroup, kmsg.LeaveGroup)
 	return w
+}
+
+func (w *groupWatch) join(req *kmsg.JoinGroupRequest) {
+	j := joinSeen{at: time.Now(), memberID: req.MemberID, protocols: make(map[string][]byte)}
+	for _, p := range req.Protocols {
+		j.protocols[p.Name] = slices.Clone(p.Metadata)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.joins = append(w.joins, j)
+}
+
+func (w *groupWatch) sync(req *kmsg.SyncGroupRequest) {
+	if len(req.GroupAssignment) == 0 {
+		return // a follower
+	}
+	s := syncSeen{at: time.Now(), generation: req.Generation, leader: req.MemberID, plan: make(map[string][]byte)}
+	for _, a := range req.GroupAssignment {
+		s.plan[a.MemberID] = slices.Clone(a.MemberAssignment)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.syncs = append(w.syncs, s)
+}
+
+func (w *groupWatch) leave(req *kmsg.LeaveGroupRequest) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if req.MemberID != "" {
+		w.leaves = append(w.leaves, req.MemberID)
+	}
+	for _, m := range req.Members {
+		w.leaves = append(w.leaves, m.MemberID)
+	}
 }
 
 // leaderSyncs returns the leader SyncGroups seen so far, oldest first.

@@ -9,7 +9,8 @@
 //     librdkafka's own assignor, with the shim keeping its plan sticky.
 //
 // Everything runs on one machine on 127.0.0.1: franz-go's in-process Kafka
-// broker (kfake), assignd in-process, and the foreign clients as
+// broker (kfake), or with ASSIGND_BROKER=kafka a real Apache Kafka broker
+// (grouplab.StartBroker), assignd in-process, and the foreign clients as
 // subprocesses in their own process groups, killed when a test ends. The
 // package holds tests only. They need `node` with `npm ci` run in
 // examples/node, and `kcat`; a test whose prerequisite is missing is
@@ -28,7 +29,8 @@
 // after its previous owner gave it up and the group went through a JoinGroup
 // and SyncGroup round, so reading order is causal order with a wide margin.
 // Beside this client-side view the broker-side view is checked too: every
-// JoinGroup and SyncGroup request is observed through kfake's control hooks,
+// JoinGroup and SyncGroup request is observed through kfake's control hooks
+// (on Kafka, through the broker's tap: a proxy every client connects through),
 // so each leader's plan can be compared with what the members said they
 // owned when they joined (KIP-429's rule: nothing is given to one member
 // while another still owns it).

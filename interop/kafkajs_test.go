@@ -33,7 +33,7 @@ func TestKafkaJSLeaderWithFranzMembers(t *testing.T) {
 	names := slices.Sorted(maps.Keys(topics))
 	all := allPartitions(topics)
 	cluster, watch := startBroker(t, topics)
-	brokers := cluster.ListenAddrs()
+	brokers := cluster.Seeds()
 	ad := startAssignd(t)
 	led := newLedger()
 	const group = "kafkajs-mixed"

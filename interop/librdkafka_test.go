@@ -12,6 +12,7 @@ import (
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/internal/grouplab"
 )
 
 // The topics of the librdkafka tests: two, of different sizes, so that a
@@ -68,7 +69,7 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 	t.Logf("kcat: %s", version)
 	all := allPartitions(rdTopics)
 	cluster, watch := startBroker(t, rdTopics)
-	broker := cluster.ListenAddrs()[0]
+	broker := cluster.Seeds()[0]
 	ad := startAssignd(t)
 	c := newAssigndClient(t, ad)
 	led := newLedger()
@@ -76,7 +77,8 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 	const group = "librdkafka-shim-led"
 	kcfg := kcatConfig{broker: broker, group: group, topics: slices.Sorted(maps.Keys(rdTopics)), strategy: "cooperative-sticky"}
 
-	// The first member of an empty kfake group leads while it stays.
+	// The first member of an empty group leads while it stays (kfake and
+	// Kafka alike).
 	shim1 := shimMember(t, "shim-1", broker, group, c, led, reports)
 	waitSettled(t, led, 30*time.Second, "shim-1 to own everything", func() bool { return led.covers(all, []string{"shim-1"}) })
 	shim2 := shimMember(t, "shim-2", broker, group, c, led, reports)
@@ -165,7 +167,8 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 // a cooperative-sticky group with librdkafka's own assignor and three shim
 // members accept its plan without asking assignd; then the kcat leader
 // leaves, the shim members lead (kfake makes each of them leader of that
-// generation, and all must send assignd's same answer), and assignd keeps
+// generation, and all must send assignd's same answer; Kafka makes one of
+// them leader), and assignd keeps
 // librdkafka's plan: every shim member keeps all it had and takes only
 // partitions of the member that left.
 func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
@@ -173,7 +176,7 @@ func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
 	t.Logf("kcat: %s", version)
 	all := allPartitions(rdTopics)
 	cluster, watch := startBroker(t, rdTopics)
-	broker := cluster.ListenAddrs()[0]
+	broker := cluster.Seeds()[0]
 	ad := startAssignd(t)
 	c := newAssigndClient(t, ad)
 	led := newLedger()
@@ -224,7 +227,12 @@ func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
 		t.Fatalf("after the librdkafka leader left, the plan came from %s, not a shim member", last.leader)
 	}
 	multi := checkSameAnswer(t, watch, shimIDs)
-	t.Logf("generations with more than one shim leader (kfake's defect): %d", multi)
+	// Kafka's coordinator names one leader per generation, which is the
+	// protocol; several are kfake's defect, harmless while they agree.
+	if cluster.Kind() == grouplab.Kafka && multi != 0 {
+		t.Errorf("%d generations had more than one shim leader on Kafka, which names one", multi)
+	}
+	t.Logf("generations with more than one shim leader (kfake's defect; none on Kafka): %d", multi)
 	for _, r := range reports.all() {
 		if r.Source != kgoassign.SourceService {
 			t.Errorf("a shim leader's balance of generation %d came from %s (%s: %v), want assignd", r.Generation, r.Source, r.Reason, r.Err)

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # The whole assignd test suite, runnable on a fresh machine: it installs
 # what it needs, then runs go vet, the Go tests (with the race detector on
-# the packages with concurrency), and the API checks: buf lint, buf format,
-# the generated-code drift check and buf breaking against every earlier
-# committed version of the API. CI runs exactly this (.ci/run).
+# the packages with concurrency), the Java assignors' tests (client/java,
+# Maven, on a real assignd and a real Kafka broker), the lint checks (gofmt,
+# staticcheck, the import directions of scripts/deps_check.sh), and the API
+# checks: buf lint, buf format, the generated-code drift check and buf
+# breaking against every earlier committed version of the API. CI runs
+# exactly this (.ci/run).
 #
 # Every step runs even if an earlier one failed; the script ends with a
 # summary and exits non-zero if any step failed.
@@ -44,6 +47,8 @@ step() {
 # kcat brings librdkafka (Debian's 2.0), whose consumers the interop tests
 # run as members of cooperative-sticky groups.
 APT_PACKAGES=(kcat)
+# JDK 17 and Maven 3.8 for client/java (the Java assignors) and the broker jars.
+APT_PACKAGES+=(openjdk-17-jdk-headless maven)
 install_apt() {
 	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
 	local missing=()
@@ -69,23 +74,64 @@ install_npm() {
 	done
 }
 
-# Go modules, and the code-generation tools pinned in tools/go.mod (buf,
-# protoc-gen-go, protoc-gen-go-grpc), built once into Go's build cache.
+# Go modules, and the tools pinned in tools/go.mod (buf, protoc-gen-go,
+# protoc-gen-go-grpc, staticcheck), built once into Go's build cache.
 install_go() {
 	go mod download &&
 		go mod download -modfile=tools/go.mod &&
 		go tool -modfile=tools/go.mod buf --version >/dev/null &&
 		go tool -modfile=tools/go.mod -n protoc-gen-go >/dev/null &&
-		go tool -modfile=tools/go.mod -n protoc-gen-go-grpc >/dev/null
+		go tool -modfile=tools/go.mod -n protoc-gen-go-grpc >/dev/null &&
+		go tool -modfile=tools/go.mod -n staticcheck >/dev/null
 }
 
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
+
+# client/java: its dependencies, Maven plugins and the protoc and
+# protoc-gen-grpc-java executables (all pinned in its pom.xml), fetched from
+# Maven Central into Maven's local repository by compiling it once.
+install_maven() {
+	mvn -B -q -ntp -f client/java/pom.xml -DskipTests test-compile
+}
+
+# The real Apache Kafka broker (internal/kafkabroker): its jars, pinned in
+# tools/kafka/pom.xml, fetched by Maven into .cache/kafka/lib (skipped
+# when up to date), and the testbroker command that runs it for suites not
+# written in Go.
+install_kafka() {
+	scripts/kafka-jars.sh && build_testbroker
+}
+build_testbroker() { go build -o .cache/bin/testbroker ./internal/cmd/testbroker; }
 
 if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	step "install: apt packages" install_apt
 	step "install: npm packages" install_npm
 	step "install: Go modules and buf" install_go
+	step "install: Kafka broker jars" install_kafka
+	step "install: Maven packages (client/java)" install_maven
 fi
+
+# ---------------------------------------------------------------------------
+# A real Kafka broker for the suites not written in Go. A step calls
+# broker_up before its tests (it exports KAFKA_BOOTSTRAP=host:port) and
+# broker_down after them; broker_log prints the end of the broker's log.
+# The broker also stops when this script exits, however it exits.
+# ---------------------------------------------------------------------------
+
+KAFKA_RUN_DIR=.cache/kafka/run
+broker_up() {
+	[ -x .cache/bin/testbroker ] || build_testbroker || return 1
+	KAFKA_BOOTSTRAP=$(.cache/bin/testbroker up -watch $$ "$KAFKA_RUN_DIR") || return 1
+	export KAFKA_BOOTSTRAP
+	echo "Kafka broker at $KAFKA_BOOTSTRAP"
+}
+broker_down() {
+	unset KAFKA_BOOTSTRAP
+	[ -f "$KAFKA_RUN_DIR/pid" ] || return 0
+	.cache/bin/testbroker down "$KAFKA_RUN_DIR"
+}
+broker_log() { tail -n "${1:-100}" "$KAFKA_RUN_DIR/broker/broker.log"; }
+trap broker_down EXIT
 
 # ---------------------------------------------------------------------------
 # Go
@@ -110,6 +156,13 @@ go_test_race() {
 	# shellcheck disable=SC2086
 	go test ${GO_TEST_FLAGS:-} -race -timeout 30m "${race_pkgs[@]}"
 }
+# The client's large-group tests (a 1,000,000-partition group through the
+# shim, the bounded fallback) skip under the race detector, which makes them
+# take minutes and adds nothing to them; they run here without it.
+go_test_large() {
+	# shellcheck disable=SC2086
+	go test ${GO_TEST_FLAGS:-} -timeout 10m -run '^(TestLarge|TestFallbackIsBounded)' ./client/...
+}
 
 # The interop tests (KafkaJS and librdkafka members) skip when node, the
 # example's npm packages or kcat are missing; when this script installed
@@ -118,10 +171,74 @@ if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	export ASSIGND_INTEROP=require
 fi
 
+# gofmt on every tracked Go file (or, outside git, every Go file not under
+# node_modules): lists the files that need `gofmt -w`.
+gofmt_check() {
+	local files unformatted
+	if git rev-parse --git-dir >/dev/null 2>&1; then
+		files=$(git ls-files '*.go')
+	else
+		files=$(find . -name '*.go' -not -path '*/node_modules/*')
+	fi
+	# shellcheck disable=SC2086
+	unformatted=$(gofmt -l $files)
+	if [ -n "$unformatted" ]; then
+		echo "not gofmt-ed (run: gofmt -w FILE):"
+		echo "$unformatted"
+		return 1
+	fi
+}
+
+step "gofmt" gofmt_check
 step "go vet" go vet ./...
+step "staticcheck" go tool -modfile=tools/go.mod staticcheck ./...
+step "import directions" ./scripts/deps_check.sh
 step "node test (examples/node)" npm test --prefix examples/node
 step "go test" go_test_rest
 step "go test -race (${race_pkgs[*]})" go_test_race
+step "go test, large groups (client, no race)" go_test_large
+
+# The core end-to-end scenarios again, on a real Apache Kafka 4.x broker
+# instead of kfake (ASSIGND_BROKER=kafka; docs/brokers.md): steady, rolling
+# restart, scale out and in with a crash, a static member's crash, eager
+# sticky (sarama), librdkafka members (kcat), and the broker helper's own
+# tests. Each test binary starts one broker (~10 s) and shares it between
+# its tests; the packages run one at a time, so one broker runs at a time.
+KAFKA_E2E_PKGS=(./internal/kafkabroker ./internal/cmd/testbroker ./client/kgoassign ./client/saramaassign ./interop)
+KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*)$'
+go_test_kafka() {
+	# shellcheck disable=SC2086
+	ASSIGND_BROKER=kafka go test ${GO_TEST_FLAGS:-} -p 1 -timeout 15m -run "$KAFKA_E2E_RUN" "${KAFKA_E2E_PKGS[@]}"
+}
+step "go test e2e on Kafka" go_test_kafka
+
+# ---------------------------------------------------------------------------
+# Java (client/java): the assignd assignors for kafka-clients, their JUnit
+# tests against a real assignd (built here), kafka-clients' own Range and
+# RoundRobin assignor tests run on them, and the end-to-end test of a mixed
+# group (Java on assignd, Java built-in, franz-go through kgoassign) on the
+# real broker.
+# ---------------------------------------------------------------------------
+
+java_test() {
+	local bin rc=0
+	bin=$(mktemp -d)
+	# A broker directory left by an earlier run cannot be formatted again.
+	rm -rf "$KAFKA_RUN_DIR/broker"
+	go build -o "$bin/assignd" ./cmd/assignd &&
+		go build -o "$bin/kgomember" ./internal/cmd/kgomember &&
+		broker_up || {
+		rm -rf "$bin"
+		return 1
+	}
+	(cd client/java && mvn -B -ntp test -Dassignd.binary="$bin/assignd" -Dassignd.kgomember="$bin/kgomember") || rc=1
+	[ $rc -ne 0 ] && broker_log 50
+	broker_down
+	rm -rf "$bin"
+	return $rc
+}
+
+step "java (client/java, mvn test)" java_test
 
 # ---------------------------------------------------------------------------
 # The API contract (proto/)

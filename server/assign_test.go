@@ -12,6 +12,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -45,6 +46,10 @@ func TestListAssignors(t *testing.T) {
 		if !slices.Equal(byName[name], want) {
 			t.Errorf("%s protocols = %v, want %v", name, byName[name], want)
 		}
+	}
+	// The default selector answers for the standard names.
+	if got, want := resp.GetProtocolNames(), []string{"cooperative-sticky", "range", "roundrobin", "sticky"}; !slices.Equal(got, want) {
+		t.Errorf("protocol names = %q, want %q", got, want)
 	}
 }
 
@@ -137,7 +142,7 @@ func assertMatchesEngine(t tb, req *assigndv1.AssignRequest, resp *assigndv1.Ass
 		t.Fatalf("engine rejects the group the server accepted: %v", err)
 	}
 	if resp.GetAssignor() != want.Assignor || int(resp.GetAssignorVersion()) != want.Version ||
-		resp.GetRebalanceProtocol() != assigndv1.RebalanceProtocolOf(want.Protocol) || resp.GetFollowupRequired() != want.FollowupRequired {
+		resp.GetRebalanceProtocol() != apiconv.ProtocolToAPI(want.Protocol) || resp.GetFollowupRequired() != want.FollowupRequired {
 		t.Errorf("header = %s@%d %s followup=%v, want %s@%d %s followup=%v", resp.GetAssignor(), resp.GetAssignorVersion(),
 			resp.GetRebalanceProtocol(), resp.GetFollowupRequired(), want.Assignor, want.Version, want.Protocol, want.FollowupRequired)
 	}

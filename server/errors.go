@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -15,14 +15,12 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
+	clipx "github.com/assignd/assignd/internal/clip"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// ErrorDomain is the google.rpc.ErrorInfo domain of every error assignd
-// returns. Together with ErrorInfo.reason (an assigndv1.ErrorReason value
-// name) it lets leaders in any language branch on the cause without parsing
-// messages.
-const ErrorDomain = "assignd.dev"
+// ErrorDomain is [assigndv1.ErrorDomain], kept for existing callers.
+const ErrorDomain = assigndv1.ErrorDomain
 
 // fieldError rejects a request because of one field of it. Every
 // INVALID_ARGUMENT the service returns is built from one.
@@ -42,16 +40,30 @@ func (e *fieldError) Unwrap() error { return e.err }
 
 // limitError rejects a request that is larger than the server allows.
 type limitError struct {
+	// what is the quantity, also ErrorInfo's "limit": "partitions" or
+	// "memory_bytes".
 	what       string
 	limit, got int64
+	// setting names what sets the limit, e.g. "--max-partitions", so that
+	// the message says what an operator would raise.
+	setting string
 }
 
 func (e *limitError) Error() string {
-	return fmt.Sprintf("%s: %d exceeds the server's limit of %d", e.what, e.got, e.limit)
+	msg := fmt.Sprintf("%s: %d exceeds the server's limit of %d", e.what, e.got, e.limit)
+	if e.setting != "" {
+		msg += " (" + e.setting + ")"
+	}
+	return msg
 }
 
 // errOverloaded: no Assign slot became free before the call's deadline.
 var errOverloaded = errors.New("too many concurrent Assign calls; retry with backoff")
+
+// errShuttingDown is the cause of a computation stopped because the server
+// is shutting down and its grace period is over. The caller should retry
+// on another instance, hence UNAVAILABLE.
+var errShuttingDown = errors.New("server shutting down; retry on another instance")
 
 // errInternal stands for a bug (a recovered panic, a failing Selector). Its
 // cause is logged, never sent: clients see only this message.
@@ -63,8 +75,13 @@ var errInternal = errors.New("internal error")
 //	*limitError (request larger than allowed)     RESOURCE_EXHAUSTED + ErrorInfo LIMIT_EXCEEDED
 //	errOverloaded (no Assign slot in time)        RESOURCE_EXHAUSTED + ErrorInfo OVERLOADED
 //	errNoExplainer (ExplainPolicy, no Explainer)  UNIMPLEMENTED
+//	errShuttingDown (grace period over)           UNAVAILABLE
 //	context.DeadlineExceeded / Canceled           DEADLINE_EXCEEDED / CANCELED
 //	anything else                                 INTERNAL + ErrorInfo INTERNAL, no detail
+//
+// An engine run stopped by the call's context (assign.ErrStopped) wraps
+// the context's cause, so it lands on one of the last three rows; see
+// [callEnded] for which cause a call gets.
 func toStatus(err error) error {
 	var fe *fieldError
 	var le *limitError
@@ -72,13 +89,13 @@ func toStatus(err error) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &fe):
-		meta := map[string]string{"field": fe.field}
+		meta := map[string]string{assigndv1.MetadataField: fe.field}
 		if fe.member != "" {
-			meta["member_id"] = clipN(fe.member, maxMessage)
+			meta[assigndv1.MetadataMemberID] = clipN(fe.member, maxMessage)
 		}
 		var names protocolNamer
 		if errors.As(fe, &names) {
-			meta["protocol_names"] = strings.Join(names.ProtocolNames(), ",")
+			meta[assigndv1.MetadataProtocolNames] = strings.Join(names.ProtocolNames(), ",")
 		}
 		msg := fe.Error()
 		if fe.member != "" {
@@ -94,12 +111,14 @@ func toStatus(err error) error {
 	case errors.As(err, &le):
 		return withDetails(codes.ResourceExhausted, le.Error(),
 			errorInfo(assigndv1.ErrorReason_ERROR_REASON_LIMIT_EXCEEDED, map[string]string{
-				"limit": le.what, "max": strconv.FormatInt(le.limit, 10), "got": strconv.FormatInt(le.got, 10)}))
+				assigndv1.MetadataLimit: le.what, assigndv1.MetadataMax: strconv.FormatInt(le.limit, 10), assigndv1.MetadataGot: strconv.FormatInt(le.got, 10)}))
 	case errors.Is(err, errOverloaded):
 		return withDetails(codes.ResourceExhausted, errOverloaded.Error(),
 			errorInfo(assigndv1.ErrorReason_ERROR_REASON_OVERLOADED, nil))
 	case errors.Is(err, errNoExplainer):
 		return status.Error(codes.Unimplemented, errNoExplainer.Error())
+	case errors.Is(err, errShuttingDown):
+		return status.Error(codes.Unavailable, errShuttingDown.Error())
 	case errors.Is(err, context.DeadlineExceeded):
 		return status.Error(codes.DeadlineExceeded, "deadline exceeded before the assignment was computed")
 	case errors.Is(err, context.Canceled):
@@ -119,6 +138,31 @@ func withDetails(c codes.Code, msg string, details ...protoadapt.MessageV1) erro
 		st = d
 	}
 	return st.Err()
+}
+
+// callEnded returns why a call's context is done, as toStatus maps it:
+// errShuttingDown, context.DeadlineExceeded or context.Canceled. A call
+// canceled within deadlineReserve of its deadline counts as past it: the
+// caller's own timer fires first (its deadline is the server's less the
+// network's delay) and grpc-go then reports a cancellation, but the
+// caller gave up because time ran out.
+func callEnded(ctx context.Context) error {
+	cause := context.Cause(ctx)
+	if errors.Is(cause, context.Canceled) && !errors.Is(cause, errShuttingDown) {
+		if d, ok := ctx.Deadline(); ok && time.Until(d) <= deadlineReserve {
+			return context.DeadlineExceeded
+		}
+	}
+	return cause
+}
+
+// stopped turns an error of a run stopped by its context into the call's
+// end (see [callEnded]); other errors pass through.
+func stopped(ctx context.Context, err error) error {
+	if errors.Is(err, assign.ErrStopped) && ctx.Err() != nil {
+		return fmt.Errorf("%w: %w", assign.ErrStopped, callEnded(ctx))
+	}
+	return err
 }
 
 // reasonOf returns the ErrorReason a toStatus error carries, for metrics.
@@ -253,19 +297,11 @@ func metadataIndex(field string) (int, bool) {
 	return j, err == nil && j >= 0
 }
 
-// clip shortens client-supplied strings echoed in messages.
-func clip(s string) string { return clipN(s, 128) }
+// clip shortens client-supplied strings echoed in messages and logs.
+func clip(s string) string { return clipN(s, clipx.Short) }
 
 // maxMessage bounds messages composed elsewhere (a Selector's error) that
 // may quote what the client sent.
 const maxMessage = 1024
 
-func clipN(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n-- // never cut a character in two: the message must stay UTF-8
-	}
-	return s[:n] + "..."
-}
+func clipN(s string, n int) string { return clipx.String(s, n) }

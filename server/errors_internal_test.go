@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -70,5 +71,61 @@ func TestToStatusCodes(t *testing.T) {
 		if tt.code != codes.OK && tt.code != codes.DeadlineExceeded && tt.code != codes.Canceled && reasonOf(err) == assigndv1.ErrorReason_ERROR_REASON_UNSPECIFIED {
 			t.Errorf("toStatus(%v) carries no ErrorInfo reason", tt.err)
 		}
+	}
+}
+
+// TestCallEnded: why a call's context ended decides its code, and a
+// cancellation at the deadline (the caller's timer fired first) is a
+// deadline; a run the engine stopped is mapped the same way.
+func TestCallEnded(t *testing.T) {
+	tests := []struct {
+		name string
+		ctx  func() context.Context
+		want codes.Code
+	}{
+		{"deadline passed", func() context.Context {
+			ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Millisecond))
+			t.Cleanup(cancel)
+			return ctx
+		}, codes.DeadlineExceeded},
+		{"canceled at the deadline", func() context.Context {
+			ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(deadlineReserve/2))
+			t.Cleanup(cancel)
+			ctx, cancel2 := context.WithCancel(ctx)
+			cancel2()
+			return ctx
+		}, codes.DeadlineExceeded},
+		{"canceled long before the deadline", func() context.Context {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			t.Cleanup(cancel)
+			ctx, cancel2 := context.WithCancel(ctx)
+			cancel2()
+			return ctx
+		}, codes.Canceled},
+		{"canceled without deadline", func() context.Context {
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			return ctx
+		}, codes.Canceled},
+		{"shutting down", func() context.Context {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(errShuttingDown)
+			return ctx
+		}, codes.Unavailable},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := tc.ctx()
+			if got := status.Code(toStatus(callEnded(ctx))); got != tc.want {
+				t.Errorf("callEnded: %s, want %s", got, tc.want)
+			}
+			_, err := assign.Run(assign.Range(), &assign.Group{}, assign.WithContext(ctx))
+			if !errors.Is(err, assign.ErrStopped) {
+				t.Fatalf("the engine did not stop: %v", err)
+			}
+			if got := status.Code(toStatus(stopped(ctx, err))); got != tc.want {
+				t.Errorf("stopped run: %s, want %s", got, tc.want)
+			}
+		})
 	}
 }

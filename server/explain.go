@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -35,10 +36,25 @@ func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolic
 	case errors.Is(err, ErrUnknownProtocol):
 		return nil, unknownProtocol(err)
 	case err != nil:
-		s.logger.ErrorContext(ctx, "explainer failed", "group", req.GetGroupId(), "error", err)
+		s.logger.ErrorContext(ctx, "explainer failed", "group", clip(req.GetGroupId()), "error", clipN(err.Error(), maxMessage))
 		return nil, fmt.Errorf("explaining the policy: %w", err)
 	}
 	return explanationOut(e, caller), nil
+}
+
+// protocolNames lists the protocol names the policy answers for, for
+// ListAssignors: the Explainer's when the server has one (it describes the
+// policy), else the Selector's, when it can list them (the optional method
+// ProtocolNames() []string, as on ErrUnknownProtocol errors); else none.
+func (s *service) protocolNames() []string {
+	var x any = s.sel
+	if s.explainer != nil {
+		x = s.explainer
+	}
+	if n, ok := x.(protocolNamer); ok {
+		return n.ProtocolNames()
+	}
+	return nil
 }
 
 // unknownProtocol is the client's error for a protocol name no assignor
@@ -57,7 +73,7 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 		Bucket:            int32(e.Bucket),
 		Reason:            e.Reason,
 		Assignor:          e.Assignor,
-		RebalanceProtocol: assigndv1.RebalanceProtocolOf(e.Protocol),
+		RebalanceProtocol: apiconv.ProtocolToAPI(e.Protocol),
 		Params:            paramsOut(e.Params),
 		Caller:            &assigndv1.CallerIdentity{Subject: caller.Subject, CommonName: caller.CommonName},
 	}

@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -45,13 +44,13 @@ func FuzzAssign(f *testing.F) {
 		Members: []*assigndv1.Member{{MemberId: "m", Metadata: sub}, {MemberId: "n", Topics: []string{"a"}}}})
 	f.Add(b)
 
-	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 })
+	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 }, func() int64 { return 0 })
 	if err != nil {
 		f.Fatal(err)
 	}
 	svc := &service{
-		sel: DefaultSelector(), logger: slog.New(slog.DiscardHandler), limiter: newLimiter(1, time.Second),
-		maxPartitions: 5000, run: assign.Run, metrics: metrics,
+		sel: DefaultSelector(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
+		maxPartitions: 5000, run: runEngine, metrics: metrics,
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		req := &assigndv1.AssignRequest{}

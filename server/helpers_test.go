@@ -21,6 +21,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 )
@@ -149,7 +150,7 @@ func requestFor(t tb, g *assign.Group, protocolName string, forms ...form) (*ass
 	}
 	req := &assigndv1.AssignRequest{
 		GroupId: "g", GenerationId: g.Generation, ProtocolName: protocolName,
-		RebalanceProtocol: assigndv1.RebalanceProtocolOf(g.Protocol),
+		RebalanceProtocol: apiconv.ProtocolToAPI(g.Protocol),
 	}
 	seen := &assign.Group{Generation: g.Generation, Protocol: g.Protocol, Topics: g.Topics}
 	for _, tp := range g.Topics {

@@ -19,7 +19,7 @@ import (
 func TestConcurrencyLimit(t *testing.T) {
 	entered := make(chan struct{}, 4)
 	unblock := make(chan struct{})
-	run := func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
 		if g.Generation == 99 {
 			entered <- struct{}{}
 			<-unblock
@@ -74,7 +74,7 @@ func TestConcurrencyLimit(t *testing.T) {
 func TestQueuedCallGetsTheSlot(t *testing.T) {
 	entered := make(chan struct{}, 1)
 	unblock := make(chan struct{})
-	run := func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
 		if g.Generation == 99 {
 			entered <- struct{}{}
 			<-unblock

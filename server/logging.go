@@ -81,7 +81,9 @@ func (r *callLogReporter) PostCall(err error, took time.Duration) {
 	}
 	attrs = append(attrs, slog.String("grpc.code", code.String()))
 	if err != nil {
-		attrs = append(attrs, slog.String("grpc.error", err.Error()))
+		// Messages quote what the caller sent clipped already; the whole
+		// is bounded too.
+		attrs = append(attrs, slog.String("grpc.error", clipN(err.Error(), maxMessage)))
 	}
 	attrs = append(attrs, slog.String("grpc.duration", took.String()))
 	if rep, ok := r.ctx.Value(reportKey{}).(*callReport); ok {

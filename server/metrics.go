@@ -33,9 +33,9 @@ const meterName = "github.com/assignd/assignd/server"
 // there: each label combination's attribute set is built once, the
 // counters are atomic adds into that combination's series (the SDK reads
 // them at collection time through an observable callback), and the
-// in-flight gauge reads the concurrency limiter's occupancy instead of
-// being updated twice per call. Only the three histograms are recorded
-// through the SDK on the request path.
+// in-flight and admitted-memory gauges read the admission's occupancy
+// instead of being updated twice per call. Only the three histograms are
+// recorded through the SDK on the request path.
 type domainMetrics struct {
 	duration   metric.Float64Histogram
 	members    metric.Int64Histogram
@@ -46,6 +46,7 @@ type domainMetrics struct {
 	followups  metric.Int64ObservableCounter
 	errors     metric.Int64Counter
 	inflight   metric.Int64ObservableUpDownCounter
+	admitted   metric.Int64ObservableUpDownCounter
 
 	series sync.Map // labelKey → *series
 }
@@ -109,8 +110,9 @@ func splitPolicy(policy string) (rule, revision string) {
 }
 
 // newDomainMetrics creates the instruments; inflight reports how many
-// Assign calls hold a concurrency slot.
-func newDomainMetrics(mp metric.MeterProvider, inflight func() int64) (*domainMetrics, error) {
+// Assign calls hold a concurrency slot, admitted the sum of their memory
+// estimates.
+func newDomainMetrics(mp metric.MeterProvider, inflight, admitted func() int64) (*domainMetrics, error) {
 	m := mp.Meter(meterName)
 	var d domainMetrics
 	var errs []error
@@ -145,6 +147,9 @@ func newDomainMetrics(mp metric.MeterProvider, inflight func() int64) (*domainMe
 	d.inflight, err = m.Int64ObservableUpDownCounter("assignd.assign.inflight", metric.WithUnit("{call}"),
 		metric.WithDescription("Assign calls holding a concurrency slot."))
 	add(err)
+	d.admitted, err = m.Int64ObservableUpDownCounter("assignd.assign.memory.admitted", metric.WithUnit("By"),
+		metric.WithDescription("Estimated memory of the Assign calls computing, against the memory budget."))
+	add(err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
 	}
@@ -152,6 +157,7 @@ func newDomainMetrics(mp metric.MeterProvider, inflight func() int64) (*domainMe
 	// unregistered, so that a last scrape after Shutdown still has it.
 	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		o.ObserveInt64(d.inflight, inflight())
+		o.ObserveInt64(d.admitted, admitted())
 		d.series.Range(func(_, v any) bool {
 			s := v.(*series)
 			if !s.served.Load() {
@@ -164,7 +170,7 @@ func newDomainMetrics(mp metric.MeterProvider, inflight func() int64) (*domainMe
 			return true
 		})
 		return nil
-	}, d.inflight, d.moved, d.revoked, d.pending, d.followups)
+	}, d.inflight, d.admitted, d.moved, d.revoked, d.pending, d.followups)
 	if err != nil {
 		return nil, fmt.Errorf("server: registering metrics: %w", err)
 	}

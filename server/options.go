@@ -2,25 +2,41 @@ package server
 
 import (
 	"crypto/tls"
+	"math"
 	"runtime"
+	"runtime/debug"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
-
-	"github.com/assignd/assignd/assign"
 )
 
-// DefaultMaxRecvBytes is the default request size limit: 256 MiB, enough
-// for a group of 2,000 members subscribing to 500 topics of 2,000
-// partitions each (1,000,000 partitions) with every member's owned
-// partitions in its metadata.
-const DefaultMaxRecvBytes = 256 << 20
+// DefaultMaxRecvBytes is the default request size limit: 64 MiB. A group
+// of 2,000 members subscribing to 500 topics of 2,000 partitions each
+// (1,000,000 partitions) with every member's owned partitions in its raw
+// metadata is about 11 MB; the limit leaves room for 5 times that, and
+// bounds what gRPC holds for a request before assignd can admit it.
+const DefaultMaxRecvBytes = 64 << 20
 
 // DefaultMaxPartitions is the default limit on the sum of the partition
-// counts in a request's topic metadata.
-const DefaultMaxPartitions = 10_000_000
+// counts in a request's topic metadata: 2,000,000, twice the largest group
+// assignd is measured on. The partition count costs the request 5 bytes
+// per topic, whatever its value, but about 48 bytes per partition to
+// serve: at this limit one call is estimated at 96 MiB.
+const DefaultMaxPartitions = 2_000_000
+
+// DefaultMemoryBudget returns the memory budget a Server uses without
+// WithMemoryBudget: three quarters of the Go memory limit (GOMEMLIMIT,
+// debug.SetMemoryLimit), or 2 GiB when there is none. The rest of the
+// limit is for what the budget does not cover: requests being received,
+// decoded and waiting for admission, and the runtime itself.
+func DefaultMemoryBudget() int64 {
+	if limit := debug.SetMemoryLimit(-1); limit > 0 && limit < math.MaxInt64 {
+		return limit / 4 * 3
+	}
+	return 2 << 30
+}
 
 // DefaultMaxQueueWait is how long an Assign call waits at most for a
 // concurrency slot when its own deadline is later or absent.
@@ -35,6 +51,8 @@ type config struct {
 	maxQueueWait  time.Duration
 	maxRecvBytes  int
 	maxPartitions int64
+	memoryBudget  int64
+	memoryReturn  time.Duration
 	tls           *tls.Config
 	meters        metric.MeterProvider
 	tracers       trace.TracerProvider
@@ -49,7 +67,9 @@ func defaultConfig() config {
 		maxQueueWait:  DefaultMaxQueueWait,
 		maxRecvBytes:  DefaultMaxRecvBytes,
 		maxPartitions: DefaultMaxPartitions,
-		run:           assign.Run,
+		memoryBudget:  DefaultMemoryBudget(),
+		memoryReturn:  DefaultMemoryReturnDelay,
+		run:           runEngine,
 	}
 }
 
@@ -59,7 +79,10 @@ func (f optionFunc) apply(c *config) { f(c) }
 
 // WithMaxConcurrentAssigns bounds how many Assign calls compute at once;
 // the excess waits until shortly before its deadline, then fails with
-// RESOURCE_EXHAUSTED. Default: GOMAXPROCS (assignment is CPU-bound).
+// RESOURCE_EXHAUSTED. Large calls (estimated over 8 MiB, or over the
+// budget's reserved share when that is smaller) hold at most n−1 of the
+// slots, so that one is always left for small groups (with n = 1, none is
+// kept). Default: GOMAXPROCS (assignment is CPU-bound).
 func WithMaxConcurrentAssigns(n int) Option {
 	return optionFunc(func(c *config) { c.maxConcurrent = n })
 }
@@ -72,13 +95,33 @@ func WithMaxQueueWait(d time.Duration) Option {
 }
 
 // WithMaxRecvBytes sets the largest request message accepted; larger ones
-// fail with RESOURCE_EXHAUSTED. Default: DefaultMaxRecvBytes (256 MiB).
+// fail with RESOURCE_EXHAUSTED. Default: DefaultMaxRecvBytes (64 MiB).
 func WithMaxRecvBytes(n int) Option { return optionFunc(func(c *config) { c.maxRecvBytes = n }) }
 
 // WithMaxPartitions sets the largest sum of partition counts a request's
 // topic metadata may have; larger requests fail with RESOURCE_EXHAUSTED
-// before anything is computed. Default: DefaultMaxPartitions (10,000,000).
+// before anything is computed. Default: DefaultMaxPartitions (2,000,000).
 func WithMaxPartitions(n int64) Option { return optionFunc(func(c *config) { c.maxPartitions = n }) }
+
+// WithMemoryBudget bounds the sum of the estimated memory of the Assign
+// calls computing at once. Each call's estimate is computed from its
+// request before any work (48 bytes per partition, 1 KiB per member, 64
+// per subscription entry, 192 per assigned member-topic, 8 per request
+// byte); a call waits until its estimate fits. An
+// eighth of the budget is kept for small calls: a large call must fit in
+// the other seven eighths, and one that never could is refused at once
+// with RESOURCE_EXHAUSTED, ErrorInfo reason LIMIT_EXCEEDED and limit
+// "memory_bytes". At least MinMemoryBudget. Default: DefaultMemoryBudget().
+func WithMemoryBudget(bytes int64) Option {
+	return optionFunc(func(c *config) { c.memoryBudget = bytes })
+}
+
+// WithMemoryReturnDelay sets how long after the last large call ends the
+// free heap is given back to the OS (debug.FreeOSMemory); 0 turns it off.
+// Default: DefaultMemoryReturnDelay (1 s).
+func WithMemoryReturnDelay(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.memoryReturn = d })
+}
 
 // WithTLS serves TLS with cfg; set cfg.ClientAuth to
 // tls.RequireAndVerifyClientCert (and cfg.ClientCAs) for mTLS, which also
@@ -108,5 +151,5 @@ func WithGRPCServerOptions(opts ...grpc.ServerOption) Option {
 // then fails with UNIMPLEMENTED.
 func WithExplainer(e Explainer) Option { return optionFunc(func(c *config) { c.explainer = e }) }
 
-// withRun replaces assign.Run, for fault-injection tests.
+// withRun replaces the engine, for fault-injection tests.
 func withRun(run runFunc) Option { return optionFunc(func(c *config) { c.run = run }) }

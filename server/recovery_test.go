@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // and the next call is served normally.
 func TestPanicBecomesInternal(t *testing.T) {
 	var calls atomic.Int32
-	run := func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
 		if calls.Add(1) == 1 {
 			panic("secret engine state")
 		}

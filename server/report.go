@@ -61,7 +61,9 @@ func (r *callReport) appendAttrs(attrs []slog.Attr) []slog.Attr {
 	if r.group == "" && r.assignor == nil {
 		return attrs
 	}
-	attrs = append(attrs, slog.String("group", r.group))
+	// The group id is the caller's: clipped like every caller-supplied
+	// string in logs.
+	attrs = append(attrs, slog.String("group", clip(r.group)))
 	if r.assignor != nil {
 		attrs = append(attrs, slog.String("assignor", ref(r.assignor)), slog.String("protocol", r.protocol), slog.String("policy", r.policy))
 	}

@@ -1,28 +1,30 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/leader"
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
 // rebalanceProtocol converts the request's rebalance protocol.
 func rebalanceProtocol(p assigndv1.RebalanceProtocol) (assign.RebalanceProtocol, error) {
-	switch p {
-	case assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED:
-		return assign.ProtocolUnspecified, nil
-	case assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER:
-		return assign.Eager, nil
-	case assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE:
-		return assign.Cooperative, nil
+	rp, err := apiconv.ProtocolFromAPI(p)
+	return rp, convError(err)
+}
+
+// convError turns what [apiconv] cannot convert into the service's
+// INVALID_ARGUMENT error for that field.
+func convError(err error) error {
+	var ce *apiconv.FieldError
+	if errors.As(err, &ce) {
+		return &fieldError{field: ce.Field, reason: ce.Reason, desc: ce.Desc}
 	}
-	return 0, &fieldError{
-		field: "rebalance_protocol", reason: assigndv1.ErrorReason_ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL,
-		desc: fmt.Sprintf("unknown rebalance protocol %d", int32(p)),
-	}
+	return err
 }
 
 // decodedView reports whether the response carries each member's
@@ -55,39 +57,10 @@ func checkLimits(req *assigndv1.AssignRequest, maxPartitions int64) error {
 	return nil
 }
 
-// topics converts the leader's topic metadata. Partition racks become the
-// engine's one-entry-per-partition form; partitions not listed get none.
+// topics converts the leader's topic metadata.
 func topics(req *assigndv1.AssignRequest) ([]assign.Topic, error) {
-	in := req.GetTopics()
-	out := make([]assign.Topic, len(in))
-	for i, t := range in {
-		out[i] = assign.Topic{Name: t.GetName(), Partitions: t.GetPartitionCount()}
-		prs := t.GetPartitionRacks()
-		if len(prs) == 0 || t.GetPartitionCount() < 0 {
-			continue // a negative count is the engine's to reject
-		}
-		racks := make([][]string, t.GetPartitionCount())
-		seen := make([]bool, len(racks))
-		for j, pr := range prs {
-			p := pr.GetPartition()
-			if p < 0 || int(p) >= len(racks) {
-				return nil, &fieldError{
-					field: fmt.Sprintf("topics[%d].partition_racks[%d].partition", i, j), reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
-					desc: fmt.Sprintf("partition %d of topic %q is outside 0..%d", p, clip(t.GetName()), len(racks)-1),
-				}
-			}
-			if seen[p] {
-				return nil, &fieldError{
-					field: fmt.Sprintf("topics[%d].partition_racks[%d].partition", i, j), reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
-					desc: fmt.Sprintf("partition %d of topic %q is listed more than once", p, clip(t.GetName())),
-				}
-			}
-			seen[p] = true
-			racks[p] = pr.GetRacks()
-		}
-		out[i].Racks = racks
-	}
-	return out, nil
+	ts, err := apiconv.TopicsFromAPI(req.GetTopics())
+	return ts, convError(err)
 }
 
 // members converts the request's members into g.Members, in request
@@ -100,7 +73,7 @@ func topics(req *assigndv1.AssignRequest) ([]assign.Topic, error) {
 // read the same bytes the same way by construction. Decode sees the
 // raw-metadata members only (in the usual request, all of them, and its
 // members are then used as they are); explicit-form members are converted
-// here, get the highest version, and are merged back in request order.
+// by [apiconv.MemberFromAPI], get the highest version, and are merged back in request order.
 func members(req *assigndv1.AssignRequest, g *assign.Group) (map[string]int16, []bool, error) {
 	in := req.GetMembers()
 	raw := make([]bool, len(in))
@@ -140,23 +113,10 @@ func members(req *assigndv1.AssignRequest, g *assign.Group) (map[string]int16, [
 			g.Members[i], decoded = decoded[0], decoded[1:]
 			continue
 		}
-		g.Members[i] = explicitMember(m)
+		g.Members[i] = apiconv.MemberFromAPI(m)
 		versions[m.GetMemberId()] = wire.MaxVersion
 	}
 	return versions, raw, nil
-}
-
-// explicitMember converts a member given field by field (fields 4 to 8).
-func explicitMember(m *assigndv1.Member) assign.Member {
-	out := assign.Member{
-		ID: m.GetMemberId(), InstanceID: m.GetGroupInstanceId(),
-		Topics: m.GetTopics(), Owned: topicPartitionsIn(m.GetOwnedPartitions()), UserData: m.GetUserData(),
-		Generation: assign.NoGeneration, Rack: m.GetRackId(),
-	}
-	if m.Generation != nil {
-		out.Generation = m.GetGeneration()
-	}
-	return out
 }
 
 // explicitField names the first of fields 4 to 8 that m sets, or "".
@@ -174,17 +134,4 @@ func explicitField(m *assigndv1.Member) string {
 		return "rack_id"
 	}
 	return ""
-}
-
-// topicPartitionsIn converts a proto list to the engine's; the partition
-// slices are shared, not copied.
-func topicPartitionsIn(in []*assigndv1.TopicPartitions) []assign.TopicPartitions {
-	if len(in) == 0 {
-		return nil
-	}
-	out := make([]assign.TopicPartitions, len(in))
-	for i, tp := range in {
-		out[i] = assign.TopicPartitions{Topic: tp.GetTopic(), Partitions: tp.GetPartitions()}
-	}
-	return out
 }

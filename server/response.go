@@ -2,84 +2,14 @@ package server
 
 import (
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/assign/leader"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// response converts the engine's result. versions maps member ids to the
-// version each member's assignment is encoded at; decoded adds each
-// member's partitions and revoked lists (ASSIGNMENT_VIEW_FULL) to the
-// encoded assignment.
-//
-// The assignment bytes come from leader.Encode, as in the client shim's
-// local fallback, so that both send the same bytes in SyncGroup. Encode
-// writes all of them into one buffer; likewise, since a million-partition
-// group yields about a million TopicPartitions messages, they are carved
-// from one slab instead of being allocated one by one.
+// response converts the engine's result; see [apiconv.Response].
 func response(r *assign.Result, policy string, versions map[string]int16, decoded bool) *assigndv1.AssignResponse {
-	lists := len(r.Pending)
-	if decoded {
-		for i := range r.Members {
-			lists += len(r.Members[i].Assigned) + len(r.Members[i].Revoked)
-		}
-	}
-	slab := &tpSlab{msgs: make([]assigndv1.TopicPartitions, lists), ptrs: make([]*assigndv1.TopicPartitions, lists)}
-	encoded := leader.Encode(r, versions)
-	out := &assigndv1.AssignResponse{
-		Assignments:       make([]*assigndv1.MemberAssignment, len(r.Members)),
-		Assignor:          r.Assignor,
-		AssignorVersion:   int32(r.Version),
-		RebalanceProtocol: assigndv1.RebalanceProtocolOf(r.Protocol),
-		FollowupRequired:  r.FollowupRequired,
-		Policy:            policy,
-		Warnings:          r.Warnings,
-	}
-	out.Pending = slab.lists(r.Pending)
-	ms := make([]assigndv1.MemberAssignment, len(r.Members))
-	for i := range r.Members {
-		m := &r.Members[i]
-		pm := &ms[i]
-		pm.MemberId = m.ID
-		pm.UserData = m.UserData
-		if decoded {
-			pm.Partitions = slab.lists(m.Assigned)
-			pm.Revoked = slab.lists(m.Revoked)
-		}
-		pm.Assignment = encoded[i]
-		out.Assignments[i] = pm
-	}
-	return out
-}
-
-// tpSlab hands out TopicPartitions messages, and the slices of pointers
-// to them, from two arrays sized for the whole response.
-type tpSlab struct {
-	msgs []assigndv1.TopicPartitions
-	ptrs []*assigndv1.TopicPartitions
-}
-
-// lists converts an engine list. Partition slices are shared.
-func (s *tpSlab) lists(in []assign.TopicPartitions) []*assigndv1.TopicPartitions {
-	if len(in) == 0 {
-		return nil
-	}
-	n := len(in)
-	out := s.ptrs[:n:n]
-	for i, tp := range in {
-		e := &s.msgs[i]
-		e.Topic = tp.Topic
-		e.Partitions = tp.Partitions
-		out[i] = e
-	}
-	s.msgs, s.ptrs = s.msgs[n:], s.ptrs[n:]
-	return out
+	return apiconv.Response(r, policy, versions, decoded)
 }
 
 // assignorInfo describes a runnable assignor for ListAssignors.
-func assignorInfo(a assign.Assignor) *assigndv1.AssignorInfo {
-	info := &assigndv1.AssignorInfo{Name: a.Name(), Version: int32(a.Version())}
-	for _, p := range a.Protocols() {
-		info.Protocols = append(info.Protocols, assigndv1.RebalanceProtocolOf(p))
-	}
-	return info
-}
+func assignorInfo(a assign.Assignor) *assigndv1.AssignorInfo { return apiconv.AssignorInfo(a) }

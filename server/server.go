@@ -37,6 +37,10 @@ type Server struct {
 	health *health.Server
 	logger *slog.Logger
 	ready  atomic.Bool
+	// stopCalls ends the context every computation runs under, with
+	// cause errShuttingDown.
+	stopCalls  context.CancelCauseFunc
+	osReturner *osReturner
 }
 
 // New builds a Server. sel chooses the assignor of every Assign call (use
@@ -50,9 +54,11 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	if cfg.maxConcurrent < 1 || cfg.maxRecvBytes < 1 || cfg.maxPartitions < 1 || cfg.maxQueueWait < 0 {
-		return nil, fmt.Errorf("server: limits must be positive (concurrent assigns %d, recv bytes %d, partitions %d, queue wait %s)",
-			cfg.maxConcurrent, cfg.maxRecvBytes, cfg.maxPartitions, cfg.maxQueueWait)
+	if cfg.maxConcurrent < 1 || cfg.maxRecvBytes < 1 || cfg.maxPartitions < 1 || cfg.maxQueueWait < 0 ||
+		cfg.memoryBudget < MinMemoryBudget || cfg.memoryReturn < 0 {
+		return nil, fmt.Errorf("server: limits must be positive (concurrent assigns %d, recv bytes %d, partitions %d, queue wait %s, memory return %s) "+
+			"and the memory budget at least %d bytes (%d)",
+			cfg.maxConcurrent, cfg.maxRecvBytes, cfg.maxPartitions, cfg.maxQueueWait, cfg.memoryReturn, MinMemoryBudget, cfg.memoryBudget)
 	}
 	if cfg.meters == nil {
 		cfg.meters = metricnoop.NewMeterProvider()
@@ -60,16 +66,26 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	if cfg.tracers == nil {
 		cfg.tracers = tracenoop.NewTracerProvider()
 	}
-	lim := newLimiter(cfg.maxConcurrent, cfg.maxQueueWait)
-	metrics, err := newDomainMetrics(cfg.meters, lim.busy)
+	adm := newAdmission(cfg.maxConcurrent, cfg.memoryBudget, cfg.maxQueueWait)
+	metrics, err := newDomainMetrics(cfg.meters, adm.busy, adm.admittedBytes)
 	if err != nil {
 		return nil, err
 	}
+	rpcs, err := newRPCStats(logger, cfg.meters)
+	if err != nil {
+		return nil, fmt.Errorf("server: creating metrics: %w", err)
+	}
 
 	s := &Server{health: health.NewServer(), logger: logger}
+	if cfg.memoryReturn > 0 {
+		s.osReturner = newOSReturner(cfg.memoryReturn)
+		adm.largeDone = s.osReturner.schedule
+	}
+	stopping, stopCalls := context.WithCancelCause(context.Background())
+	s.stopCalls = stopCalls
 	svc := &service{
-		sel: sel, explainer: cfg.explainer, logger: logger, limiter: lim,
-		maxPartitions: cfg.maxPartitions, run: cfg.run, metrics: metrics,
+		sel: sel, explainer: cfg.explainer, logger: logger, admission: adm,
+		maxPartitions: cfg.maxPartitions, stopping: stopping, run: cfg.run, metrics: metrics,
 	}
 
 	callLog := newCallLog(logger)
@@ -79,6 +95,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 			otelgrpc.WithTracerProvider(cfg.tracers),
 			otelgrpc.WithPropagators(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})),
 		)),
+		grpc.StatsHandler(rpcs),
 		grpc.MaxRecvMsgSize(cfg.maxRecvBytes),
 		// A goroutine per call starts with a small stack and grows it
 		// through the interceptors, the codec and the engine on every
@@ -87,11 +104,13 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		// goroutine as usual, so a call waiting for a slot blocks nobody.
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.ChainUnaryInterceptor(
+			handledUnary,
 			reportInterceptor(metrics),
 			selector.UnaryServerInterceptor(callLog.unary(), selector.MatchFunc(logged)),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
 		grpc.ChainStreamInterceptor(
+			handledStream,
 			selector.StreamServerInterceptor(callLog.stream(), selector.MatchFunc(logged)),
 			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
@@ -136,10 +155,11 @@ func (s *Server) Ready() bool { return s.ready.Load() }
 // Shutdown stops the server gracefully: health checks answer NOT_SERVING
 // from now on (so load balancers and clients that health-check move away),
 // no new calls are accepted and calls in flight finish. When ctx ends
-// first, every connection is closed, the remaining calls fail with
-// UNAVAILABLE on the client side, and Shutdown returns ctx's error without
-// waiting further for handlers still computing (an assignment cannot be
-// interrupted; its result is discarded), so that the process can exit.
+// first, the computations in flight are stopped and their calls answer
+// UNAVAILABLE ("server shutting down; retry on another instance"); after
+// at most stopGrace more, every connection is closed (calls still running
+// then fail with UNAVAILABLE on the client side), and Shutdown returns
+// ctx's error, so that the process can exit.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.ready.Store(false)
 	s.health.Shutdown()
@@ -148,15 +168,36 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.grpc.GracefulStop()
 		close(done)
 	}()
+	defer func() {
+		if s.osReturner != nil {
+			s.osReturner.stop()
+		}
+	}()
 	select {
 	case <-done:
 		return nil
 	case <-ctx.Done():
-		s.logger.WarnContext(ctx, "graceful shutdown timed out; stopping calls in flight")
-		s.grpc.Stop()
-		return ctx.Err()
 	}
+	s.logger.WarnContext(ctx, "graceful shutdown timed out; stopping calls in flight")
+	s.stopCalls(errShuttingDown)
+	t := time.NewTimer(stopGrace)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		s.grpc.Stop()
+	}
+	return ctx.Err()
 }
+
+// stopGrace is how long Shutdown waits, once the grace period is over and
+// the computations are told to stop, for their calls to answer before
+// closing the connections. An engine run stops well within it.
+const stopGrace = 250 * time.Millisecond
+
+// MinMemoryBudget is the smallest WithMemoryBudget: 16 MiB, for a few
+// small calls beside the reserve.
+const MinMemoryBudget = 16 << 20
 
 // recovered turns a panic in a handler into INTERNAL. The panic and its
 // stack go to the log, never to the client, and the server keeps serving.

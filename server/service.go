@@ -5,14 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// runFunc is assign.Run's signature; tests substitute it to inject faults.
-type runFunc func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error)
+// runFunc runs the engine; opts include assign.WithContext(ctx). Tests
+// substitute it to inject faults and slow runs.
+type runFunc func(ctx context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error)
+
+func runEngine(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+	return assign.Run(a, g, opts...)
+}
 
 // service implements assigndv1.AssignmentServiceServer.
 type service struct {
@@ -21,16 +27,21 @@ type service struct {
 	sel           Selector
 	explainer     Explainer
 	logger        *slog.Logger
-	limiter       *limiter
+	admission     *admission
 	maxPartitions int64
-	run           runFunc
-	metrics       *domainMetrics
+	// stopping ends, with cause errShuttingDown, when the server's grace
+	// period is over; every computation stops with it.
+	stopping context.Context
+	run      runFunc
+	metrics  *domainMetrics
 }
 
 // Assign computes one group's assignment. Steps, each of which can reject
-// the request: the protocol name and rebalance protocol, the size limits,
-// the Selector's choice, a concurrency slot, decoding the members, and the
-// engine's validation. Every error goes through toStatus.
+// the request: the protocol name and rebalance protocol, the size limits
+// and the memory estimate, the Selector's choice, admission (a CPU slot
+// and the estimate within the memory budget), decoding the members, and
+// the engine, which validates and stops when the call ends. Every error
+// goes through toStatus.
 func (s *service) Assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
 	resp, err := s.assign(ctx, req)
 	if err != nil {
@@ -67,6 +78,10 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if err := checkLimits(req, s.maxPartitions); err != nil {
 		return nil, err
 	}
+	ticket, err := s.admission.ticketFor(estimateBytes(req, requestBytes(ctx)))
+	if err != nil {
+		return nil, err
+	}
 	sel, err := s.sel.Select(ctx, Query{
 		GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Protocol: proto, Caller: callerFromContext(ctx),
 	})
@@ -74,10 +89,10 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	case errors.Is(err, ErrUnknownProtocol):
 		return nil, unknownProtocol(err)
 	case err != nil:
-		s.logger.ErrorContext(ctx, "selector failed", "group", req.GetGroupId(), "error", err)
+		s.logger.ErrorContext(ctx, "selector failed", "group", clip(req.GetGroupId()), "error", clipN(err.Error(), maxMessage))
 		return nil, fmt.Errorf("selecting the assignor: %w", err)
 	case sel.Assignor == nil:
-		s.logger.ErrorContext(ctx, "selector chose no assignor", "group", req.GetGroupId())
+		s.logger.ErrorContext(ctx, "selector chose no assignor", "group", clip(req.GetGroupId()))
 		return nil, errInternal
 	}
 	if proto == assign.ProtocolUnspecified {
@@ -91,10 +106,12 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		rep.protocol = sel.Assignor.Protocols()[0].String()
 	}
 
-	if err := s.limiter.acquire(ctx); err != nil {
+	if err := s.admission.acquire(ctx, ticket); err != nil {
 		return nil, err
 	}
-	defer s.limiter.release()
+	defer releaseAfterResponse(ctx, func() { s.admission.release(ticket) })()
+	ctx, stop := s.stopOnShutdown(ctx)
+	defer stop()
 
 	ts, err := topics(req)
 	if err != nil {
@@ -105,25 +122,38 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if err != nil {
 		return nil, err
 	}
-	// The engine cannot be interrupted: do not start work nobody waits for.
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return nil, callEnded(ctx)
 	}
 	start := time.Now()
-	res, err := s.run(sel.Assignor, g, sel.Options...)
+	res, err := s.run(ctx, sel.Assignor, g, append(slices.Clip(sel.Options), assign.WithContext(ctx))...)
 	took := time.Since(start)
 	if err != nil {
-		return nil, engineError(err, req, raw)
+		return nil, engineError(stopped(ctx, err), req, raw)
 	}
 	rep.setResult(res)
 	rep.protocol = res.Protocol.String()
 	if sel.Observe != nil {
 		sel.Observe(ctx, g, res, took)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
+	if ctx.Err() != nil {
+		return nil, callEnded(ctx)
 	}
 	return response(res, sel.Policy, versions, decoded), nil
+}
+
+// stopOnShutdown returns ctx, canceled with cause errShuttingDown when the
+// server's grace period ends, and the function that detaches it.
+func (s *service) stopOnShutdown(ctx context.Context) (context.Context, func()) {
+	if s.stopping == nil {
+		return ctx, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	detach := context.AfterFunc(s.stopping, func() { cancel(errShuttingDown) })
+	return ctx, func() {
+		detach()
+		cancel(nil)
+	}
 }
 
 // ListAssignors lists every runnable assignor version.
@@ -133,15 +163,13 @@ func (s *service) ListAssignors(context.Context, *assigndv1.ListAssignorsRequest
 	for i, a := range as {
 		out.Assignors[i] = assignorInfo(a)
 	}
+	out.ProtocolNames = s.protocolNames()
 	return out, nil
 }
 
 // eagerOnlyName reports whether Kafka clients of this protocol name only run
 // the EAGER rebalance protocol.
 func eagerOnlyName(name string) bool {
-	switch name {
-	case assign.NameRange, assign.NameRoundRobin, assign.NameSticky:
-		return true
-	}
-	return false
+	std, ok := assign.StandardOf(name)
+	return ok && !std.Allows(assign.Cooperative)
 }

@@ -14,18 +14,18 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// TestExpiredDeadlineStartsNoWork: the engine cannot be interrupted, so a
-// call whose caller already gave up must not start it.
+// TestExpiredDeadlineStartsNoWork: a call whose caller already gave up
+// starts no work: no decoding, no engine.
 func TestExpiredDeadlineStartsNoWork(t *testing.T) {
 	runs := 0
-	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 })
+	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 }, func() int64 { return 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
 	svc := &service{
-		sel: DefaultSelector(), logger: slog.New(slog.DiscardHandler), limiter: newLimiter(1, time.Second),
+		sel: DefaultSelector(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
 		maxPartitions: 100, metrics: metrics,
-		run: func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+		run: func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
 			runs++
 			return assign.Run(a, g, opts...)
 		},
@@ -47,7 +47,7 @@ func TestExpiredDeadlineStartsNoWork(t *testing.T) {
 // TestSelectorErrors: an unknown name is the client's fault; any other
 // Selector failure is INTERNAL and does not leak its cause.
 func TestSelectorErrors(t *testing.T) {
-	metrics, _ := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 })
+	metrics, _ := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 }, func() int64 { return 0 })
 	for _, tc := range []struct {
 		sel  Selector
 		code codes.Code
@@ -62,8 +62,8 @@ func TestSelectorErrors(t *testing.T) {
 			return Selection{}, nil // no assignor: a broken policy
 		}), codes.Internal},
 	} {
-		svc := &service{sel: tc.sel, logger: slog.New(slog.DiscardHandler), limiter: newLimiter(1, time.Second),
-			maxPartitions: 100, metrics: metrics, run: assign.Run}
+		svc := &service{sel: tc.sel, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
+			maxPartitions: 100, metrics: metrics, run: runEngine}
 		_, err := svc.Assign(context.Background(), &assigndv1.AssignRequest{ProtocolName: "range"})
 		if status.Code(err) != tc.code {
 			t.Errorf("got %v, want %s", err, tc.code)

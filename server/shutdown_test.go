@@ -24,7 +24,7 @@ import (
 func blockingServer(t *testing.T) (*server.Server, *bufconn.Listener, chan struct{}, chan struct{}, chan error) {
 	entered := make(chan struct{}, 1)
 	unblock := make(chan struct{})
-	run := func(a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
 		if g.Generation == 99 {
 			entered <- struct{}{}
 			<-unblock

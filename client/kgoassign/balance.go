@@ -10,6 +10,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client/internal/leadercall"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -30,6 +31,7 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 		}
 	}()
 
+	var callErr error
 	if b.client != nil {
 		out, followup, err := b.remote(in)
 		if err == nil {
@@ -38,10 +40,10 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 			b.logger.Debug("kgoassign: balanced by assignd", b.attrs(&rep, start)...)
 			return out, nil
 		}
-		rep.Reason, rep.Err = leadercall.Reason(err), err
-	} else {
-		rep.Reason = leadercall.ReasonNoClient
+		callErr = err
 	}
+	diag := leadercall.Diagnose(callErr)
+	rep.Reason, rep.Check, rep.Err = diag.Reason, diag.Check, callErr
 
 	out, followup, err := b.local(in)
 	if err != nil {
@@ -53,11 +55,7 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 	}
 	b.fallbacks.Add(1)
 	rep.Source, rep.FollowupRequired, rep.Assignments = SourceFallback, followup, out.byMember()
-	attrs := append(b.attrs(&rep, start), "reason", rep.Reason)
-	if rep.Err != nil {
-		attrs = append(attrs, "error", rep.Err)
-	}
-	b.logger.Warn("kgoassign: assignd did not answer usefully; assigned in-process", attrs...)
+	leadercall.LogFallback(b.logger, "kgoassign", diag, callErr, b.attrs(&rep, start)...)
 	return out, nil
 }
 
@@ -84,7 +82,7 @@ func (b *Balancer) remote(in *input) (syncAssignments, bool, error) {
 // bytes untouched. A cooperative group given an eager plan could have a
 // partition consumed twice, so that is refused too.
 func (in *input) fromResponse(resp *assigndv1.AssignResponse, p assign.RebalanceProtocol) (syncAssignments, error) {
-	if got, want := resp.GetRebalanceProtocol(), assigndv1.RebalanceProtocolOf(p); got != want {
+	if got, want := resp.GetRebalanceProtocol(), apiconv.ProtocolToAPI(p); got != want {
 		return nil, fmt.Errorf("%w: it ran %s for a group running %s", leadercall.ErrInvalidResponse, got, want)
 	}
 	ids := make([]string, len(in.members))

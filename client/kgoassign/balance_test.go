@@ -3,24 +3,30 @@ package kgoassign_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
 )
 
 func cooperativeGroup() *assign.Group {
@@ -121,51 +127,75 @@ func TestFallback(t *testing.T) {
 		client func(t *testing.T) *client.Client
 		opts   []kgoassign.Option
 		reason string
+		// check: a word the logged check names when the fallback means a
+		// setting is wrong (logged at ERROR), "" otherwise (WARN).
+		check string
 	}{
-		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient"},
-		{"nothing listening", func(t *testing.T) *client.Client { return shimtest.NewClient(t, shimtest.ClosedAddr(t)) }, nil, "Unavailable"},
+		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient", ""},
+		{"nothing listening", func(t *testing.T) *client.Client { return shimtest.NewClient(t, shimtest.ClosedAddr(t)) }, nil, "Unavailable", ""},
 		{"slow", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true}))
 		},
-			[]kgoassign.Option{kgoassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded"},
+			[]kgoassign.Option{kgoassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded", ""},
 		{"error", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				return nil, status.Error(codes.ResourceExhausted, "busy")
 			}}))
-		}, nil, "ResourceExhausted"},
+		}, nil, "ResourceExhausted", ""},
 		{"member missing", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: drop}))
-		}, nil, "InvalidResponse"},
+		}, nil, "InvalidResponse", ""},
 		{"unknown member", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				r.Assignments[0].MemberId = "stranger"
 				return r, nil
 			}}))
-		}, nil, "InvalidResponse"},
+		}, nil, "InvalidResponse", ""},
 		{"member twice", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				r.Assignments[1] = r.Assignments[0]
 				return r, nil
 			}}))
-		}, nil, "InvalidResponse"},
+		}, nil, "InvalidResponse", ""},
 		{"empty assignment bytes", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				r.Assignments[2].Assignment = nil
 				return r, nil
 			}}))
-		}, nil, "InvalidResponse"},
+		}, nil, "InvalidResponse", ""},
 		{"eager plan for a cooperative group", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				r.RebalanceProtocol = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
 				return r, nil
 			}}))
-		}, nil, "InvalidResponse"},
+		}, nil, "InvalidResponse", ""},
+		{"response over the client's limit", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithMaxResponseBytes(64))
+		}, nil, "ResourceExhausted", "WithMaxResponseBytes"},
+		{"request over the server's limit", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeAssignd(t, server.WithMaxRecvBytes(64)))
+		}, nil, "ResourceExhausted", "--max-recv-bytes"},
+		{"group over the server's limit", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeAssignd(t, server.WithMaxPartitions(4)))
+		}, nil, "ResourceExhausted", "--max-partitions"},
+		{"TLS to a plaintext server", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithTLS(&tls.Config{MinVersion: tls.VersionTLS12}))
+		}, nil, "Unavailable", "WithTLS"},
+		{"target resolves to nothing", func(t *testing.T) *client.Client {
+			r := manual.NewBuilderWithScheme("nowhere")
+			r.InitialState(resolver.State{})
+			return shimtest.NewClient(t, "nowhere:///assignd", client.WithDialOptions(grpc.WithResolvers(r)))
+		}, nil, "Unavailable", "client.New"},
+		{"not assignd", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, assigndv1.UnimplementedAssignmentServiceServer{}))
+		}, nil, "Unimplemented", "client.New"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reader := sdkmetric.NewManualReader()
 			var rep kgoassign.Report
+			var logs bytes.Buffer
 			opts := append([]kgoassign.Option{
-				kgoassign.WithLogger(shimtest.Quiet),
+				kgoassign.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
 				kgoassign.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
 				kgoassign.WithObserver(func(r kgoassign.Report) { rep = r }),
 			}, tc.opts...)
@@ -184,6 +214,7 @@ func TestFallback(t *testing.T) {
 			if rep.Source != kgoassign.SourceFallback || rep.Reason != tc.reason {
 				t.Errorf("report source %v reason %q (%v), want fallback %q", rep.Source, rep.Reason, rep.Err, tc.reason)
 			}
+			shimtest.CheckFallbackLog(t, logs.String(), rep.Check, tc.check)
 			if n := fallbackCount(t, reader, tc.reason); n != 1 {
 				t.Errorf("assignd.client.fallbacks{reason=%q} = %d, want 1", tc.reason, n)
 			}

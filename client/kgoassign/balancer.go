@@ -65,22 +65,15 @@ func RoundRobin(c *client.Client, opts ...Option) *Balancer {
 // off without changing the group's protocol.
 func New(c *client.Client, protocol string, opts ...Option) (*Balancer, error) {
 	b := &Balancer{name: protocol, client: c, cfg: defaultConfig()}
-	switch protocol {
-	case assign.NameCooperativeSticky:
-		b.protocol, b.sticky = assign.Cooperative, true
-	case assign.NameSticky:
-		b.protocol, b.sticky = assign.Eager, true
-	case assign.NameRange, assign.NameRoundRobin:
-		b.protocol = assign.Eager
-	default:
+	std, ok := assign.StandardOf(protocol)
+	if !ok {
 		return nil, fmt.Errorf("kgoassign: unknown protocol name %q: use %q, %q, %q or %q", protocol,
 			assign.NameCooperativeSticky, assign.NameSticky, assign.NameRange, assign.NameRoundRobin)
 	}
-	a, ok := assign.Lookup(protocol, 0)
-	if !ok {
-		return nil, fmt.Errorf("kgoassign: the engine has no standard %q assignor", protocol)
-	}
-	b.assignor = a
+	// The balancer joins with the name's default rebalance protocol, and
+	// the sticky names carry their previous assignment in user data.
+	b.protocol, b.assignor = std.Protocols[0], std.Assignor
+	b.sticky = protocol == assign.NameSticky || protocol == assign.NameCooperativeSticky
 	for _, o := range opts {
 		o.apply(&b.cfg)
 	}

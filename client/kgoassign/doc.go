@@ -33,10 +33,23 @@
 // an error or with a response that does not fit the group, the leader
 // computes the assignment in-process with the same engine (package assign,
 // through assign/leader, exactly as the server does) and the default
-// policy, logs a warning and counts the fallback: the
-// assignd.client.fallbacks OpenTelemetry counter and Balancer.Stats. With
-// the default policy on the server, the fallback's bytes are identical to
-// the service's for the same input, so a group whose leader falls back
-// and a group whose leader does not end up in the same place. A group
-// never stalls because assignd is down.
+// policy, logs it and counts the fallback: the assignd.client.fallbacks
+// OpenTelemetry counter and Balancer.Stats. With the default policy on the
+// server, the fallback's bytes are identical to the service's for the same
+// input, so a group whose leader falls back and a group whose leader does
+// not end up in the same place. A group never stalls because assignd is
+// down.
+//
+// The fallback is bounded too (WithFallbackTimeout, 5 s by default): past
+// the bound the engine returns the valid plan it has, every partition
+// placed, with a warning, so the leader is blocked at most the call's
+// timeout, the fallback bound and one linear placement.
+//
+// A fallback that will recur on every rebalance until a setting changes
+// is logged at ERROR with the setting to check (also in Report.Check): a
+// response over the client's receive limit (client.WithMaxResponseBytes),
+// a request or group over one of assignd's limits, a TLS handshake that
+// fails, a target that resolves to nothing or does not serve assignd, a
+// caller assignd refuses, a request assignd rejects as invalid. Outages,
+// slowness and overload are logged at WARN.
 package kgoassign

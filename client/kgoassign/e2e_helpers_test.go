@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/client/grouplab"
-	"github.com/assignd/assignd/client/internal/shimtest"
+	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // e2eTopics are the two topics of the issue's scenarios: 48 + 12
@@ -21,7 +21,7 @@ var e2eTopics = []grouplab.Topic{{Name: "orders", Partitions: 48}, {Name: "audit
 func startLab(t *testing.T, budget time.Duration, opts ...grouplab.Option) (*grouplab.Lab, context.Context) {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("end-to-end test against an in-process Kafka broker")
+		t.Skip("end-to-end test against a Kafka broker")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	t.Cleanup(cancel)
@@ -125,4 +125,7 @@ func dump(t *testing.T, lab *grouplab.Lab) {
 		}
 	}
 	t.Log("\n" + sb.String())
+	if log := lab.Broker().LogTail(100); log != "" {
+		t.Logf("the Kafka broker's log, last 100 lines:\n%s", log)
+	}
 }

@@ -2,17 +2,19 @@ package kgoassign_test
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"github.com/assignd/assignd/client/grouplab"
+	"github.com/assignd/assignd/internal/grouplab"
 )
 
 // The end-to-end scenarios run real franz-go consumers using the shim in
 // one consumer group on kfake, franz-go's in-process Kafka-protocol broker,
+// or with ASSIGND_BROKER=kafka on a real Apache Kafka broker (grouplab),
 // with an in-process assignd and a producer writing all along. Each ends
 // with finish, which checks the shared invariants on the timeline.
 
@@ -42,7 +44,8 @@ func TestE2ESteadyGroup(t *testing.T) {
 // TestE2ERollingRestart restarts every member, one at a time: only the
 // restarting member's partitions move, members that stay never give up
 // what they keep, each change takes at most one follow-up, and every
-// member kfake makes leader after the leader leaves sends the same plan.
+// member kfake makes leader after the leader leaves sends the same plan
+// (on Kafka: each generation has one leader).
 func TestE2ERollingRestart(t *testing.T) {
 	lab, ctx := startLab(t, 120*time.Second)
 	names := []string{"m0", "m1", "m2", "m3", "m4", "m5"}
@@ -51,7 +54,7 @@ func TestE2ERollingRestart(t *testing.T) {
 		restart(t, ctx, lab, n)
 	}
 	a := finish(t, ctx, lab)
-	assertSeveralLeadersAgreed(t, a)
+	assertSeveralLeadersAgreed(t, lab, a)
 }
 
 // TestE2EScaleOutInAndKill scales the group out from 3 to 6 members, in
@@ -162,9 +165,9 @@ func TestE2EMixedGroup(t *testing.T) {
 	restart(t, ctx, lab, "s2") // a shim restarts under the native leader
 
 	// The native leader leaves: kfake makes every remaining member leader
-	// of the next generation and keeps one of them. The next join shows
-	// which; if it is the other native, it leaves too, and only shims are
-	// left to lead.
+	// of the next generation and keeps one of them; Kafka makes the first
+	// member to rejoin the leader. The next join shows which; if it is the
+	// other native, it leaves too, and only shims are left to lead.
 	leave(t, ctx, lab, "n0")
 	start(t, ctx, lab, grouplab.Shim, "s4")
 	if !soleLeader(lab, grouplab.Shim) {
@@ -209,11 +212,30 @@ func soleLeader(lab *grouplab.Lab, kind grouplab.Kind) bool {
 	return false
 }
 
-// assertSeveralLeadersAgreed checks that the run exercised kfake's leader
-// defect (several leaders of one generation) and that they agreed, which
-// Analysis.Disagreements (part of the shared checks) verifies.
-func assertSeveralLeadersAgreed(t *testing.T, a *grouplab.Analysis) {
+// assertSeveralLeadersAgreed checks the leaders of the rolling restart's
+// generations, which differ by broker.
+//
+// Kafka is right: the group coordinator elects one leader per generation
+// and sends the member list to it alone (JoinGroup), so on the real broker
+// every generation must have exactly one leader's SyncGroup. kfake instead
+// tells every member that rejoins after the leader left that it leads, and
+// keeps the last plan; there the run must have exercised that (several
+// leaders of one generation) and the leaders must have agreed, which
+// Analysis.Disagreements (part of the shared checks) verifies. Either way
+// a plan must not depend on which member computes it.
+func assertSeveralLeadersAgreed(t *testing.T, lab *grouplab.Lab, a *grouplab.Analysis) {
 	t.Helper()
+	if lab.Broker().Kind() == grouplab.Kafka {
+		if len(a.Leaders) == 0 {
+			t.Error("no leader SyncGroup was observed")
+		}
+		for _, r := range a.Leaders {
+			if len(r.Leaders) != 1 {
+				t.Errorf("generation %d had leaders %v; Kafka names exactly one", r.Generation, r.Leaders)
+			}
+		}
+		return
+	}
 	for _, r := range a.Leaders {
 		if len(r.Leaders) > 1 {
 			t.Logf("generation %d had %d leaders %v; their plans agreed: %v", r.Generation, len(r.Leaders), r.Leaders, len(a.Disagreements) == 0)
@@ -221,4 +243,76 @@ func assertSeveralLeadersAgreed(t *testing.T, a *grouplab.Analysis) {
 		}
 	}
 	t.Errorf("no generation had several leaders; the determinism check did not run (%d rounds)", len(a.Leaders))
+}
+
+// TestE2EStaticMemberCrash runs four static members (KIP-345). One
+// crashes and its next incarnation comes back with the same
+// group.instance.id within the session timeout: it takes exactly the
+// partitions its predecessor had and nobody else's move. Another crashes
+// for good: at its session timeout the broker evicts it and only its
+// partitions move.
+//
+// On the generation the brokers differ, and Kafka is right: KIP-345 has
+// the coordinator replace the static member's id and keep the generation,
+// without a rebalance, when the member rejoins with the same metadata, so
+// on Kafka no new generation may start for the rejoin. kfake treats the
+// rejoin as a join and rebalances; the test only logs that there.
+func TestE2EStaticMemberCrash(t *testing.T) {
+	lab, ctx := startLab(t, 120*time.Second, grouplab.WithSessionTimeout(6*time.Second))
+	for _, n := range []string{"s0", "s1", "s2", "s3"} {
+		if _, err := lab.StartMember(n, grouplab.Shim, grouplab.AsStatic(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	settle(t, ctx, lab)
+
+	// s2 never led (the first member leads, and stays leader): a static
+	// leader's rejoin is the special case of KIP-814.
+	member(t, lab, "s2").Kill()
+	if _, err := lab.StartMember("s2'", grouplab.Shim, grouplab.AsStatic("s2")); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, ctx, lab)
+	member(t, lab, "s3").Kill()
+	settle(t, ctx, lab)
+	a := finish(t, ctx, lab)
+
+	if len(a.Windows) != 3 {
+		t.Fatalf("%d windows, want 3 (start, static rejoin, crash)", len(a.Windows))
+	}
+	before, rejoin, crash := a.Windows[0], a.Windows[1], a.Windows[2]
+	if rejoin.Owned["s2'"] != before.Owned["s2"] || rejoin.Owned["s2"] != 0 {
+		t.Errorf("after the static rejoin s2' owns %d partitions, s2 had %d", rejoin.Owned["s2'"], before.Owned["s2"])
+	}
+	for _, mv := range rejoin.Moves {
+		if mv.From != "s2" || mv.To != "s2'" {
+			t.Errorf("the static rejoin moved %s from %s to %s", mv.TP, mv.From, mv.To)
+		}
+	}
+	// s2' is assigned in some generation; a new one is a rebalance.
+	if len(before.Generations) == 0 {
+		t.Fatal("the first window ran no generation")
+	}
+	current := slices.Max(before.Generations)
+	var rebalanced []int32
+	for _, g := range rejoin.Generations {
+		if g > current {
+			rebalanced = append(rebalanced, g)
+		}
+	}
+	if lab.Broker().Kind() == grouplab.Kafka {
+		if len(rebalanced) != 0 {
+			t.Errorf("the static rejoin started generations %v after %d; KIP-345 keeps the generation", rebalanced, current)
+		}
+	} else {
+		t.Logf("kfake: the static rejoin ran generations %v after %d (Kafka runs none)", rebalanced, current)
+	}
+	if len(crash.Owned) != 3 || crash.Owned["s3"] != 0 {
+		t.Errorf("after s3's crash: owners %v", crash.Owned)
+	}
+	for _, mv := range crash.Moves {
+		if mv.From != "s3" {
+			t.Errorf("after s3's crash %s moved from %s", mv.TP, mv.From)
+		}
+	}
 }

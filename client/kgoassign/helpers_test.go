@@ -66,7 +66,7 @@ func balanceInfo(g *assign.Group) kgo.BalanceInfo {
 	brokerOf := map[string]int32{}
 	topics := map[string]kgo.TopicMetadata{}
 	for _, tp := range g.Topics {
-		md := kgo.TopicMetadata{Topic: tp.Name}
+		md := kgo.TopicMetadata{Topic: tp.Name, Partitions: make([]kgo.PartitionMetadata, 0, max(tp.Partitions, 0))}
 		for p := range tp.Partitions {
 			pm := kgo.PartitionMetadata{Topic: tp.Name, Partition: p}
 			if int(p) < len(tp.Racks) {

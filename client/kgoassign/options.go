@@ -15,6 +15,7 @@ type Option interface{ apply(*config) }
 
 type config struct {
 	timeout        time.Duration
+	fallback       time.Duration
 	logger         *slog.Logger
 	meters         metric.MeterProvider
 	partitionRacks bool
@@ -22,7 +23,7 @@ type config struct {
 }
 
 func defaultConfig() config {
-	return config{partitionRacks: true, timeout: client.DefaultTimeout}
+	return config{partitionRacks: true, timeout: client.DefaultTimeout, fallback: client.DefaultFallbackTimeout}
 }
 
 type optionFunc func(*config)
@@ -45,9 +46,28 @@ func WithTimeout(d time.Duration) Option {
 	})
 }
 
-// WithLogger receives a warning for every fallback and an error when even
-// the fallback fails; debug lines for every balance. Default:
-// slog.Default().
+// WithFallbackTimeout bounds the in-process fallback. A group too large
+// to plan within d gets the valid plan the engine has by then (every
+// partition placed with exactly one subscriber, balance refinements
+// skipped) with a warning; a cooperative group is asked for the follow-up
+// rebalance that evens it out. So the leader is blocked at most the call's
+// timeout, d and one linear placement: keep their sum well under the
+// group's rebalance timeout (kgo.RebalanceTimeout, 60 s by default). Within d
+// the plan is the one assignd sends. The fallback is never left unbounded:
+// d ≤ 0 selects the default. Default: client.DefaultFallbackTimeout (5 s).
+func WithFallbackTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) {
+		if d <= 0 {
+			d = client.DefaultFallbackTimeout
+		}
+		c.fallback = d
+	})
+}
+
+// WithLogger receives a warning for every fallback, an error for a
+// fallback that means a setting is wrong (naming it, see Report.Check) and
+// an error when even the fallback fails; debug lines for every balance.
+// Default: slog.Default().
 func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.logger = l }) }
 
 // WithMeterProvider records the assignd.client.fallbacks counter and the

@@ -8,6 +8,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/leader"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -61,7 +62,7 @@ func (b *Balancer) input(cb *kgo.ConsumerBalancer, counts map[string]int32) *inp
 func (in *input) request(protocolName string, p assign.RebalanceProtocol) *assigndv1.AssignRequest {
 	req := &assigndv1.AssignRequest{
 		GroupId: in.group, GenerationId: in.generation, LeaderId: in.leader,
-		ProtocolName: protocolName, RebalanceProtocol: assigndv1.RebalanceProtocolOf(p),
+		ProtocolName: protocolName, RebalanceProtocol: apiconv.ProtocolToAPI(p),
 		// SyncGroup takes the encoded assignments as they are; the
 		// decoded lists would be built and parsed for nothing.
 		View:    assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED,
@@ -76,7 +77,7 @@ func (in *input) request(protocolName string, p assign.RebalanceProtocol) *assig
 		req.Members[i] = pm
 	}
 	for i, t := range in.topics {
-		req.Topics[i] = assigndv1.TopicOf(t)
+		req.Topics[i] = apiconv.TopicToAPI(t)
 	}
 	return req
 }

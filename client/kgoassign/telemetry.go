@@ -66,6 +66,10 @@ type Report struct {
 	// ("Unavailable", "DeadlineExceeded", ...), "InvalidResponse" or
 	// "NoClient"; "" when assignd answered.
 	Reason string
+	// Check names the setting to check when the fallback means a setting
+	// is wrong (a size limit, TLS, the target, the policy), which makes
+	// every rebalance fall back until it is fixed; "" otherwise.
+	Check string
 	// Err is assignd's error for a fallback, or the final error when the
 	// balance failed.
 	Err error

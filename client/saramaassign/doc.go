@@ -49,11 +49,16 @@
 // member missing or unknown, a topic or partition the group does not
 // have, a partition given twice, a protocol other than eager), the leader
 // plans in-process with the same engine (package assign) and the default
-// policy, logs a warning and counts the fallback: the
-// assignd.client.fallbacks OpenTelemetry counter and Strategy.Stats. With
-// the default policy on the server, the fallback's plan is the service's
-// plan for the same input, so a group never stalls because assignd is
-// down and ends up where it would have with assignd.
+// policy, logs it and counts the fallback: the assignd.client.fallbacks
+// OpenTelemetry counter and Strategy.Stats. With the default policy on the
+// server, the fallback's plan is the service's plan for the same input, so
+// a group never stalls because assignd is down and ends up where it would
+// have with assignd. The fallback is bounded too (WithFallbackTimeout, 5 s
+// by default): past the bound the engine returns the valid plan it has,
+// every partition placed, with a warning in the Report. A fallback that
+// will recur until a setting changes (a size limit, TLS, the target, a
+// caller or request assignd refuses) is logged at ERROR with the setting
+// to check (also in Report.Check); outages, slowness and overload at WARN.
 //
 // # Partition ids
 //

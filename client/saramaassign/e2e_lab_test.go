@@ -12,16 +12,17 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/assignd/assignd/client/internal/shimtest"
+	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/internal/shimtest"
 	"github.com/assignd/assignd/server"
 )
 
 // The end-to-end tests run real sarama consumer groups on kfake, franz-go's
-// in-process Kafka-protocol broker, with an in-process assignd and a
-// producer writing all along. Everything listens on 127.0.0.1.
+// in-process Kafka-protocol broker, or with ASSIGND_BROKER=kafka on a real
+// Apache Kafka broker (grouplab.StartBroker), with an in-process assignd
+// and a producer writing all along. Everything listens on 127.0.0.1.
 
 // e2eTopics: 12 + 4 partitions.
 var e2eTopics = map[string]int32{"orders": 12, "audit": 4}
@@ -43,8 +44,9 @@ func (x tp) String() string { return fmt.Sprintf("%s/%d", x.topic, x.partition) 
 type lab struct {
 	t       *testing.T
 	ctx     context.Context
-	cluster *kfake.Cluster
+	broker  *grouplab.Broker
 	seeds   []string
+	group   string // the consumer group's name on the broker
 	assignd *assigndProc
 	tl      *timeline
 	prod    *producer
@@ -58,20 +60,32 @@ type lab struct {
 func startLab(t *testing.T, budget time.Duration) *lab {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("end-to-end test against an in-process Kafka broker")
+		t.Skip("end-to-end test against a Kafka broker")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	t.Cleanup(cancel)
-	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.GroupMinSessionTimeout(100 * time.Millisecond)}
-	for name, n := range e2eTopics {
-		opts = append(opts, kfake.SeedTopics(n, name))
-	}
-	cluster, err := kfake.NewCluster(opts...)
+	kind, err := grouplab.BrokerFromEnv()
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lab{t: t, ctx: ctx, cluster: cluster, seeds: cluster.ListenAddrs(), assignd: &assigndProc{}, tl: newTimeline()}
+	var topics []grouplab.Topic
+	for name, n := range e2eTopics {
+		topics = append(topics, grouplab.Topic{Name: name, Partitions: n})
+	}
+	// The real broker's first start is not the test's budget.
+	bctx, bcancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer bcancel()
+	broker, err := grouplab.StartBroker(bctx, kind, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	t.Cleanup(cancel)
+	l := &lab{t: t, ctx: ctx, broker: broker, seeds: broker.Seeds(), group: broker.Group("lab"), assignd: &assigndProc{}, tl: newTimeline()}
 	t.Cleanup(l.close)
+	t.Cleanup(func() {
+		if log := broker.LogTail(100); t.Failed() && log != "" {
+			t.Logf("the Kafka broker's log, last 100 lines:\n%s", log)
+		}
+	})
 	if err := l.assignd.start(); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +102,7 @@ func (l *lab) close() {
 	}
 	l.prod.stop(context.Background())
 	l.assignd.stop()
-	l.cluster.Close()
+	l.broker.Close()
 }
 
 // live returns the members that have not left.

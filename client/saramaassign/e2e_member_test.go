@@ -12,8 +12,8 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // kind is the strategy a member uses.
@@ -64,7 +64,7 @@ func (l *lab) startMember(name string, k kind, protocol string) (*member, error)
 		if err != nil {
 			return nil, err
 		}
-		s, err := saramaassign.New(ac, protocol, saramaassign.WithGroupID("lab"), saramaassign.WithLogger(shimtest.Quiet),
+		s, err := saramaassign.New(ac, protocol, saramaassign.WithGroupID(l.group), saramaassign.WithLogger(shimtest.Quiet),
 			saramaassign.WithTimeout(time.Second),
 			saramaassign.WithObserver(func(r saramaassign.Report) { l.tl.led(name, r.Source.String()+" "+r.Reason) }))
 		if err != nil {
@@ -75,7 +75,7 @@ func (l *lab) startMember(name string, k kind, protocol string) (*member, error)
 	case native:
 		strategy = &recording{BalanceStrategy: nativeStrategy(protocol), led: func() { l.tl.led(name, "native") }}
 	}
-	g, err := sarama.NewConsumerGroup(l.seeds, "lab", saramaConfig(name, strategy))
+	g, err := sarama.NewConsumerGroup(l.seeds, l.group, saramaConfig(name, strategy))
 	if err != nil {
 		if m.assignd != nil {
 			m.assignd.Close()

@@ -10,8 +10,8 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/wire"
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // saramaInput is what a sarama leader hands Plan for g: each member's

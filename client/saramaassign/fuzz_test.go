@@ -7,8 +7,8 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/assignd/assignd/assign/wire"
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // FuzzPlan feeds Plan what sarama decodes from arbitrary JoinGroup

@@ -9,8 +9,8 @@ import (
 	"github.com/IBM/sarama"
 	"pgregory.net/rapid"
 
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // TestStickyInterop: sarama's sticky strategy and the adapter read each

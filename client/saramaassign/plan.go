@@ -37,6 +37,7 @@ func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, t
 	}
 	rep.Partitions = in.partitions
 
+	var callErr error
 	if s.client != nil {
 		out, err := s.remote(in)
 		if err == nil {
@@ -45,10 +46,10 @@ func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, t
 			s.logger.Debug("saramaassign: planned by assignd", s.attrs(&rep, start)...)
 			return rep.Plan, nil
 		}
-		rep.Reason, rep.Err = leadercall.Reason(err), err
-	} else {
-		rep.Reason = leadercall.ReasonNoClient
+		callErr = err
 	}
+	diag := leadercall.Diagnose(callErr)
+	rep.Reason, rep.Check, rep.Err = diag.Reason, diag.Check, callErr
 
 	out, err := s.local(in)
 	if err != nil {
@@ -56,11 +57,7 @@ func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, t
 	}
 	s.fallbacks.Add(1)
 	rep.Source, rep.Plan, rep.Warnings = SourceFallback, in.plan(out.members), append(in.warnings, out.warnings...)
-	attrs := append(s.attrs(&rep, start), "reason", rep.Reason)
-	if rep.Err != nil {
-		attrs = append(attrs, "error", rep.Err)
-	}
-	s.logger.Warn("saramaassign: assignd did not answer usefully; planned in-process", attrs...)
+	leadercall.LogFallback(s.logger, "saramaassign", diag, callErr, s.attrs(&rep, start)...)
 	return rep.Plan, nil
 }
 

@@ -1,9 +1,12 @@
 package saramaassign_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"slices"
 	"testing"
@@ -12,16 +15,20 @@ import (
 	"github.com/IBM/sarama"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/resolver"
+	"google.golang.org/grpc/resolver/manual"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/internal/shimtest"
 	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
 )
 
 // stickyGroup is what a sarama leader of an eager sticky group sees after
@@ -166,40 +173,64 @@ func TestFallback(t *testing.T) {
 		client func(t *testing.T) *client.Client
 		opts   []saramaassign.Option
 		reason string
+		// check: a word the logged check names when the fallback means a
+		// setting is wrong (logged at ERROR), "" otherwise (WARN).
+		check string
 	}{
-		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient"},
-		{"nothing listening", func(t *testing.T) *client.Client { return shimtest.NewClient(t, shimtest.ClosedAddr(t)) }, nil, "Unavailable"},
+		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient", ""},
+		{"nothing listening", func(t *testing.T) *client.Client { return shimtest.NewClient(t, shimtest.ClosedAddr(t)) }, nil, "Unavailable", ""},
 		{"slow", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true}))
 		},
-			[]saramaassign.Option{saramaassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded"},
+			[]saramaassign.Option{saramaassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded", ""},
 		{"error", func(t *testing.T) *client.Client {
 			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
 				return nil, status.Error(codes.ResourceExhausted, "busy")
 			}}))
-		}, nil, "ResourceExhausted"},
-		{"member missing", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }), nil, "InvalidResponse"},
-		{"unknown member", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }), nil, "InvalidResponse"},
-		{"member twice", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }), nil, "InvalidResponse"},
-		{"unknown topic", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[0].Partitions[0].Topic = "payments" }), nil, "InvalidResponse"},
+		}, nil, "ResourceExhausted", ""},
+		{"member missing", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }), nil, "InvalidResponse", ""},
+		{"unknown member", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }), nil, "InvalidResponse", ""},
+		{"member twice", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }), nil, "InvalidResponse", ""},
+		{"unknown topic", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[0].Partitions[0].Topic = "payments" }), nil, "InvalidResponse", ""},
 		{"partition out of range", rewrite(func(r *assigndv1.AssignResponse) {
 			r.Assignments[2].Partitions = append(r.Assignments[2].Partitions, &assigndv1.TopicPartitions{Topic: "orders", Partitions: []int32{6}})
-		}), nil, "InvalidResponse"},
+		}), nil, "InvalidResponse", ""},
 		{"negative partition", rewrite(func(r *assigndv1.AssignResponse) {
 			r.Assignments[2].Partitions = append(r.Assignments[2].Partitions, &assigndv1.TopicPartitions{Topic: "orders", Partitions: []int32{-1}})
-		}), nil, "InvalidResponse"},
+		}), nil, "InvalidResponse", ""},
 		{"partition given twice", rewrite(func(r *assigndv1.AssignResponse) {
 			r.Assignments[1].Partitions = append(r.Assignments[1].Partitions, r.Assignments[0].Partitions[0])
-		}), nil, "InvalidResponse"},
+		}), nil, "InvalidResponse", ""},
 		{"cooperative plan for an eager group", rewrite(func(r *assigndv1.AssignResponse) {
 			r.RebalanceProtocol = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE
-		}), nil, "InvalidResponse"},
+		}), nil, "InvalidResponse", ""},
+		{"response over the client's limit", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithMaxResponseBytes(64))
+		}, nil, "ResourceExhausted", "WithMaxResponseBytes"},
+		{"request over the server's limit", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeAssignd(t, server.WithMaxRecvBytes(64)))
+		}, nil, "ResourceExhausted", "--max-recv-bytes"},
+		{"group over the server's limit", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeAssignd(t, server.WithMaxPartitions(4)))
+		}, nil, "ResourceExhausted", "--max-partitions"},
+		{"TLS to a plaintext server", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithTLS(&tls.Config{MinVersion: tls.VersionTLS12}))
+		}, nil, "Unavailable", "WithTLS"},
+		{"target resolves to nothing", func(t *testing.T) *client.Client {
+			r := manual.NewBuilderWithScheme("nowhere")
+			r.InitialState(resolver.State{})
+			return shimtest.NewClient(t, "nowhere:///assignd", client.WithDialOptions(grpc.WithResolvers(r)))
+		}, nil, "Unavailable", "client.New"},
+		{"not assignd", func(t *testing.T) *client.Client {
+			return shimtest.NewClient(t, shimtest.ServeFake(t, assigndv1.UnimplementedAssignmentServiceServer{}))
+		}, nil, "Unimplemented", "client.New"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			reader := sdkmetric.NewManualReader()
 			var rep saramaassign.Report
+			var logs bytes.Buffer
 			opts := append([]saramaassign.Option{
-				saramaassign.WithLogger(shimtest.Quiet),
+				saramaassign.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
 				saramaassign.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
 				saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }),
 			}, tc.opts...)
@@ -218,6 +249,7 @@ func TestFallback(t *testing.T) {
 			if rep.Source != saramaassign.SourceFallback || rep.Reason != tc.reason {
 				t.Errorf("report source %v reason %q (%v), want fallback %q", rep.Source, rep.Reason, rep.Err, tc.reason)
 			}
+			shimtest.CheckFallbackLog(t, logs.String(), rep.Check, tc.check)
 			if n := fallbackCount(t, reader, tc.reason); n != 1 {
 				t.Errorf("assignd.client.fallbacks{reason=%q} = %d, want 1", tc.reason, n)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/client/internal/leadercall"
 )
 
 // outcome is a plan in the engine's terms, from assignd or the fallback.
@@ -34,9 +35,11 @@ func (s *Strategy) remote(in *input) (outcome, error) {
 
 // local computes the plan in-process exactly as assignd does with its
 // default policy: the standard assignor of the protocol name with the
-// engine's default options, on the same group the request describes.
+// engine's default options, on the same group the request describes;
+// past the fallback bound (WithFallbackTimeout), the valid plan the engine
+// has by then.
 func (s *Strategy) local(in *input) (outcome, error) {
-	r, err := assign.Run(s.assignor, in.group)
+	r, err := leadercall.RunFallback(s.assignor, in.group, s.cfg.fallback)
 	if err != nil {
 		return outcome{}, fmt.Errorf("saramaassign: assigning in-process: %w", err)
 	}

@@ -2,6 +2,7 @@ package saramaassign
 
 import (
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -21,7 +22,7 @@ import (
 func explicitRequest(groupID, protocolName string, g *assign.Group) *assigndv1.AssignRequest {
 	req := &assigndv1.AssignRequest{
 		GroupId: groupID, GenerationId: g.Generation, ProtocolName: protocolName,
-		RebalanceProtocol: assigndv1.RebalanceProtocolOf(g.Protocol),
+		RebalanceProtocol: apiconv.ProtocolToAPI(g.Protocol),
 		View:              assigndv1.AssignmentView_ASSIGNMENT_VIEW_FULL,
 		Members:           make([]*assigndv1.Member, len(g.Members)),
 		Topics:            make([]*assigndv1.Topic, len(g.Topics)),
@@ -43,7 +44,7 @@ func explicitRequest(groupID, protocolName string, g *assign.Group) *assigndv1.A
 		req.Members[i] = pm
 	}
 	for i, t := range g.Topics {
-		req.Topics[i] = assigndv1.TopicOf(t)
+		req.Topics[i] = apiconv.TopicToAPI(t)
 	}
 	return req
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/wire"
-	"github.com/assignd/assignd/client/internal/shimtest"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // TestExplicitRequestMatchesEngine checks the request builder against the

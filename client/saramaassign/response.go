@@ -5,6 +5,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client/internal/leadercall"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -15,7 +16,7 @@ import (
 // assigns a member twice or one that is not in g, or names a topic or
 // partition g does not have, or the same partition for two members.
 func fromResponse(resp *assigndv1.AssignResponse, g *assign.Group) ([]assign.MemberAssignment, error) {
-	if got, want := resp.GetRebalanceProtocol(), assigndv1.RebalanceProtocolOf(g.Protocol); got != want {
+	if got, want := resp.GetRebalanceProtocol(), apiconv.ProtocolToAPI(g.Protocol); got != want {
 		return nil, fmt.Errorf("%w: it ran %s for a group running %s", leadercall.ErrInvalidResponse, got, want)
 	}
 	ids := make([]string, len(g.Members))

@@ -63,19 +63,13 @@ func Sticky(c *client.Client, opts ...Option) *Strategy { return mustNew(c, assi
 // changing the group's protocol.
 func New(c *client.Client, protocol string, opts ...Option) (*Strategy, error) {
 	s := &Strategy{name: protocol, client: c, cfg: defaultConfig()}
-	switch protocol {
-	case sarama.StickyBalanceStrategyName:
-		s.sticky = true
-	case sarama.RangeBalanceStrategyName, sarama.RoundRobinBalanceStrategyName:
-	default:
+	std, ok := assign.StandardOf(protocol)
+	if !ok || std.Allows(assign.Cooperative) {
 		return nil, fmt.Errorf("saramaassign: unsupported protocol name %q: the adapter runs eager groups only: use %q, %q or %q",
 			protocol, sarama.RangeBalanceStrategyName, sarama.RoundRobinBalanceStrategyName, sarama.StickyBalanceStrategyName)
 	}
-	a, ok := assign.Lookup(protocol, 0)
-	if !ok {
-		return nil, fmt.Errorf("saramaassign: the engine has no standard %q assignor", protocol)
-	}
-	s.assignor = a
+	s.assignor = std.Assignor
+	s.sticky = protocol == sarama.StickyBalanceStrategyName
 	for _, o := range opts {
 		o.apply(&s.cfg)
 	}

@@ -71,6 +71,10 @@ type Report struct {
 	// "DeadlineExceeded", ...), "InvalidResponse" or "NoClient"; "" when
 	// assignd answered.
 	Reason string
+	// Check names the setting to check when the fallback means a setting
+	// is wrong (a size limit, TLS, the target, the policy), which makes
+	// every plan fall back until it is fixed; "" otherwise.
+	Check string
 	// Err is assignd's error for a fallback, or the final error when the
 	// plan failed.
 	Err error

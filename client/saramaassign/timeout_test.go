@@ -6,7 +6,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/client/internal/shimtest"
+	"github.com/assignd/assignd/internal/shimtest"
 )
 
 // With the client's own timeout turned off, the strategy still bounds the
@@ -33,6 +33,30 @@ func TestRemoteIsBoundedEvenWithoutClientTimeout(t *testing.T) {
 			}
 			if took := time.Since(start); took > tc.max {
 				t.Fatalf("remote took %v, want it bounded by %v", took, tc.max)
+			}
+		})
+	}
+}
+
+// The fallback is never left unbounded either.
+func TestFallbackTimeoutOption(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []Option
+		want time.Duration
+	}{
+		{"default", nil, client.DefaultFallbackTimeout},
+		{"explicit", []Option{WithFallbackTimeout(time.Second)}, time.Second},
+		{"zero selects the default", []Option{WithFallbackTimeout(0)}, client.DefaultFallbackTimeout},
+		{"negative selects the default", []Option{WithFallbackTimeout(-time.Second)}, client.DefaultFallbackTimeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := New(nil, "range", tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.cfg.fallback != tc.want {
+				t.Fatalf("fallback bound %s, want %s", s.cfg.fallback, tc.want)
 			}
 		})
 	}

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -11,44 +10,45 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-func assignCommand() *command {
-	var file, output string
-	return &command{
-		name: "assign", args: "-f FILE [-o table|json]",
-		summary: "send an AssignRequest (protojson) and print the assignment",
-		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&file, "f", "", "protojson AssignRequest `file`, - for stdin (see examples/)")
-			fs.StringVar(&output, "o", "table", "output `format`: table (one row per member) or json (the AssignResponse)")
-		},
-		run: func(ctx context.Context, inv *invocation) error {
-			out := inv.out
-			if output != "table" && output != "json" {
-				return usageError{fmt.Errorf("-o %q: want table or json", output)}
-			}
-			req, err := readRequest(file, inv.in)
+func (a *app) assignCommand() *cobra.Command {
+	var file string
+	cmd := &cobra.Command{
+		Use:   "assign -f FILE",
+		Short: "send an AssignRequest (protojson) and print the assignment",
+		Long: `Send an AssignRequest, written as protojson (see examples/), and print the
+assignment: a summary and one row per member, or with -o json the
+AssignResponse.`,
+		Example: `  assignctl assign -f examples/range-racks.json
+  cat request.json | assignctl assign -f - -o json`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(ctx context.Context, _ []string) error {
+			req, err := readRequest(file, a.in)
 			if err != nil {
 				return err
 			}
-			resp, err := inv.conn.assign.Assign(ctx, req)
+			c, err := a.dial()
 			if err != nil {
 				return err
 			}
-			if output == "json" {
-				b, err := protojson.MarshalOptions{Multiline: true, Indent: "  "}.Marshal(resp)
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintln(out, string(b))
+			defer c.close()
+			resp, err := c.assign.Assign(ctx, req)
+			if err != nil {
 				return err
 			}
-			return printAssignment(out, req, resp)
-		},
+			if a.json() {
+				return printProtoJSON(a.out, resp, false)
+			}
+			return printAssignment(a.out, req, resp)
+		}),
 	}
+	cmd.Flags().StringVarP(&file, "file", "f", "", "protojson AssignRequest `file`, - for stdin (see examples/)")
+	return cmd
 }
 
 func readRequest(file string, stdin io.Reader) (*assigndv1.AssignRequest, error) {

@@ -6,29 +6,44 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/spf13/cobra"
+
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-func assignorsCommand() *command {
-	return &command{
-		name: "assignors", summary: "list the assignors the server can run",
-		run: func(ctx context.Context, inv *invocation) error {
-			out := inv.out
-			resp, err := inv.conn.assign.ListAssignors(ctx, &assigndv1.ListAssignorsRequest{})
+func (a *app) assignorsCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "assignors",
+		Short: "list the assignors the server can run",
+		Long: `List the assignors the server can run, every runnable version, with the
+rebalance protocols each supports (its default first). -o json prints the
+ListAssignorsResponse, which also lists the protocol names the server's
+policy answers for.`,
+		Args: cobra.NoArgs,
+		RunE: a.runE(func(ctx context.Context, _ []string) error {
+			c, err := a.dial()
 			if err != nil {
 				return err
 			}
-			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+			defer c.close()
+			resp, err := c.assign.ListAssignors(ctx, &assigndv1.ListAssignorsRequest{})
+			if err != nil {
+				return err
+			}
+			if a.json() {
+				return printProtoJSON(a.out, resp, false)
+			}
+			tw := tabwriter.NewWriter(a.out, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tVERSION\tPROTOCOLS")
-			for _, a := range resp.GetAssignors() {
+			for _, info := range resp.GetAssignors() {
 				var ps []string
-				for _, p := range a.GetProtocols() {
+				for _, p := range info.GetProtocols() {
 					ps = append(ps, protocolName(p))
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\n", a.GetName(), a.GetVersion(), strings.Join(ps, ", "))
+				fmt.Fprintf(tw, "%s\t%d\t%s\n", info.GetName(), info.GetVersion(), strings.Join(ps, ", "))
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 }
 

@@ -4,11 +4,12 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
+	"github.com/spf13/pflag"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
@@ -29,27 +30,49 @@ type connFlags struct {
 	maxRecv    int
 }
 
-// newConnFlags returns the connection flags' defaults.
-func newConnFlags() *connFlags {
-	c := &connFlags{addr: os.Getenv("ASSIGNCTL_ADDR"), timeout: 30 * time.Second, maxRecv: 256 << 20}
-	if c.addr == "" {
-		c.addr = "127.0.0.1:7070"
-	}
-	return c
+// envPrefix prefixes each connection flag's environment variable:
+// --tls-server-name is ASSIGNCTL_TLS_SERVER_NAME.
+const envPrefix = "ASSIGNCTL_"
+
+// envName is the environment variable of a flag.
+func envName(flag string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
-// register declares the flags on fs with c's current values as defaults,
-// so that registering them again for a subcommand keeps what the flags
-// before the subcommand set.
-func (c *connFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.addr, "addr", c.addr, "assignd gRPC `address` (env ASSIGNCTL_ADDR)")
-	fs.DurationVar(&c.timeout, "timeout", c.timeout, "deadline of the call")
-	fs.BoolVar(&c.tls, "tls", c.tls, "use TLS, verifying the server against the system roots or --tls-ca")
-	fs.StringVar(&c.caFile, "tls-ca", c.caFile, "PEM CA bundle `file` to verify the server with (implies --tls)")
-	fs.StringVar(&c.certFile, "tls-cert", c.certFile, "PEM client certificate `file` for mTLS (implies --tls; with --tls-key)")
-	fs.StringVar(&c.keyFile, "tls-key", c.keyFile, "PEM private key `file` of --tls-cert")
-	fs.StringVar(&c.serverName, "tls-server-name", c.serverName, "`name` to verify in the server certificate (default: the host of --addr)")
-	fs.IntVar(&c.maxRecv, "max-recv-bytes", c.maxRecv, "largest response accepted, in `bytes`")
+// register declares the connection flags on fs, with their defaults.
+func (c *connFlags) register(fs *pflag.FlagSet) {
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:7070", "assignd gRPC `address`")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "deadline of the call")
+	fs.BoolVar(&c.tls, "tls", false, "use TLS, verifying the server against the system roots or --tls-ca")
+	fs.StringVar(&c.caFile, "tls-ca", "", "PEM CA bundle `file` to verify the server with (implies --tls)")
+	fs.StringVar(&c.certFile, "tls-cert", "", "PEM client certificate `file` for mTLS (implies --tls; with --tls-key)")
+	fs.StringVar(&c.keyFile, "tls-key", "", "PEM private key `file` of --tls-cert")
+	fs.StringVar(&c.serverName, "tls-server-name", "", "`name` to verify in the server certificate (default: the host of --addr)")
+	fs.IntVar(&c.maxRecv, "max-recv-bytes", 256<<20, "largest response accepted, in `bytes`")
+	for _, name := range connFlagNames {
+		f := fs.Lookup(name)
+		f.Usage += " (env " + envName(name) + ")"
+	}
+}
+
+// connFlagNames are the flags register declares, each with a variable.
+var connFlagNames = []string{"addr", "timeout", "tls", "tls-ca", "tls-cert", "tls-key", "tls-server-name", "max-recv-bytes"}
+
+// applyEnv sets every connection flag not given on the command line from
+// its environment variable, when that is set.
+func (c *connFlags) applyEnv(fs *pflag.FlagSet, getenv func(string) string) error {
+	for _, name := range connFlagNames {
+		f := fs.Lookup(name)
+		if f == nil || f.Changed {
+			continue
+		}
+		if v := getenv(envName(name)); v != "" {
+			if err := f.Value.Set(v); err != nil {
+				return fmt.Errorf("%s=%q: %w", envName(name), v, err)
+			}
+		}
+	}
+	return nil
 }
 
 // conn is a connection to assignd with its clients.

@@ -10,14 +10,15 @@ import (
 )
 
 // printError shows a failed call: the gRPC code and message, then the
-// structured details assignd attaches (field violations, reason).
+// structured details assignd attaches (field violations, reason). cmd is
+// the command's path, e.g. "assignctl policy explain".
 func printError(w io.Writer, cmd string, err error) {
 	st, ok := status.FromError(err)
 	if !ok {
-		fmt.Fprintf(w, "assignctl %s: %v\n", cmd, err)
+		fmt.Fprintf(w, "%s: %v\n", cmd, err)
 		return
 	}
-	fmt.Fprintf(w, "assignctl %s: %s: %s\n", cmd, st.Code(), st.Message())
+	fmt.Fprintf(w, "%s: %s: %s\n", cmd, st.Code(), st.Message())
 	for _, d := range st.Details() {
 		switch d := d.(type) {
 		case *errdetails.BadRequest:

@@ -1,201 +1,179 @@
 // Command assignctl is the operator CLI of assignd: it talks to a running
 // server over the same gRPC API that group leaders use.
 //
-//	assignctl assignors                     list the runnable assignors
-//	assignctl assign -f request.json        send a protojson AssignRequest, print a table
-//	assignctl assign -f - -o json           ... read stdin, print protojson
-//	assignctl health [--service NAME]       grpc.health.v1 status; exit 1 unless SERVING
-//	assignctl policy check FILE             validate a policy file locally; exit 1 if invalid
-//	assignctl policy explain GROUP [PROTO]  which rule, assignor and parameters the
-//	                                        server's policy picks for a group
+//	assignctl assignors                      list the runnable assignors
+//	assignctl assign -f request.json         send a protojson AssignRequest, print a table
+//	assignctl assign -f - -o json            ... read stdin, print protojson
+//	assignctl health [--service NAME]        grpc.health.v1 status; exit 1 unless SERVING
+//	assignctl policy check FILE              validate a policy file locally; exit 1 if invalid
+//	assignctl policy explain GROUP [PROTO]   which rule, assignor and parameters the
+//	                                         server's policy picks for a group
+//	assignctl completion bash|zsh|fish|powershell   shell completion script
 //
-// Connection flags (--addr, --timeout, --tls*) go before or after the
-// command; run `assignctl help` for all of them.
+// Every command takes -o table (the default) or -o json. The connection
+// flags (--addr, --timeout, --tls, --tls-ca, --tls-cert, --tls-key,
+// --tls-server-name, --max-recv-bytes) go before or after the command, and
+// each has an environment variable, ASSIGNCTL_ and the flag's name in upper
+// case with _ for -, e.g. ASSIGNCTL_ADDR or ASSIGNCTL_TLS_CA; a flag on the
+// command line wins over its variable.
+//
+// Exit status, so that scripts can tell the cases apart:
+//
+//	0  success
+//	1  the server refused the request, is not serving (health), or the
+//	   policy file has problems (policy check)
+//	2  usage: an unknown command or flag, a wrong argument, an unreadable
+//	   or invalid input file
+//	3  no connection to the server, or no answer within --timeout
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"slices"
-	"strings"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 )
 
 func main() {
 	os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 
-// command is one subcommand.
-type command struct {
-	// name is one word, or two for a command of a group ("policy check").
-	name, args, summary string
-	// minArgs and maxArgs bound the positional arguments; both 0: none.
-	minArgs, maxArgs int
-	// local commands work without a server: they get no connection.
-	local bool
-	flags func(fs *flag.FlagSet) // command-specific flags
-	run   func(ctx context.Context, inv *invocation) error
-}
+// Exit statuses; see the package documentation.
+const (
+	exitOK          = 0
+	exitFail        = 1
+	exitUsage       = 2
+	exitUnreachable = 3
+)
 
-// invocation is what a command runs with.
-type invocation struct {
-	conn *conn // nil for local commands
-	args []string
-	in   io.Reader
-	out  io.Writer
-	// errOut is for commands that report several problems themselves;
-	// they then return errReported.
-	errOut io.Writer
-}
+// usageError is a mistake in the command line or its input file (exit 2).
+type usageError struct{ error }
 
 // errReported: the command has printed why it failed; exit 1.
 var errReported = errors.New("reported")
 
-func commands() []*command {
-	return []*command{assignorsCommand(), assignCommand(), healthCommand(), policyCheckCommand(), policyExplainCommand()}
+// app is one invocation's state, shared by the commands.
+type app struct {
+	conn    connFlags
+	output  string
+	in      io.Reader
+	out     io.Writer
+	errOut  io.Writer
+	started bool // a command's own code ran (its errors are not usage errors)
 }
-
-// findCommand returns the command args start with, and the rest of args.
-// When args name only the group of several commands ("policy"), it
-// returns the commands of the group instead.
-func findCommand(args []string) (*command, []string, []*command) {
-	var group []*command
-	for _, c := range commands() {
-		words := strings.Fields(c.name)
-		if len(args) >= len(words) && slices.Equal(args[:len(words)], words) {
-			return c, args[len(words):], nil
-		}
-		if len(words) > 1 && words[0] == args[0] {
-			group = append(group, c)
-		}
-	}
-	return nil, nil, group
-}
-
-// parseInterspersed parses flags wherever they are among the positional
-// arguments (`policy explain orders --addr host:7070`), and returns the
-// positional ones. Everything after "--" is positional.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if consumed := len(args) - len(rest); consumed > 0 && args[consumed-1] == "--" {
-			return append(pos, rest...), nil
-		}
-		if len(rest) == 0 {
-			return pos, nil
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
-	}
-}
-
-// exit statuses
-const (
-	exitOK    = 0
-	exitFail  = 1 // the server answered with an error, or was unreachable
-	exitUsage = 2
-)
 
 func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer) int {
-	cf := newConnFlags()
-	global := flag.NewFlagSet("assignctl", flag.ContinueOnError)
-	global.SetOutput(errOut)
-	cf.register(global)
-	global.Usage = func() { usage(errOut, global) }
-	if err := global.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if global.NArg() == 0 || global.Arg(0) == "help" {
-		usage(out, global)
-		if global.NArg() == 0 {
-			return exitUsage
-		}
+	a := &app{in: in, out: out, errOut: errOut}
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(in)
+	root.SetOut(out)
+	root.SetErr(errOut)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
 		return exitOK
 	}
-	cmd, rest, group := findCommand(global.Args())
-	if cmd == nil {
-		if len(group) > 0 {
-			fmt.Fprintf(errOut, "assignctl %s: want a subcommand:\n", global.Arg(0))
-			for _, c := range group {
-				fmt.Fprintf(errOut, "  assignctl %s %s\n", c.name, c.args)
-			}
-			return exitUsage
-		}
-		fmt.Fprintf(errOut, "assignctl: unknown command %q (try assignctl help)\n", global.Arg(0))
-		return exitUsage
-	}
-	fs := flag.NewFlagSet("assignctl "+cmd.name, flag.ContinueOnError)
-	fs.SetOutput(errOut)
-	cf.register(fs) // connection flags are accepted after the command too
-	if cmd.flags != nil {
-		cmd.flags(fs)
-	}
-	fs.Usage = func() {
-		fmt.Fprintf(errOut, "Usage: assignctl %s %s\n  %s\n\nFlags:\n", cmd.name, cmd.args, cmd.summary)
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fs, rest)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
+	code := exitCode(err, a.started)
 	switch {
-	case len(pos) > cmd.maxArgs && cmd.maxArgs == 0:
-		fmt.Fprintf(errOut, "assignctl %s: unexpected arguments %q\n", cmd.name, pos)
-		return exitUsage
-	case len(pos) < cmd.minArgs || len(pos) > cmd.maxArgs:
-		fmt.Fprintf(errOut, "Usage: assignctl %s %s\n", cmd.name, cmd.args)
-		return exitUsage
+	case errors.Is(err, errReported):
+	case code == exitUsage:
+		fmt.Fprintf(errOut, "%s: %v\nRun '%s --help' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
+	default:
+		printError(errOut, cmd.CommandPath(), err)
 	}
-	inv := &invocation{args: pos, in: in, out: out, errOut: errOut}
-	if !cmd.local {
-		c, err := cf.dial()
-		if err != nil {
-			fmt.Fprintf(errOut, "assignctl: %v\n", err)
-			return exitUsage
-		}
-		defer c.close()
-		inv.conn = c
-	}
-	ctx, cancel := context.WithTimeout(ctx, cf.timeout)
-	defer cancel()
-	if err := cmd.run(ctx, inv); err != nil {
-		if errors.Is(err, errReported) {
-			return exitFail
-		}
-		var ue usageError
-		if errors.As(err, &ue) {
-			fmt.Fprintf(errOut, "assignctl %s: %v\n", cmd.name, err)
-			return exitUsage
-		}
-		printError(errOut, cmd.name, err)
-		return exitFail
-	}
-	return exitOK
+	return code
 }
 
-// usageError is a mistake in the command line or its input file.
-type usageError struct{ error }
-
-func usage(w io.Writer, global *flag.FlagSet) {
-	fmt.Fprint(w, "assignctl talks to a running assignd over its gRPC API.\n\nUsage: assignctl [connection flags] <command> [flags]\n\nCommands:\n")
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-15s %-28s %s\n", c.name, c.args, c.summary)
+// exitCode classifies a command's error. Errors from before the command
+// ran (flags, arguments) are usage errors.
+func exitCode(err error, started bool) int {
+	var ue usageError
+	if errors.As(err, &ue) || !started {
+		return exitUsage
 	}
-	fmt.Fprint(w, "\nConnection flags (before or after the command):\n")
-	global.SetOutput(w)
-	global.PrintDefaults()
-	fmt.Fprint(w, "\nExit status: 0 success, 1 the server answered with an error or was unreachable, 2 usage error.\n")
+	if st, ok := status.FromError(err); ok {
+		switch st.Code() {
+		case codes.Unavailable, codes.DeadlineExceeded:
+			return exitUnreachable
+		}
+	}
+	return exitFail
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "assignctl",
+		Short: "assignctl talks to a running assignd over its gRPC API",
+		Long: `assignctl talks to a running assignd over its gRPC API.
+
+Connection flags have environment variables: ASSIGNCTL_ADDR, ASSIGNCTL_TIMEOUT,
+ASSIGNCTL_TLS, ASSIGNCTL_TLS_CA, ASSIGNCTL_TLS_CERT, ASSIGNCTL_TLS_KEY,
+ASSIGNCTL_TLS_SERVER_NAME, ASSIGNCTL_MAX_RECV_BYTES; a flag wins over its
+variable.
+
+Exit status: 0 success; 1 the server refused the request, is not serving, or
+the policy file has problems; 2 usage error; 3 no connection to the server or
+no answer within --timeout.`,
+		Version:       version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			if err := a.conn.applyEnv(cmd.Flags(), os.Getenv); err != nil {
+				return usageError{err}
+			}
+			if a.output != "table" && a.output != "json" {
+				return usageError{fmt.Errorf("-o %q: want table or json", a.output)}
+			}
+			return nil
+		},
+	}
+	root.SetVersionTemplate("assignctl {{.Version}}\n")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	a.conn.register(pf)
+	pf.StringVarP(&a.output, "output", "o", "table", "output `format`: table or json")
+	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand())
+	return root
+}
+
+// runE wraps a command's code: from here on, errors are the command's.
+func (a *app) runE(f func(ctx context.Context, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.started = true
+		ctx, cancel := context.WithTimeout(cmd.Context(), a.conn.timeout)
+		defer cancel()
+		return f(ctx, args)
+	}
+}
+
+// dial connects for a command that talks to the server; a mistake in the
+// connection flags is a usage error.
+func (a *app) dial() (*conn, error) {
+	c, err := a.conn.dial()
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return c, nil
+}
+
+// version is the module version assignctl was built from, with the VCS
+// revision when the build recorded one.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := info.Main.Version
+	for _, s := range info.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			v += " (" + s.Value[:12] + ")"
+		}
+	}
+	return v
 }

@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
@@ -120,7 +126,6 @@ func TestAssignorsAndHealth(t *testing.T) {
 
 func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{},
 		{"frobnicate"},
 		{"assign"},
 		{"assign", "-f", "../../examples/range-racks.json", "-o", "yaml"},
@@ -128,13 +133,97 @@ func TestUsageErrors(t *testing.T) {
 		{"assign", "-f", "../../examples/README.md"},
 		{"assignors", "extra"},
 		{"--tls-cert", "x.crt", "assignors"},
+		{"assignors", "--no-such-flag"},
+		{"assignors", "-o", "yaml"},
+		{"health", "extra"},
 	} {
 		if code, _, _ := ctl(t, "", append([]string{"--addr", "127.0.0.1:1"}, args...)...); code != exitUsage {
 			t.Errorf("assignctl %q: exit %d, want %d", args, code, exitUsage)
 		}
 	}
-	if code, out, _ := ctl(t, "", "help"); code != exitOK || !strings.Contains(out, "assignors") {
-		t.Errorf("help: exit %d\n%s", code, out)
+}
+
+// Help, from any of its spellings, goes to stdout and exits 0.
+func TestHelp(t *testing.T) {
+	for _, args := range [][]string{{}, {"help"}, {"--help"}, {"-h"}} {
+		code, out, errOut := ctl(t, "", args...)
+		if code != exitOK || errOut != "" || !strings.Contains(out, "assignors") || !strings.Contains(out, "Exit status: 0 success") {
+			t.Errorf("%q: exit %d, stderr %q\n%s", args, code, errOut, out)
+		}
+	}
+	for _, args := range [][]string{{"assign", "--help"}, {"help", "assign"}} {
+		code, out, errOut := ctl(t, "", args...)
+		if code != exitOK || errOut != "" || !strings.Contains(out, "assignctl assign -f FILE") || !strings.Contains(out, "ASSIGNCTL_ADDR") {
+			t.Errorf("%q: exit %d, stderr %q\n%s", args, code, errOut, out)
+		}
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, errOut := ctl(t, "", "--version")
+	if code != exitOK || !strings.HasPrefix(out, "assignctl ") || errOut != "" {
+		t.Errorf("--version: exit %d %q %q", code, out, errOut)
+	}
+}
+
+func TestCompletion(t *testing.T) {
+	code, out, errOut := ctl(t, "", "completion", "bash")
+	if code != exitOK || !strings.Contains(out, "assignctl") || errOut != "" {
+		t.Errorf("completion bash: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// -o json works on every command that prints something.
+func TestJSONOutput(t *testing.T) {
+	addr := startServer(t)
+	for _, args := range [][]string{
+		{"assignors"},
+		{"health"},
+		{"assign", "-f", "../../examples/range-racks.json"},
+		{"policy", "check", "../../examples/policy.yaml"},
+	} {
+		code, out, errOut := ctl(t, "", append([]string{"--addr", addr, "-o", "json"}, args...)...)
+		var v map[string]any
+		if code != exitOK || json.Unmarshal([]byte(out), &v) != nil || len(v) == 0 {
+			t.Errorf("%q -o json: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
+// Every connection flag has an environment variable; a flag wins.
+func TestConnectionEnv(t *testing.T) {
+	addr := startServer(t)
+	t.Setenv("ASSIGNCTL_ADDR", addr)
+	if code, out, errOut := ctl(t, "", "health"); code != exitOK || strings.TrimSpace(out) != "SERVING" {
+		t.Errorf("ASSIGNCTL_ADDR: exit %d %q %s", code, out, errOut)
+	}
+	if code, _, _ := ctl(t, "", "health", "--addr", "127.0.0.1:1", "--timeout", "2s"); code != exitUnreachable {
+		t.Errorf("--addr over ASSIGNCTL_ADDR: exit %d, want %d", code, exitUnreachable)
+	}
+	// Each variable sets its flag, unless the flag is on the command line.
+	env := map[string]string{
+		"ASSIGNCTL_ADDR": "h:1", "ASSIGNCTL_TIMEOUT": "3s", "ASSIGNCTL_TLS": "true", "ASSIGNCTL_TLS_CA": "ca.pem",
+		"ASSIGNCTL_TLS_CERT": "c.pem", "ASSIGNCTL_TLS_KEY": "k.pem", "ASSIGNCTL_TLS_SERVER_NAME": "n", "ASSIGNCTL_MAX_RECV_BYTES": "1024",
+	}
+	if len(env) != len(connFlagNames) {
+		t.Fatalf("the test covers %d variables, there are %d connection flags", len(env), len(connFlagNames))
+	}
+	a := &app{}
+	root := a.rootCommand()
+	if err := root.PersistentFlags().Parse([]string{"--tls-server-name", "flag"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.conn.applyEnv(root.PersistentFlags(), func(k string) string { return env[k] }); err != nil {
+		t.Fatal(err)
+	}
+	want := connFlags{addr: "h:1", timeout: 3 * time.Second, tls: true, caFile: "ca.pem", certFile: "c.pem", keyFile: "k.pem", serverName: "flag", maxRecv: 1024}
+	if a.conn != want {
+		t.Errorf("after applyEnv: %+v, want %+v", a.conn, want)
+	}
+	// A bad value is a usage error naming the variable.
+	t.Setenv("ASSIGNCTL_TIMEOUT", "soon")
+	if code, _, errOut := ctl(t, "", "health"); code != exitUsage || !strings.Contains(errOut, "ASSIGNCTL_TIMEOUT") {
+		t.Errorf("ASSIGNCTL_TIMEOUT=soon: exit %d, stderr %s", code, errOut)
 	}
 }
 
@@ -146,8 +235,8 @@ func TestUnreachable(t *testing.T) {
 	addr := lis.Addr().String()
 	lis.Close()
 	code, _, errOut := ctl(t, "", "--addr", addr, "--timeout", "2s", "assignors")
-	if code != exitFail || !strings.Contains(errOut, "Unavailable") {
-		t.Errorf("exit %d, stderr %s; want 1 and Unavailable", code, errOut)
+	if code != exitUnreachable || !strings.Contains(errOut, "Unavailable") {
+		t.Errorf("exit %d, stderr %s; want %d and Unavailable", code, errOut, exitUnreachable)
 	}
 }
 
@@ -162,6 +251,29 @@ func TestRanges(t *testing.T) {
 	} {
 		if got := ranges(tc.in); got != tc.want {
 			t.Errorf("ranges(%v) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		err     error
+		started bool
+		want    int
+	}{
+		{"flag or argument error, before the command ran", errors.New("unknown flag"), false, exitUsage},
+		{"usage error from the command", usageError{errors.New("-f FILE is required")}, true, exitUsage},
+		{"server refused", status.Error(codes.InvalidArgument, "bad"), true, exitFail},
+		{"server failed", status.Error(codes.Internal, "bug"), true, exitFail},
+		{"not serving", errNotServing, true, exitFail},
+		{"policy problems", errReported, true, exitFail},
+		{"no connection", status.Error(codes.Unavailable, "refused"), true, exitUnreachable},
+		{"no answer in time", status.Error(codes.DeadlineExceeded, "late"), true, exitUnreachable},
+		{"wrapped", fmt.Errorf("calling: %w", status.Error(codes.Unavailable, "x")), true, exitUnreachable},
+	} {
+		if got := exitCode(tc.err, tc.started); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -4,124 +4,210 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 
+	"github.com/spf13/cobra"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
 )
+
+func (a *app) policyCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "check a policy file, or ask the server's policy what it does for a group",
+		Args:  cobra.NoArgs,
+		// Without a subcommand: the help, on stdout, exit 0; an unknown
+		// subcommand is a usage error (cobra.NoArgs).
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+	}
+	cmd.AddCommand(a.policyCheckCommand(), a.policyExplainCommand())
+	return cmd
+}
+
+// policyCheckResult is policy check's -o json output.
+type policyCheckResult struct {
+	File     string          `json:"file"`
+	Valid    bool            `json:"valid"`
+	Revision string          `json:"revision,omitempty"`
+	Rules    []string        `json:"rules,omitempty"`
+	Problems []policyProblem `json:"problems,omitempty"`
+}
+
+// policyProblem is one policy.Error; a problem that is not one (the file
+// cannot be read) has only a message.
+type policyProblem struct {
+	Line    int    `json:"line,omitempty"`
+	Rule    string `json:"rule,omitempty"`
+	Field   string `json:"field,omitempty"`
+	Message string `json:"message"`
+}
 
 // policyCheckCommand validates a policy file locally, with the same code
 // assignd loads it with, so that a file can be checked before it is
 // deployed: "ok: ..." and exit 0, or every problem, one per line as
 // "file:line: rule "r": field: message", and exit 1.
-func policyCheckCommand() *command {
-	return &command{
-		name: "policy check", args: "FILE", minArgs: 1, maxArgs: 1, local: true,
-		summary: "validate a policy file (no server needed); exit 1 listing every problem",
-		run: func(_ context.Context, inv *invocation) error {
-			p, err := policy.Load(inv.args[0])
-			if err != nil {
-				for _, e := range problems(err) {
-					fmt.Fprintln(inv.errOut, e)
+func (a *app) policyCheckCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "check FILE",
+		Short: "validate a policy file (no server needed); exit 1 listing every problem",
+		Long: `Validate a policy file with the code assignd loads it with; no server is
+needed. Prints "ok: revision R, rules ..." and exits 0, or prints every
+problem, one per line as file:line: rule "r": field: message, and exits 1.
+-o json prints {"file", "valid", "revision", "rules"} or {"file", "valid",
+"problems": [{"line", "rule", "field", "message"}]}.`,
+		Args: exactArgs(1),
+		RunE: a.runE(func(_ context.Context, args []string) error {
+			file := args[0]
+			p, err := policy.Load(file)
+			res := policyCheckResult{File: file, Valid: err == nil}
+			if err == nil {
+				res.Revision, res.Rules = p.Revision(), p.RuleNames()
+			}
+			for _, e := range problems(err) {
+				var pe *policy.Error
+				if errors.As(e, &pe) {
+					res.Problems = append(res.Problems, policyProblem{Line: pe.Line, Rule: pe.Rule, Field: pe.Field, Message: pe.Msg})
+				} else {
+					res.Problems = append(res.Problems, policyProblem{Message: e.Error()})
 				}
+			}
+			switch {
+			case a.json():
+				b, jerr := json.MarshalIndent(res, "", "  ")
+				if jerr != nil {
+					return jerr
+				}
+				if _, jerr := fmt.Fprintln(a.out, string(b)); jerr != nil {
+					return jerr
+				}
+			case err != nil:
+				for _, e := range problems(err) {
+					fmt.Fprintln(a.errOut, e)
+				}
+			default:
+				if _, err := fmt.Fprintf(a.out, "ok: revision %s, rules %s\n", p.Revision(), strings.Join(p.RuleNames(), ", ")); err != nil {
+					return err
+				}
+			}
+			if err != nil {
 				return errReported
 			}
-			_, err = fmt.Fprintf(inv.out, "ok: revision %s, rules %s\n", p.Revision(), strings.Join(p.RuleNames(), ", "))
-			return err
-		},
+			return nil
+		}),
+	}
+}
+
+// exactArgs is cobra.ExactArgs with a message that shows the usage line.
+func exactArgs(n int) cobra.PositionalArgs { return rangeArgs(n, n) }
+
+// rangeArgs is cobra.RangeArgs with a message that shows the usage line.
+func rangeArgs(lo, hi int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < lo || len(args) > hi {
+			return fmt.Errorf("got %d arguments %q; usage: %s", len(args), args, cmd.UseLine())
+		}
+		return nil
 	}
 }
 
 // problems flattens the errors.Join of policy.Load into its problems.
 func problems(err error) []error {
+	if err == nil {
+		return nil
+	}
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		return j.Unwrap()
 	}
 	return []error{err}
 }
 
-// optString is a string flag that records whether it was given, so that
-// an explicitly empty value differs from an absent one.
-type optString struct {
-	value string
-	set   bool
-}
-
-func (o *optString) String() string     { return o.value }
-func (o *optString) Set(v string) error { o.value, o.set = v, true; return nil }
-
 // policyExplainCommand asks the server's policy what it does for a group:
 // for one protocol name, or for every name the policy answers for.
-func policyExplainCommand() *command {
-	var subject, commonName optString
-	var output string
-	return &command{
-		name: "policy explain", args: "GROUP [PROTOCOL]", minArgs: 1, maxArgs: 2,
-		summary: "show the rule, assignor, parameters and shadow the server's policy picks for a group",
-		flags: func(fs *flag.FlagSet) {
-			fs.Var(&subject, "caller-subject", "explain for a leader with this certificate subject `DN` (default: this client's own identity)")
-			fs.Var(&commonName, "caller-common-name", "explain for a leader with this certificate common `name` (default: this client's own identity)")
-			fs.StringVar(&output, "o", "table", "output `format`: table or json (the ExplainPolicyResponse; an object by protocol name without PROTOCOL)")
-		},
-		run: func(ctx context.Context, inv *invocation) error {
-			if output != "table" && output != "json" {
-				return usageError{fmt.Errorf("-o %q: want table or json", output)}
+func (a *app) policyExplainCommand() *cobra.Command {
+	var subject, commonName string
+	var cmd *cobra.Command
+	cmd = &cobra.Command{
+		Use:   "explain GROUP [PROTOCOL]",
+		Short: "show the rule, assignor, parameters and shadow the server's policy picks for a group",
+		Long: `Show what the server's policy does for a group: the rule that applies and
+why, the group's rollout bucket, the assignor and rebalance protocol, the
+parameters, the shadow, and why each earlier rule did not apply. Without
+PROTOCOL, for every protocol name the policy answers for. -o json prints
+the ExplainPolicyResponse, or without PROTOCOL an object of them by
+protocol name.`,
+		Example: `  assignctl policy explain payments-ledger cooperative-sticky
+  assignctl policy explain orders --caller-common-name leader-a -o json`,
+		Args: rangeArgs(1, 2),
+		RunE: a.runE(func(ctx context.Context, args []string) error {
+			c, err := a.dial()
+			if err != nil {
+				return err
 			}
-			req := &assigndv1.ExplainPolicyRequest{GroupId: inv.args[0]}
-			if subject.set || commonName.set {
-				req.Caller = &assigndv1.CallerIdentity{Subject: subject.value, CommonName: commonName.value}
+			defer c.close()
+			req := &assigndv1.ExplainPolicyRequest{GroupId: args[0]}
+			if f := cmd.Flags(); f.Changed("caller-subject") || f.Changed("caller-common-name") {
+				req.Caller = &assigndv1.CallerIdentity{Subject: subject, CommonName: commonName}
 			}
-			names := inv.args[1:]
+			names := args[1:]
 			if len(names) == 0 {
-				var err error
-				if names, err = protocolNames(ctx, inv.conn, req); err != nil {
+				if names, err = protocolNames(ctx, c, req); err != nil {
 					return err
 				}
 			}
 			results := make([]*assigndv1.ExplainPolicyResponse, len(names))
 			for i, name := range names {
 				req.ProtocolName = name
-				resp, err := inv.conn.assign.ExplainPolicy(ctx, req)
+				resp, err := c.assign.ExplainPolicy(ctx, req)
 				if err != nil {
 					return err
 				}
 				results[i] = resp
 			}
-			if output == "json" {
-				return printExplanationsJSON(inv.out, names, results, len(inv.args) == 1)
+			if a.json() {
+				return printExplanationsJSON(a.out, names, results, len(args) == 1)
 			}
 			for i, resp := range results {
 				if i > 0 {
-					fmt.Fprintln(inv.out)
+					fmt.Fprintln(a.out)
 				}
-				printExplanation(inv.out, req.GetGroupId(), names[i], resp)
+				printExplanation(a.out, req.GetGroupId(), names[i], resp)
 			}
 			return nil
-		},
+		}),
 	}
+	cmd.Flags().StringVar(&subject, "caller-subject", "", "explain for a leader with this certificate subject `DN` (default: this client's own identity)")
+	cmd.Flags().StringVar(&commonName, "caller-common-name", "", "explain for a leader with this certificate common `name` (default: this client's own identity)")
+	return cmd
 }
 
-// protocolNames learns the protocol names the server's policy answers for:
+// protocolNames learns the protocol names the server's policy answers for
+// from ListAssignors. A server that does not list them there (an assignd
+// from before ListAssignorsResponse.protocol_names) is asked the old way:
 // an explanation without a name is refused, and the refusal lists them.
 func protocolNames(ctx context.Context, c *conn, req *assigndv1.ExplainPolicyRequest) ([]string, error) {
-	_, err := c.assign.ExplainPolicy(ctx, req)
+	list, err := c.assign.ListAssignors(ctx, &assigndv1.ListAssignorsRequest{})
+	if err != nil {
+		return nil, err
+	}
+	if names := list.GetProtocolNames(); len(names) > 0 {
+		return names, nil
+	}
+	_, err = c.assign.ExplainPolicy(ctx, req)
 	if err == nil {
 		return nil, errors.New("the server explained an empty protocol name; name one")
 	}
 	st := status.Convert(err)
 	if st.Code() == codes.InvalidArgument {
 		for _, d := range st.Details() {
-			if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == server.ErrorDomain && info.GetMetadata()["protocol_names"] != "" {
-				return strings.Split(info.GetMetadata()["protocol_names"], ","), nil
+			if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == assigndv1.ErrorDomain && info.GetMetadata()[assigndv1.MetadataProtocolNames] != "" {
+				return strings.Split(info.GetMetadata()[assigndv1.MetadataProtocolNames], ","), nil
 			}
 		}
 	}

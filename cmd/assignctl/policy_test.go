@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/assignd/assignd/assign"
@@ -55,10 +55,22 @@ func TestPolicyCheck(t *testing.T) {
 }
 
 // fixedExplainer explains every known name the same way and refuses
-// others, listing the names, as the policy does.
-type fixedExplainer struct{ names []string }
+// others, listing the names, as the policy does. It counts the calls
+// without a protocol name.
+type fixedExplainer struct {
+	names   []string
+	unnamed *atomic.Int32
+}
+
+// listingExplainer lists its names for ListAssignors, as the policy does.
+type listingExplainer struct{ fixedExplainer }
+
+func (l listingExplainer) ProtocolNames() []string { return l.names }
 
 func (f fixedExplainer) ExplainPolicy(_ context.Context, q server.Query) (server.Explanation, error) {
+	if q.ProtocolName == "" {
+		f.unnamed.Add(1)
+	}
 	for _, n := range f.names {
 		if n == q.ProtocolName {
 			return server.Explanation{
@@ -79,9 +91,17 @@ func (e namesError) Error() string           { return "unknown protocol name" }
 func (e namesError) Unwrap() error           { return server.ErrUnknownProtocol }
 func (e namesError) ProtocolNames() []string { return e }
 
-func startExplainServer(t *testing.T, names ...string) string {
+// startExplainServer serves a listingExplainer of names, or with listing
+// false a fixedExplainer (a server that does not list its names), and
+// returns its address and the count of calls without a protocol name.
+func startExplainServer(t *testing.T, listing bool, names ...string) (string, *atomic.Int32) {
 	t.Helper()
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithExplainer(fixedExplainer{names}))
+	f := fixedExplainer{names: names, unnamed: new(atomic.Int32)}
+	var e server.Explainer = f
+	if listing {
+		e = listingExplainer{f}
+	}
+	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithExplainer(e))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,11 +111,11 @@ func startExplainServer(t *testing.T, names ...string) string {
 	}
 	go func() { _ = srv.Serve(lis) }()
 	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	return lis.Addr().String()
+	return lis.Addr().String(), f.unnamed
 }
 
 func TestPolicyExplain(t *testing.T) {
-	addr := startExplainServer(t, "cooperative-sticky", "custom")
+	addr, unnamed := startExplainServer(t, true, "cooperative-sticky", "custom")
 	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "explain", "g", "cooperative-sticky")
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
@@ -137,11 +157,29 @@ func TestPolicyExplain(t *testing.T) {
 	if code != exitFail || !strings.Contains(errOut, "InvalidArgument") || !strings.Contains(errOut, `protocol_names="cooperative-sticky,custom"`) {
 		t.Errorf("unknown protocol: exit %d\n%s", code, errOut)
 	}
+	// The names came from ListAssignors: no explanation was asked for
+	// without a protocol name (it would fail, and show in metrics).
+	if n := unnamed.Load(); n != 0 {
+		t.Errorf("%d ExplainPolicy calls without a protocol name", n)
+	}
+}
+
+// A server that does not list its protocol names in ListAssignors (an
+// older assignd) is asked the old way, and the CLI still explains every
+// name.
+func TestPolicyExplainNamesFromRefusal(t *testing.T) {
+	addr, unnamed := startExplainServer(t, false, "cooperative-sticky", "custom")
+	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "explain", "g")
+	if code != exitOK || strings.Count(out, `group "g"`) != 2 || !strings.Contains(out, "protocol custom") {
+		t.Errorf("exit %d:\n%s%s", code, out, errOut)
+	}
+	if n := unnamed.Load(); n != 1 {
+		t.Errorf("%d ExplainPolicy calls without a protocol name, want the 1 that learns the names", n)
+	}
 }
 
 func TestPolicyUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"policy"},
 		{"policy", "frobnicate"},
 		{"policy", "check"},
 		{"policy", "check", "a.yaml", "b.yaml"},
@@ -153,27 +191,37 @@ func TestPolicyUsageErrors(t *testing.T) {
 			t.Errorf("assignctl %q: exit %d, want %d", args, code, exitUsage)
 		}
 	}
-	if code, out, _ := ctl(t, "", "help"); code != exitOK || !strings.Contains(out, "policy explain") || !strings.Contains(out, "policy check") {
-		t.Errorf("help: exit %d\n%s", code, out)
+	for _, args := range [][]string{{"policy"}, {"policy", "--help"}, {"help", "policy"}} {
+		if code, out, _ := ctl(t, "", args...); code != exitOK || !strings.Contains(out, "validate a policy file") || !strings.Contains(out, "show the rule, assignor") {
+			t.Errorf("%q: exit %d\n%s", args, code, out)
+		}
 	}
 }
 
-func TestParseInterspersed(t *testing.T) {
+// Flags go anywhere among the arguments; after "--" everything is
+// positional.
+func TestInterspersedFlags(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
 		pos  string
 		o    string
 	}{
-		{[]string{"g", "range"}, "g range", ""},
+		{[]string{"g", "range"}, "g range", "table"},
 		{[]string{"-o", "json", "g"}, "g", "json"},
 		{[]string{"g", "-o", "json", "range"}, "g range", "json"},
-		{[]string{"g", "--", "-o"}, "g -o", ""},
+		{[]string{"g", "--", "-o"}, "g -o", "table"},
 	} {
-		fs := flag.NewFlagSet("test", flag.ContinueOnError)
-		o := fs.String("o", "", "")
-		pos, err := parseInterspersed(fs, tc.args)
-		if err != nil || strings.Join(pos, " ") != tc.pos || *o != tc.o {
-			t.Errorf("%q: %q -o %q (%v), want %q -o %q", tc.args, pos, *o, err, tc.pos, tc.o)
+		a := &app{}
+		root := a.rootCommand()
+		cmd, rest, err := root.Find(append([]string{"policy", "explain"}, tc.args...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.ParseFlags(rest); err != nil {
+			t.Fatal(err)
+		}
+		if pos := strings.Join(cmd.Flags().Args(), " "); pos != tc.pos || a.output != tc.o {
+			t.Errorf("%q: %q -o %q, want %q -o %q", tc.args, pos, a.output, tc.pos, tc.o)
 		}
 	}
 }

@@ -22,6 +22,7 @@ type config struct {
 	maxRecvBytes    int
 	maxConcurrent   int
 	maxPartitions   int64
+	memoryBudget    int64
 	maxQueueWait    time.Duration
 	shutdownTimeout time.Duration
 	tlsCert         string
@@ -49,6 +50,9 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", server.DefaultMaxRecvBytes, "largest accepted request in `bytes` (the default fits a 1,000,000-partition group)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent-assigns", 0, "Assign calls computed at once; excess calls wait until shortly before their deadline, then get RESOURCE_EXHAUSTED; 0 means GOMAXPROCS")
 	fs.Int64Var(&c.maxPartitions, "max-partitions", server.DefaultMaxPartitions, "largest sum of partition counts in one request; larger requests get RESOURCE_EXHAUSTED")
+	fs.Int64Var(&c.memoryBudget, "memory-budget", 0, "`bytes` the Assign calls computing at once may take together, each estimated from its request "+
+		"(partitions, members, size) before any work; a call waits until its estimate fits, one that never could gets RESOURCE_EXHAUSTED at once; "+
+		"0 means three quarters of the Go memory limit, which assignd sets to 90% of the container's (cgroup) or the machine's memory unless GOMEMLIMIT is set")
 	fs.DurationVar(&c.maxQueueWait, "max-queue-wait", server.DefaultMaxQueueWait, "longest wait for an Assign slot when the call's deadline is later or absent")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "on SIGTERM/SIGINT, how long calls in flight may take to finish before they are cut off")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate `file` to serve TLS (with --tls-key)")
@@ -108,7 +112,9 @@ func (c *config) validate() error {
 		return errors.New("--tls-client-ca needs --tls-cert and --tls-key")
 	case c.maxRecvBytes > math.MaxUint32:
 		return errors.New("--max-recv-bytes must fit gRPC's 32-bit message length (at most 4294967295)")
-	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
+	case c.memoryBudget != 0 && c.memoryBudget < server.MinMemoryBudget:
+		return fmt.Errorf("--memory-budget %d: want 0 (derived from GOMEMLIMIT) or at least %d bytes", c.memoryBudget, server.MinMemoryBudget)
+	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
 		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
 	}

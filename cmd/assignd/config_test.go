@@ -56,6 +56,13 @@ func TestParseConfig(t *testing.T) {
 		{"bad level", []string{"--log-level", "loud"}, nil, nil, "--log-level"},
 		{"bad format", []string{"--log-format", "xml"}, nil, nil, "--log-format"},
 		{"zero recv size", []string{"--max-recv-bytes", "0"}, nil, nil, "positive"},
+		{"memory budget: derived by default", nil, nil, func(c config) bool {
+			return c.memoryBudget == 0 && c.maxPartitions == 2_000_000 && c.maxRecvBytes == 64<<20
+		}, ""},
+		{"memory budget from environment", nil, map[string]string{"ASSIGND_MEMORY_BUDGET": "536870912"},
+			func(c config) bool { return c.memoryBudget == 512<<20 }, ""},
+		{"negative memory budget", []string{"--memory-budget", "-1"}, nil, nil, "--memory-budget"},
+		{"tiny memory budget", []string{"--memory-budget", "1024"}, nil, nil, "at least"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

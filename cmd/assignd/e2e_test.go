@@ -256,10 +256,11 @@ func TestBinaryMutualTLS(t *testing.T) {
 	if code, out := assignctl(t, ctl, "--addr", p.grpcAddr, "--tls-ca", caFile, "--tls-cert", cliCert, "--tls-key", cliKey, "assignors"); code != 0 {
 		t.Errorf("assignctl with a client certificate: %d\n%s", code, out)
 	}
-	if code, out := assignctl(t, ctl, "--addr", p.grpcAddr, "--tls-ca", caFile, "--timeout", "5s", "assignors"); code != 1 {
+	// Both are refused in the handshake: no connection, exit 3.
+	if code, out := assignctl(t, ctl, "--addr", p.grpcAddr, "--tls-ca", caFile, "--timeout", "5s", "assignors"); code != 3 {
 		t.Errorf("assignctl without a client certificate: %d\n%s", code, out)
 	}
-	if code, out := assignctl(t, ctl, "--addr", p.grpcAddr, "--timeout", "5s", "health"); code != 1 {
+	if code, out := assignctl(t, ctl, "--addr", p.grpcAddr, "--timeout", "5s", "health"); code != 3 {
 		t.Errorf("assignctl in plaintext against TLS: %d\n%s", code, out)
 	}
 	cert, err := tls.LoadX509KeyPair(cliCert, cliKey)

@@ -54,6 +54,11 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 // serve runs the gRPC and HTTP servers until ctx ends, then shuts them
 // down gracefully.
 func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
+	memoryLimit := setMemoryLimit(logger)
+	memoryBudget := cfg.memoryBudget
+	if memoryBudget == 0 {
+		memoryBudget = server.DefaultMemoryBudget()
+	}
 	tel, err := server.NewTelemetry(ctx, version())
 	if err != nil {
 		return err
@@ -89,10 +94,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		server.WithMaxRecvBytes(cfg.maxRecvBytes),
 		server.WithMaxConcurrentAssigns(maxConcurrent),
 		server.WithMaxPartitions(cfg.maxPartitions),
+		server.WithMemoryBudget(memoryBudget),
 		server.WithMaxQueueWait(cfg.maxQueueWait),
 		server.WithMeterProvider(tel.MeterProvider()),
 		server.WithTracerProvider(tel.TracerProvider()),
-		server.WithExplainer(policyExplainer{src}),
+		server.WithExplainer(src),
 	}
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))
@@ -129,7 +135,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	logger.Info("assignd serving", "grpc_addr", lis.Addr().String(), "metrics_addr", metricsAddr,
 		"tls", tlsCfg != nil, "mtls", cfg.tlsClientCA != "", "tracing", tel.Tracing(),
-		"max_concurrent_assigns", maxConcurrent, "policy_file", src.Policy().File(), "policy_revision", src.Policy().Revision(),
+		"max_concurrent_assigns", maxConcurrent, "memory_limit", memoryLimit, "memory_budget", memoryBudget, "policy_file", src.Policy().File(), "policy_revision", src.Policy().Revision(),
 		"version", version())
 
 	select {

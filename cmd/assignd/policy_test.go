@@ -27,7 +27,7 @@ import (
 // an in-memory listener.
 func serveBufconn(t *testing.T, src *policy.Source) assigndv1.AssignmentServiceClient {
 	t.Helper()
-	srv, err := server.New(src, slog.New(slog.DiscardHandler), server.WithExplainer(policyExplainer{src}))
+	srv, err := server.New(src, slog.New(slog.DiscardHandler), server.WithExplainer(src))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func testCtx(t *testing.T) context.Context {
 }
 
 // TestExplainPolicyOverGRPC explains the example policy through the
-// adapter: every field of policy.Explanation reaches the response.
+// server: every field of the policy's explanation reaches the response.
 func TestExplainPolicyOverGRPC(t *testing.T) {
 	p, err := policy.Load(filepath.Join("..", "..", "examples", "policy.yaml"))
 	if err != nil {
@@ -126,6 +126,12 @@ func TestExplainPolicyOverGRPC(t *testing.T) {
 	}
 	if st.Code() != codes.InvalidArgument || names != strings.Join(p.ProtocolNames(), ",") {
 		t.Errorf("empty protocol name: %v, names %q", err, names)
+	}
+
+	// ListAssignors lists the same names without a failing call.
+	list, err := client.ListAssignors(testCtx(t), &assigndv1.ListAssignorsRequest{})
+	if err != nil || strings.Join(list.GetProtocolNames(), ",") != strings.Join(p.ProtocolNames(), ",") {
+		t.Errorf("ListAssignors protocol names %q (%v), want %q", list.GetProtocolNames(), err, p.ProtocolNames())
 	}
 }
 

@@ -1,9 +1,11 @@
 // Package policy decides which assignor runs for each consumer group, so
 // that assignment can be changed safely in one place: versioned assignors,
 // staged rollouts by stable hash, shadow evaluation of a candidate beside
-// what runs, and hot reload of the policy file. Source implements the
-// server's Selector, and its Explain answers the ExplainPolicy RPC;
-// cmd/assignd wires both (server never imports policy).
+// what runs, and hot reload of the policy file. [Source] implements both
+// sides of the server's seam, [selection.Selector] for Assign and
+// [selection.Explainer] for ExplainPolicy; cmd/assignd wires it in. The
+// package imports only the seam, not the service, so that `assignctl
+// policy check` validates a file without compiling the server.
 //
 // # The policy file
 //
@@ -80,7 +82,7 @@
 // group, and under COOPERATIVE the engine always applies the KIP-429
 // post-pass, whatever the assignor. A request that leaves
 // rebalance_protocol unspecified runs its protocol name's default, not the
-// assignor's: Select returns it as server.Selection.Protocol, and
+// assignor's: Select returns it as selection.Selection.Protocol, and
 // Explanation.Protocol reports it.
 //
 // # Shadow evaluation

@@ -59,7 +59,7 @@ func (m *meter) collect(t testing.TB) metricdata.ResourceMetrics {
 func hasAll(set attribute.Set, want map[string]string) bool {
 	for k, v := range want {
 		got, ok := set.Value(attribute.Key(k))
-		if !ok || got.Emit() != v {
+		if !ok || got.String() != v {
 			return false
 		}
 	}

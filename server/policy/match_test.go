@@ -141,7 +141,7 @@ func TestDefaultRuleMapsStandardNames(t *testing.T) {
 			if e.Rule != policy.DefaultRule || e.Assignor != name+"@1" {
 				t.Errorf("%s: rule %q assignor %q, want default and %s@1", name, e.Rule, e.Assignor, name)
 			}
-			if e.Params != (policy.Params{RackAware: true}) {
+			if e.Params != (server.PolicyParams{RackAware: true}) {
 				t.Errorf("%s: params %+v, want the engine defaults", name, e.Params)
 			}
 		}

@@ -1,9 +1,8 @@
 package policy
 
 import (
-	"fmt"
-
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Params are the tuning knobs a rule passes to its assignor, resolved to
@@ -50,6 +49,4 @@ func (p Params) options() []assign.Option {
 }
 
 // String formats the parameters as they are written in a policy file.
-func (p Params) String() string {
-	return fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
-}
+func (p Params) String() string { return selection.PolicyParams(p).String() }

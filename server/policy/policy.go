@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Policy is one validated revision of a policy file: an ordered list of
@@ -54,27 +54,27 @@ func (p *Policy) ProtocolNames() []string {
 
 // decide finds the first rule that applies and its assignor. With
 // explain set it also records why each earlier rule did not.
-func (p *Policy) decide(groupID, name string, caller server.Caller, explain bool) (*rule, assign.Assignor, verdict, []Skip, error) {
+func (p *Policy) decide(groupID, name string, caller selection.Caller, explain bool) (*rule, assign.Assignor, verdict, []selection.SkippedRule, error) {
 	if name == "" {
 		return nil, nil, 0, nil, &unknownProtocolError{policy: p, msg: fmt.Sprintf(
-			"%v: the protocol name is empty; policy revision %s answers for %s", server.ErrUnknownProtocol, p.revision, quoteList(p.ProtocolNames()))}
+			"%v: the protocol name is empty; policy revision %s answers for %s", selection.ErrUnknownProtocol, p.revision, quoteList(p.ProtocolNames()))}
 	}
-	var skipped []Skip
+	var skipped []selection.SkippedRule
 	for _, r := range p.rules {
 		v, a, bucket := r.evaluate(groupID, name, caller)
 		if v.applies() {
 			return r, a, v, skipped, nil
 		}
 		if explain {
-			skipped = append(skipped, Skip{Rule: r.name, Reason: r.reason(v, groupID, name, caller, bucket)})
+			skipped = append(skipped, selection.SkippedRule{Rule: r.name, Reason: r.reason(v, groupID, name, caller, bucket)})
 		}
 	}
 	return nil, nil, 0, skipped, &unknownProtocolError{policy: p, msg: fmt.Sprintf(
-		"%v %q: no rule of policy revision %s applies (the default rule covers %s)", server.ErrUnknownProtocol, name, p.revision, quoteList(standardNames))}
+		"%v %q: no rule of policy revision %s applies (the default rule covers %s)", selection.ErrUnknownProtocol, name, p.revision, quoteList(standardNames))}
 }
 
 // unknownProtocolError is decide's error for a name no rule answers for.
-// It wraps server.ErrUnknownProtocol, the one Selector error the server
+// It wraps selection.ErrUnknownProtocol, the one Selector error the server
 // reports to the client (INVALID_ARGUMENT on protocol_name), and lists the
 // policy's ProtocolNames, which the server passes on in the error details.
 type unknownProtocolError struct {
@@ -83,16 +83,16 @@ type unknownProtocolError struct {
 }
 
 func (e *unknownProtocolError) Error() string           { return e.msg }
-func (e *unknownProtocolError) Unwrap() error           { return server.ErrUnknownProtocol }
+func (e *unknownProtocolError) Unwrap() error           { return selection.ErrUnknownProtocol }
 func (e *unknownProtocolError) ProtocolNames() []string { return e.policy.ProtocolNames() }
 
-// Select chooses the assignor for a query, as server.Selector does, but
+// Select chooses the assignor for a query, as selection.Selector does, but
 // without shadow evaluation or metrics (Source adds those). It is pure: the
 // same policy revision gives the same answer on every replica.
-func (p *Policy) Select(q server.Query) (server.Selection, error) {
+func (p *Policy) Select(q selection.Query) (selection.Selection, error) {
 	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
 	if err != nil {
-		return server.Selection{}, err
+		return selection.Selection{}, err
 	}
 	return r.selection(a, q), nil
 }
@@ -102,8 +102,8 @@ func (p *Policy) Select(q server.Query) (server.Selection, error) {
 // protocol name's clients' default (see effectiveProtocol), not the
 // assignor's, so that a rule may put any assignor that supports it behind
 // a name without changing what the clients see.
-func (r *rule) selection(a assign.Assignor, q server.Query) server.Selection {
-	return server.Selection{
+func (r *rule) selection(a assign.Assignor, q selection.Query) selection.Selection {
+	return selection.Selection{
 		Assignor: a, Options: r.options, Policy: r.policy,
 		Protocol: effectiveProtocol(q.Protocol, q.ProtocolName, a),
 	}

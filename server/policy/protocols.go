@@ -9,43 +9,27 @@ import (
 
 // standardNames are the protocol names of the standard assignors; the
 // policy always answers for them (the final "default" rule).
-var standardNames = []string{assign.NameCooperativeSticky, assign.NameRange, assign.NameRoundRobin, assign.NameSticky}
+var standardNames = assign.StandardNames()
 
 func isStandard(name string) bool {
-	for _, n := range standardNames {
-		if n == name {
-			return true
-		}
-	}
-	return false
+	_, ok := assign.StandardOf(name)
+	return ok
 }
 
 var bothProtocols = []assign.RebalanceProtocol{assign.Cooperative, assign.Eager}
 
 // clientProtocols lists the rebalance protocols that the clients of a group
-// with this protocol name may run, their default first. The protocol name
-// is what the clients chose, so it fixes what they expect whatever
-// assignor the policy puts behind it:
-//
-//   - "range", "roundrobin", "sticky": EAGER. These clients revoke
-//     everything before rejoining; a cooperative plan would leave them
-//     waiting for a follow-up they never ask for.
-//   - "cooperative-sticky": COOPERATIVE, and EAGER too: during the KIP-429
-//     upgrade's first rolling bounce a consumer configured with
-//     [cooperative-sticky, range] runs EAGER (the highest protocol all its
-//     assignors support) while the group still picks "cooperative-sticky".
-//   - any other name: unknown, so both, and the assignor's own default.
+// with this protocol name may run, their default first
+// ([assign.Standard.Protocols]), or nil for a name that is not standard:
+// unknown, so both, and the assignor's own default.
 //
 // A rule's assignor (and shadow) must support every protocol the names it
 // can match imply; Parse rejects it otherwise, so a policy can never hand a
 // cooperative group an eager-only plan, and the engine's KIP-429 post-pass
 // runs whenever the group is COOPERATIVE, whatever assignor was chosen.
 func clientProtocols(name string) []assign.RebalanceProtocol {
-	switch name {
-	case assign.NameRange, assign.NameRoundRobin, assign.NameSticky:
-		return []assign.RebalanceProtocol{assign.Eager}
-	case assign.NameCooperativeSticky:
-		return bothProtocols
+	if std, ok := assign.StandardOf(name); ok {
+		return std.Protocols
 	}
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // DefaultRule is the name of the final rule, which maps each standard
@@ -134,7 +134,7 @@ func (r *rule) protocolMatches(name string) bool {
 
 // callerMatches: an entry matches when each field it sets equals the
 // caller's; an unauthenticated caller (both empty) matches no entry.
-func (r *rule) callerMatches(c server.Caller) bool {
+func (r *rule) callerMatches(c selection.Caller) bool {
 	if len(r.callers) == 0 {
 		return true
 	}
@@ -182,7 +182,7 @@ func (v verdict) applies() bool { return v >= matched }
 // evaluate decides whether the rule applies and with which assignor. The
 // bucket is only hashed when a rollout needs it (-1 otherwise), so the
 // request path pays for no hash and allocates nothing.
-func (r *rule) evaluate(groupID, name string, caller server.Caller) (verdict, assign.Assignor, int) {
+func (r *rule) evaluate(groupID, name string, caller selection.Caller) (verdict, assign.Assignor, int) {
 	if !r.protocolMatches(name) {
 		return otherProtocol, nil, -1
 	}
@@ -213,7 +213,7 @@ func (r *rule) evaluate(groupID, name string, caller server.Caller) (verdict, as
 }
 
 // reason says in words why the rule did or did not apply.
-func (r *rule) reason(v verdict, groupID, name string, caller server.Caller, bucket int) string {
+func (r *rule) reason(v verdict, groupID, name string, caller selection.Caller, bucket int) string {
 	switch v {
 	case otherProtocol:
 		return fmt.Sprintf("protocol name %q is not in match.protocols", name)

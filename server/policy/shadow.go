@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/clip"
 )
 
 // Shadow outcomes, the outcome attribute of assignd.policy.shadow.runs.
@@ -30,7 +31,7 @@ const (
 // shadows are a sample for comparison, and dropping some is better than
 // queueing work a loaded server cannot afford. The goroutine reads the
 // group and result after Observe returned; the server neither modifies nor
-// reuses them (see server.Selection.Observe).
+// reuses them (see [selection.Selection].Observe).
 type shadowRunner struct {
 	slots         chan struct{}
 	maxPartitions int
@@ -127,7 +128,7 @@ func (s *shadowRunner) compare(ctx context.Context, j shadowJob, g *assign.Group
 	stook := time.Since(start)
 	if err != nil {
 		s.m.shadowRuns.Add(ctx, 1, j.attrs(attribute.String("outcome", ShadowError)))
-		s.logger.LogAttrs(ctx, slog.LevelWarn, "policy shadow failed", j.logAttrs(slog.String("error", err.Error()))...)
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "policy shadow failed", j.logAttrs(slog.String("error", clip.String(err.Error(), 1024)))...)
 		return
 	}
 	s.m.shadowRuns.Add(ctx, 1, j.attrs(attribute.String("outcome", ShadowCompared)))
@@ -156,7 +157,7 @@ func (s *shadowRunner) record(ctx context.Context, j shadowJob, side string, r *
 
 func (j shadowJob) logAttrs(extra ...slog.Attr) []slog.Attr {
 	return append([]slog.Attr{
-		slog.String("group", j.group),
+		slog.String("group", clip.String(j.group, clip.Short)),
 		slog.String("rule", j.rule.name),
 		slog.String("revision", j.revision),
 		slog.String("assignor", assign.Ref(j.primary)),

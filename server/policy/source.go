@@ -7,11 +7,11 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Source serves the current policy revision to the server: it implements
-// server.Selector, adds shadow evaluation and metrics to Policy.Select, and,
+// selection.Selector, adds shadow evaluation and metrics to Policy.Select, and,
 // when made by Watch, replaces its Policy when the file changes. A request
 // reads one revision from start to end (the revision is swapped atomically,
 // never edited), so every response names the revision that chose it.
@@ -27,7 +27,7 @@ type Source struct {
 	closeOnce sync.Once
 }
 
-var _ server.Selector = (*Source)(nil)
+var _ selection.Selector = (*Source)(nil)
 
 // NewSource serves a fixed policy (Default() when p is nil), e.g. the
 // embedded default when assignd runs without --policy.
@@ -70,14 +70,14 @@ func (s *Source) state() (revision, file string, rejected bool) {
 // Policy returns the revision being served.
 func (s *Source) Policy() *Policy { return s.cur.Load() }
 
-// Select implements server.Selector: the current revision's first
+// Select implements selection.Selector: the current revision's first
 // applicable rule, its options, "rule/revision", and, when the rule has a
 // shadow, an Observe function that evaluates it in the background.
-func (s *Source) Select(ctx context.Context, q server.Query) (server.Selection, error) {
+func (s *Source) Select(ctx context.Context, q selection.Query) (selection.Selection, error) {
 	p := s.cur.Load()
 	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
 	if err != nil {
-		return server.Selection{}, err
+		return selection.Selection{}, err
 	}
 	s.m.selections.Add(ctx, 1, r.selected[keyOf(a)]...)
 	sel := r.selection(a, q)
@@ -88,8 +88,18 @@ func (s *Source) Select(ctx context.Context, q server.Query) (server.Selection, 
 }
 
 // Explain explains the current revision's choice; see Policy.Explain.
-func (s *Source) Explain(groupID, protocolName string, caller server.Caller) (Explanation, error) {
+func (s *Source) Explain(groupID, protocolName string, caller selection.Caller) (selection.Explanation, error) {
 	return s.cur.Load().Explain(groupID, protocolName, caller)
+}
+
+// ProtocolNames lists the names the current revision answers for; see
+// [Policy.ProtocolNames].
+func (s *Source) ProtocolNames() []string { return s.cur.Load().ProtocolNames() }
+
+// ExplainPolicy implements [selection.Explainer] for the revision that is
+// serving, so that an explanation always describes what Select does.
+func (s *Source) ExplainPolicy(_ context.Context, q selection.Query) (selection.Explanation, error) {
+	return s.Explain(q.GroupID, q.ProtocolName, q.Caller)
 }
 
 // Close stops watching the file (for a Source made by Watch), waits for

@@ -955,7 +955,13 @@ func (x *AssignorInfo) GetProtocols() []RebalanceProtocol {
 type ListAssignorsResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// Sorted by name, then version.
-	Assignors     []*AssignorInfo `protobuf:"bytes,1,rep,name=assignors,proto3" json:"assignors,omitempty"`
+	Assignors []*AssignorInfo `protobuf:"bytes,1,rep,name=assignors,proto3" json:"assignors,omitempty"`
+	// The protocol names the server's policy answers for (an Assign or
+	// ExplainPolicy call with any other name is refused with
+	// ERROR_REASON_UNKNOWN_PROTOCOL_NAME), the standard names first. Empty
+	// when the server cannot list them. `assignctl policy explain GROUP`
+	// explains the group for each of them.
+	ProtocolNames []string `protobuf:"bytes,2,rep,name=protocol_names,json=protocolNames,proto3" json:"protocol_names,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -993,6 +999,13 @@ func (*ListAssignorsResponse) Descriptor() ([]byte, []int) {
 func (x *ListAssignorsResponse) GetAssignors() []*AssignorInfo {
 	if x != nil {
 		return x.Assignors
+	}
+	return nil
+}
+
+func (x *ListAssignorsResponse) GetProtocolNames() []string {
+	if x != nil {
+		return x.ProtocolNames
 	}
 	return nil
 }
@@ -1517,9 +1530,10 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\fAssignorInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
 	"\aversion\x18\x02 \x01(\x05R\aversion\x12;\n" +
-	"\tprotocols\x18\x03 \x03(\x0e2\x1d.assignd.v1.RebalanceProtocolR\tprotocols\"O\n" +
+	"\tprotocols\x18\x03 \x03(\x0e2\x1d.assignd.v1.RebalanceProtocolR\tprotocols\"v\n" +
 	"\x15ListAssignorsResponse\x126\n" +
-	"\tassignors\x18\x01 \x03(\v2\x18.assignd.v1.AssignorInfoR\tassignors\"\x8a\x01\n" +
+	"\tassignors\x18\x01 \x03(\v2\x18.assignd.v1.AssignorInfoR\tassignors\x12%\n" +
+	"\x0eprotocol_names\x18\x02 \x03(\tR\rprotocolNames\"\x8a\x01\n" +
 	"\x14ExplainPolicyRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rprotocol_name\x18\x02 \x01(\tR\fprotocolName\x122\n" +

@@ -49,7 +49,8 @@ type AssignmentServiceClient interface {
 	// reason one of the ErrorReason value names) in the status details.
 	Assign(ctx context.Context, in *AssignRequest, opts ...grpc.CallOption) (*AssignResponse, error)
 	// ListAssignors lists every assignor this server can run, every runnable
-	// version included.
+	// version included, and the protocol names the server's policy answers
+	// for.
 	ListAssignors(ctx context.Context, in *ListAssignorsRequest, opts ...grpc.CallOption) (*ListAssignorsResponse, error)
 	// ExplainPolicy says what the server's policy does for a group: which rule
 	// would choose the assignor of an Assign call with this group id, protocol
@@ -121,7 +122,8 @@ type AssignmentServiceServer interface {
 	// reason one of the ErrorReason value names) in the status details.
 	Assign(context.Context, *AssignRequest) (*AssignResponse, error)
 	// ListAssignors lists every assignor this server can run, every runnable
-	// version included.
+	// version included, and the protocol names the server's policy answers
+	// for.
 	ListAssignors(context.Context, *ListAssignorsRequest) (*ListAssignorsResponse, error)
 	// ExplainPolicy says what the server's policy does for a group: which rule
 	// would choose the assignor of an Assign call with this group id, protocol

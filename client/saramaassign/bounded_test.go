@@ -1,0 +1,62 @@
+package saramaassign_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/IBM/sarama"
+
+	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/internal/shimtest"
+)
+
+// TestFallbackIsBounded: with assignd hung and a fallback bound far too
+// short for the group, the leader is blocked only the call's timeout, the
+// bound and one placement, and still returns a valid plan, with a warning
+// that it was cut short.
+func TestFallbackIsBounded(t *testing.T) {
+	shimtest.SkipLarge(t)
+	// The cooperative scale-out, as an eager sticky group: member 0's
+	// previous assignment is in its user data.
+	g := shimtest.ScaleOutGroup(1000)
+	members := make(map[string]sarama.ConsumerGroupMemberMetadata, len(g.Members))
+	for _, m := range g.Members {
+		meta := sarama.ConsumerGroupMemberMetadata{Version: 1, Topics: m.Topics}
+		if len(m.Owned) > 0 {
+			meta.UserData = wire.AppendStickyUserData(nil, m.Owned, m.Generation, true)
+		}
+		members[m.ID] = meta
+	}
+	topics := map[string][]int32{}
+	for _, tp := range g.Topics {
+		ps := make([]int32, tp.Partitions)
+		for p := range ps {
+			ps[p] = int32(p)
+		}
+		topics[tp.Name] = ps
+	}
+
+	var rep saramaassign.Report
+	s := saramaassign.Sticky(shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true})),
+		saramaassign.WithTimeout(100*time.Millisecond), saramaassign.WithFallbackTimeout(time.Nanosecond),
+		saramaassign.WithLogger(shimtest.Quiet), saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }))
+	plan, err := s.Plan(members, topics)
+	if err != nil {
+		t.Fatalf("a bounded fallback failed: %v", err)
+	}
+	if st := s.Stats(); st != (saramaassign.Stats{Fallbacks: 1}) || rep.Reason != "DeadlineExceeded" {
+		t.Fatalf("stats %+v, reason %q, want one fallback after the timeout", st, rep.Reason)
+	}
+	// The call's 100 ms, then one linear placement of 1,000,000
+	// partitions (well under a second); 3 s leaves room for a loaded
+	// machine.
+	if rep.Took > 3*time.Second {
+		t.Fatalf("the leader was blocked %s", rep.Took)
+	}
+	checkPlan(t, members, topics, plan)
+	if len(rep.Warnings) == 0 {
+		t.Fatal("a plan cut short carries no warning")
+	}
+	t.Logf("blocked %s; warnings %q", rep.Took, rep.Warnings)
+}

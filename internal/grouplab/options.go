@@ -1,0 +1,96 @@
+package grouplab
+
+import (
+	"io"
+	"log/slog"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+)
+
+// Option configures a Lab. Options are sealed: only this package defines
+// them.
+type Option interface{ apply(*config) }
+
+type config struct {
+	group            string
+	heartbeat        time.Duration
+	session          time.Duration
+	rebalanceTimeout time.Duration
+	quiet            time.Duration
+	produceEvery     time.Duration
+	shimTimeout      time.Duration
+	logger           *slog.Logger
+	meters           metric.MeterProvider
+	broker           BrokerKind
+	brokerStart      time.Duration
+}
+
+func defaultConfig() config {
+	return config{
+		group: "lab", heartbeat: 200 * time.Millisecond, session: 3 * time.Second,
+		rebalanceTimeout: 10 * time.Second, quiet: 800 * time.Millisecond,
+		produceEvery: 10 * time.Millisecond, shimTimeout: time.Second,
+		logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
+		brokerStart: 2 * time.Minute,
+	}
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithGroup names the consumer group. Default: "lab". On the real broker
+// the name gets a suffix unique to the lab ([Broker.Group]).
+func WithGroup(name string) Option { return optionFunc(func(c *config) { c.group = name }) }
+
+// WithHeartbeat sets the members' heartbeat interval, which paces
+// rebalances: members learn of one at their next heartbeat. Default:
+// 200 ms (Kafka's default is 3 s).
+func WithHeartbeat(d time.Duration) Option { return optionFunc(func(c *config) { c.heartbeat = d }) }
+
+// WithSessionTimeout sets the members' session timeout: how long a killed
+// member keeps its partitions. Default: 3 s.
+func WithSessionTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.session = d })
+}
+
+// WithRebalanceTimeout sets the members' rebalance timeout. Default: 10 s.
+func WithRebalanceTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.rebalanceTimeout = d })
+}
+
+// WithQuietPeriod sets how long the group must show no rebalance activity
+// to count as settled. Default: 800 ms (four heartbeats).
+func WithQuietPeriod(d time.Duration) Option { return optionFunc(func(c *config) { c.quiet = d }) }
+
+// WithProduceInterval sets the producer's pace: one record every d,
+// cycling through every partition. Default: 10 ms.
+func WithProduceInterval(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.produceEvery = d })
+}
+
+// WithShimTimeout bounds shim leaders' calls to assignd. Default: 1 s.
+func WithShimTimeout(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.shimTimeout = d })
+}
+
+// WithLogger receives the lab's, assignd's and the shims' logs. Default:
+// discarded.
+func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.logger = l }) }
+
+// WithMeterProvider receives the shims' metrics (assignd.client.fallbacks).
+// Default: the global provider.
+func WithMeterProvider(mp metric.MeterProvider) Option {
+	return optionFunc(func(c *config) { c.meters = mp })
+}
+
+// WithBroker selects the broker: [KFake] or [Kafka]. Default: what
+// $ASSIGND_BROKER says ([BrokerFromEnv]), kfake when it is unset.
+func WithBroker(kind BrokerKind) Option { return optionFunc(func(c *config) { c.broker = kind }) }
+
+// WithBrokerStart bounds starting the broker and creating the topics (the
+// real broker's first start takes seconds). Default: 2 min.
+func WithBrokerStart(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.brokerStart = d })
+}

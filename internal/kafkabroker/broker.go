@@ -1,0 +1,318 @@
+package kafkabroker
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Broker is one running Kafka broker (and KRaft controller).
+type Broker struct {
+	addr       string // what clients bootstrap from: the tap's, or the broker's
+	brokerAddr string // the broker's own PLAINTEXT listener
+	dir        string
+	removeDir  bool
+	tap        *tap
+
+	exited  chan struct{} // closed when the JVM has exited
+	waitErr error         // the JVM's exit, once exited is closed
+	pid     int
+
+	stopOnce sync.Once
+	stopErr  error
+}
+
+// LogFile is the name of the broker's log (the JVM's output) in its
+// directory.
+const LogFile = "broker.log"
+
+// Start formats storage and starts a broker, and returns once it answers
+// metadata requests, bounded by ctx and [WithStartTimeout]. On failure
+// nothing is left running and the error carries the end of the broker's
+// log.
+func Start(ctx context.Context, opts ...Option) (*Broker, error) {
+	cfg := defaultConfig()
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	java, err := Java()
+	if err != nil {
+		return nil, err
+	}
+	lib := cfg.libDir
+	if lib == "" {
+		if lib, err = LibDir(); err != nil {
+			return nil, err
+		}
+	}
+	lib, err = filepath.Abs(lib)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.startTimeout)
+	defer cancel()
+
+	b := &Broker{dir: cfg.dir, exited: make(chan struct{})}
+	if b.dir == "" {
+		sweepTemp()
+		if b.dir, err = os.MkdirTemp("", fmt.Sprintf("kafkabroker-%d-", os.Getpid())); err != nil {
+			return nil, err
+		}
+		b.removeDir = os.Getenv("ASSIGND_KAFKA_KEEP") != "1"
+	} else if err := os.MkdirAll(b.dir, 0o755); err != nil {
+		return nil, err
+	}
+	if b.dir, err = filepath.Abs(b.dir); err != nil {
+		return nil, err
+	}
+	ok := false
+	defer func() {
+		if !ok {
+			b.Stop()
+		}
+	}()
+
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	b.brokerAddr = fmt.Sprintf("127.0.0.1:%d", ports[0])
+	controller := fmt.Sprintf("127.0.0.1:%d", ports[1])
+	b.addr = b.brokerAddr
+	if cfg.tap {
+		if b.tap, err = startTap(b.brokerAddr); err != nil {
+			return nil, err
+		}
+		b.addr = b.tap.addr()
+	}
+	props := filepath.Join(b.dir, "server.properties")
+	if err := writeSettings(props, cfg.settings, b.brokerAddr, b.addr, controller, filepath.Join(b.dir, "data")); err != nil {
+		return nil, err
+	}
+	log4j := filepath.Join(b.dir, "log4j2.properties")
+	if err := os.WriteFile(log4j, []byte(log4jSettings), 0o644); err != nil {
+		return nil, err
+	}
+	logf, err := os.OpenFile(b.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	defer logf.Close() // the JVM holds its own descriptor
+
+	jvm := []string{
+		"-Xmx" + cfg.heap, "-Xms64m", "-Xss512k",
+		// Tests want a quick start and little CPU on a shared machine,
+		// not peak throughput: the client compiler only, the serial GC.
+		"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+		"-Djava.awt.headless=true",
+		"-Dlog4j2.configurationFile=" + log4j,
+		"-Dkafka.logs.dir=" + b.dir,
+		"-cp", filepath.Join(lib, "*"),
+	}
+	id, err := newClusterID()
+	if err != nil {
+		return nil, err
+	}
+	format := exec.CommandContext(ctx, java, append(jvm, "kafka.tools.StorageTool", "format",
+		"--cluster-id", id, "--config", props, "--standalone")...)
+	format.Dir, format.Stdout, format.Stderr = b.dir, logf, logf
+	format.SysProcAttr = sysProcAttr()
+	if err := format.Run(); err != nil {
+		return nil, fmt.Errorf("kafkabroker: formatting storage: %w\n%s", err, b.LogTail(40))
+	}
+
+	cmd := exec.Command(java, append(jvm, "kafka.Kafka", props)...)
+	cmd.Dir, cmd.Stdout, cmd.Stderr = b.dir, logf, logf
+	cmd.SysProcAttr = sysProcAttr()
+	started := make(chan error, 1)
+	go func() {
+		// Pdeathsig fires when the thread that started the process ends:
+		// this goroutine keeps its thread until the JVM has exited, and
+		// the thread ends with it (never unlocked).
+		runtime.LockOSThread()
+		if err := cmd.Start(); err != nil {
+			started <- err
+			close(b.exited)
+			return
+		}
+		b.pid = cmd.Process.Pid
+		started <- nil
+		b.waitErr = cmd.Wait()
+		close(b.exited)
+	}()
+	if err := <-started; err != nil {
+		return nil, fmt.Errorf("kafkabroker: starting java: %w", err)
+	}
+	if err := b.waitServing(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return b, nil
+}
+
+// Addr is the bootstrap address, host:port, that clients connect to.
+func (b *Broker) Addr() string { return b.addr }
+
+// Dir is the broker's directory: settings, data and log.
+func (b *Broker) Dir() string { return b.dir }
+
+// LogPath is the broker's log file.
+func (b *Broker) LogPath() string { return filepath.Join(b.dir, LogFile) }
+
+// PID is the JVM's process id, which is also its process group.
+func (b *Broker) PID() int { return b.pid }
+
+// Done is closed when the JVM has exited, for whatever reason.
+func (b *Broker) Done() <-chan struct{} { return b.exited }
+
+// Stop kills the broker's process group, waits for the JVM to exit
+// (bounded) and removes the directory if Start created it. It is safe to
+// call more than once.
+func (b *Broker) Stop() error {
+	b.stopOnce.Do(func() {
+		if b.pid > 0 {
+			killGroup(b.pid)
+			select {
+			case <-b.exited:
+			case <-time.After(15 * time.Second):
+				b.stopErr = fmt.Errorf("kafkabroker: the broker (pid %d) did not exit", b.pid)
+			}
+		}
+		if b.tap != nil {
+			b.tap.close()
+		}
+		if b.removeDir {
+			if err := os.RemoveAll(b.dir); err != nil && b.stopErr == nil {
+				b.stopErr = err
+			}
+		}
+	})
+	return b.stopErr
+}
+
+// LogTail returns the last n lines of the broker's log.
+func (b *Broker) LogTail(n int) string {
+	f, err := os.Open(b.LogPath())
+	if err != nil {
+		return "(no broker log: " + err.Error() + ")"
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+		if len(lines) > 2*n {
+			lines = append(lines[:0], lines[len(lines)-n:]...)
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// T is the part of testing.TB that [Broker.StopOnCleanup] uses.
+type T interface {
+	Helper()
+	Cleanup(func())
+	Failed() bool
+	Logf(format string, args ...any)
+}
+
+// StopOnCleanup stops the broker when the test ends, and first logs the
+// end of the broker's log if the test failed.
+func (b *Broker) StopOnCleanup(t T) {
+	t.Helper()
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("the Kafka broker's log (%s), last 200 lines:\n%s", b.LogPath(), b.LogTail(200))
+		}
+		if err := b.Stop(); err != nil {
+			t.Logf("stopping the Kafka broker: %v", err)
+		}
+	})
+}
+
+func (b *Broker) waitServing(ctx context.Context) error {
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	var last error
+	for {
+		select {
+		case <-b.exited:
+			return fmt.Errorf("kafkabroker: the broker exited before serving (%v)\n%s", b.waitErr, b.LogTail(60))
+		case <-ctx.Done():
+			return fmt.Errorf("kafkabroker: the broker did not serve in time (last: %v): %w\n%s", last, ctx.Err(), b.LogTail(60))
+		case <-tick.C:
+		}
+		if last = ping(ctx, b.addr); last == nil {
+			return nil
+		}
+	}
+}
+
+// newClusterID returns a random KRaft cluster id: a base64url UUID, as
+// kafka-storage random-uuid prints, that starts with a letter or digit.
+// One that starts with '-' would be read by StorageTool as a flag.
+func newClusterID() (string, error) {
+	for range 1000 {
+		var u [16]byte
+		if _, err := rand.Read(u[:]); err != nil {
+			return "", err
+		}
+		id := base64.RawURLEncoding.EncodeToString(u[:])
+		if c := id[0]; c != '-' && c != '_' {
+			return id, nil
+		}
+	}
+	return "", errors.New("kafkabroker: no cluster id")
+}
+
+// freePorts returns n distinct free loopback ports.
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// sweepTemp removes the temporary directories of brokers whose test
+// binary is gone: a binary that exits without Stop (a broker shared by
+// every test of a package, or a crash) cannot remove its own, though the
+// kernel killed its broker (Pdeathsig).
+func sweepTemp() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "kafkabroker-*-*"))
+	for _, d := range dirs {
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(d), "kafkabroker-%d-", &pid); err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if !processAlive(pid) {
+			_ = os.RemoveAll(d)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package kafkabroker
+
+import (
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+)
+
+// writeSettings writes server.properties: one combined broker and
+// controller (node 1), a PLAINTEXT listener advertised as advertised, and
+// the controller listener, which is also the only voter (--standalone).
+func writeSettings(path string, settings map[string]string, listen, advertised, controller, data string) error {
+	s := maps.Clone(settings)
+	maps.Copy(s, map[string]string{
+		"process.roles":                       "broker,controller",
+		"node.id":                             "1",
+		"controller.quorum.bootstrap.servers": controller,
+		"listeners":                           "PLAINTEXT://" + listen + ",CONTROLLER://" + controller,
+		"advertised.listeners":                "PLAINTEXT://" + advertised,
+		"controller.listener.names":           "CONTROLLER",
+		"inter.broker.listener.name":          "PLAINTEXT",
+		"listener.security.protocol.map":      "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT",
+		"log.dirs":                            data,
+	})
+	var sb strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(s)) {
+		fmt.Fprintf(&sb, "%s=%s\n", k, s[k])
+	}
+	return os.WriteFile(path, []byte(sb.String()), 0o644)
+}
+
+// log4jSettings: INFO to the JVM's stdout (the broker's log file), less
+// the per-request and state-change chatter.
+const log4jSettings = `rootLogger.level=INFO
+rootLogger.appenderRef.stdout.ref=STDOUT
+appender.stdout.type=Console
+appender.stdout.name=STDOUT
+appender.stdout.layout.type=PatternLayout
+appender.stdout.layout.pattern=[%d] %p %m (%c)%n
+logger.kafka.name=kafka
+logger.kafka.level=INFO
+logger.request.name=kafka.request.logger
+logger.request.level=WARN
+logger.state.name=state.change.logger
+logger.state.level=WARN
+logger.config.name=org.apache.kafka.common.config.AbstractConfig
+logger.config.level=WARN
+`

@@ -1,0 +1,164 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestAdmissionWait: a call that does not fit waits until shortly before
+// its deadline, or for maxWait, or until its caller goes away.
+func TestAdmissionWait(t *testing.T) {
+	l := newAdmission(1, 1<<30, 0)
+	small := ticket{bytes: 1 << 10}
+	if err := l.acquire(context.Background(), small); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		ctx     func() (context.Context, context.CancelFunc)
+		maxWait time.Duration
+		want    error
+		within  time.Duration
+	}{
+		{"deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 100*time.Millisecond)
+		}, 0, errOverloaded, 100 * time.Millisecond},
+		{"max wait before deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), 10*time.Second)
+		}, 50 * time.Millisecond, errOverloaded, 60 * time.Millisecond},
+		{"max wait without deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithCancel(context.Background())
+		}, 50 * time.Millisecond, errOverloaded, 60 * time.Millisecond},
+		{"already past deadline", func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+		}, 0, context.DeadlineExceeded, 0},
+		{"canceled", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(30*time.Millisecond, cancel)
+			return ctx, cancel
+		}, 0, context.Canceled, 40 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l.maxWait = tt.maxWait
+			ctx, cancel := tt.ctx()
+			defer cancel()
+			start := time.Now()
+			err := l.acquire(ctx, small)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("acquire = %v, want %v", err, tt.want)
+			}
+			// It gives up before the deadline, and not much before.
+			if took := time.Since(start); took > tt.within+time.Second || took < tt.within*7/10 {
+				t.Errorf("gave up after %s, want about %s", took, tt.within)
+			}
+		})
+	}
+	l.release(small)
+	if err := l.acquire(context.Background(), small); err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+}
+
+// TestAdmissionClasses: large calls hold at most slots−1 slots and the
+// budget less its reserve, so a small call always finds room; a large call
+// that could never fit is refused at once; a small call goes ahead of a
+// large one waiting; releasing admits the waiters that now fit.
+func TestAdmissionClasses(t *testing.T) {
+	const budget = 800 << 20 // reserve 100 MiB, small calls up to 8 MiB
+	a := newAdmission(3, budget, 0)
+	if a.reserve != 100<<20 || a.smallBytes != maxSmallCall || a.largeSlots != 2 {
+		t.Fatalf("reserve %d, small bytes %d, large slots %d", a.reserve, a.smallBytes, a.largeSlots)
+	}
+	mustTicket := func(bytes int64) ticket {
+		t.Helper()
+		tk, err := a.ticketFor(bytes)
+		if err != nil {
+			t.Fatalf("ticketFor(%d): %v", bytes, err)
+		}
+		return tk
+	}
+	tests := []struct {
+		bytes   int64
+		large   bool
+		refused bool
+	}{
+		{1, false, false},
+		{maxSmallCall, false, false},
+		{maxSmallCall + 1, true, false},
+		{budget - budget/8, true, false},
+		{budget - budget/8 + 1, true, true},
+	}
+	for _, tc := range tests {
+		tk, err := a.ticketFor(tc.bytes)
+		var le *limitError
+		if got := errors.As(err, &le); got != tc.refused || tk.large != tc.large {
+			t.Errorf("ticketFor(%d) = %+v, %v; want large %v, refused %v", tc.bytes, tk, err, tc.large, tc.refused)
+		}
+		if tc.refused && (le.what != "memory_bytes" || le.limit != budget-budget/8 || le.got != tc.bytes || !strings.Contains(le.Error(), "--memory-budget")) {
+			t.Errorf("refusal %+v: %v", le, le)
+		}
+	}
+
+	ctx := context.Background()
+	quick := func() context.Context {
+		c, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		t.Cleanup(cancel)
+		return c
+	}
+	big1, big2, big3 := mustTicket(300<<20), mustTicket(300<<20), mustTicket(10<<20)
+	for _, tk := range []ticket{big1, big2} {
+		if err := a.acquire(ctx, tk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two large calls hold two of three slots: a third large one waits
+	// (no large slot), a small one proceeds.
+	if err := a.acquire(quick(), big3); !errors.Is(err, errOverloaded) {
+		t.Fatalf("third large call: %v, want errOverloaded", err)
+	}
+	small := mustTicket(1 << 20)
+	if err := a.acquire(quick(), small); err != nil {
+		t.Fatalf("small call beside two large ones: %v", err)
+	}
+	a.release(small)
+
+	// A large call waits for memory; a small call arriving later is
+	// admitted first; releasing a large call admits the waiter.
+	a.release(big2)
+	big4 := mustTicket(500 << 20) // 300 + 500 > 700 (budget less reserve)
+	granted := make(chan error, 1)
+	go func() { granted <- a.acquire(ctx, big4) }()
+	for a.waiting() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := a.acquire(quick(), small); err != nil {
+		t.Fatalf("small call behind a waiting large one: %v", err)
+	}
+	a.release(small)
+	a.release(big1)
+	if err := <-granted; err != nil {
+		t.Fatalf("large waiter after release: %v", err)
+	}
+	a.release(big4)
+	if a.busy() != 0 || a.admittedBytes() != 0 || a.waiting() != 0 {
+		t.Errorf("after all releases: busy %d, admitted %d, waiting %d", a.busy(), a.admittedBytes(), a.waiting())
+	}
+}
+
+// TestAdmissionOneSlot: with one slot, large calls may take it (nothing
+// is kept for small calls).
+func TestAdmissionOneSlot(t *testing.T) {
+	a := newAdmission(1, 1<<30, 0)
+	tk, err := a.ticketFor(512 << 20)
+	if err != nil || !tk.large {
+		t.Fatalf("ticketFor: %+v %v", tk, err)
+	}
+	if err := a.acquire(context.Background(), tk); err != nil {
+		t.Fatal(err)
+	}
+	a.release(tk)
+}

@@ -1,0 +1,43 @@
+package server
+
+import (
+	"math"
+	"runtime/debug"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestOSReturnerDebounced: calls ending close together push the return
+// back; after the last, memory is returned memoryReturns times, then no
+// more.
+func TestOSReturnerDebounced(t *testing.T) {
+	var frees atomic.Int32
+	r := &osReturner{delay: 200 * time.Millisecond, free: func() { frees.Add(1) }}
+	defer r.stop()
+	for range 5 {
+		r.schedule()
+		time.Sleep(2 * time.Millisecond)
+	}
+	for deadline := time.Now().Add(5 * time.Second); frees.Load() < memoryReturns && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(400 * time.Millisecond) // time for more returns, were they wrongly repeated
+	if got := frees.Load(); got != memoryReturns {
+		t.Errorf("memory returned %d times after a burst, want %d", got, memoryReturns)
+	}
+}
+
+// TestDefaultMemoryBudget: three quarters of the Go memory limit, or
+// 2 GiB without one.
+func TestDefaultMemoryBudget(t *testing.T) {
+	prev := debug.SetMemoryLimit(1 << 30)
+	defer debug.SetMemoryLimit(prev)
+	if got := DefaultMemoryBudget(); got != 768<<20 {
+		t.Errorf("with a 1 GiB limit: %d, want 768 MiB", got)
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	if got := DefaultMemoryBudget(); got != 2<<30 {
+		t.Errorf("without a limit: %d, want 2 GiB", got)
+	}
+}

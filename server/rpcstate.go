@@ -1,0 +1,148 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/stats"
+	"google.golang.org/grpc/status"
+)
+
+// rpcState is one RPC's, from the moment gRPC sees its headers to the
+// moment its status is written: shared by the stats handler [rpcStats],
+// the interceptors and the handler.
+type rpcState struct {
+	mu sync.Mutex
+	// reqBytes is the request message's size, as gRPC received it.
+	reqBytes int
+	// handled: an interceptor saw the call, so gRPC did not refuse it.
+	handled bool
+	// release frees what the handler admitted; it runs once the
+	// response is written, so that the memory the response's encoding
+	// takes stays within the budget.
+	release func()
+}
+
+type rpcStateKey struct{}
+
+func rpcStateFrom(ctx context.Context) *rpcState {
+	st, _ := ctx.Value(rpcStateKey{}).(*rpcState)
+	return st
+}
+
+// requestBytes is the size of the request as received, or 0 when unknown
+// (a handler called without the stats handler, as in unit tests).
+func requestBytes(ctx context.Context) int {
+	if st := rpcStateFrom(ctx); st != nil {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return st.reqBytes
+	}
+	return 0
+}
+
+// releaseAfterResponse arranges for release to run once the call's
+// response is written, or now-ish (when the handler returns, through the
+// returned function) when the call has no rpcState.
+func releaseAfterResponse(ctx context.Context, release func()) (onReturn func()) {
+	st := rpcStateFrom(ctx)
+	if st == nil {
+		return release
+	}
+	st.mu.Lock()
+	st.release = release
+	st.mu.Unlock()
+	return func() {}
+}
+
+// rpcStats is a stats handler: it gives each RPC its rpcState, notes the
+// request's size, releases the call's admission after the response, and
+// reports the calls gRPC refuses before any interceptor runs (a request
+// over the receive limit, one that is not valid protobuf) with a log line
+// "refused call" and the counter assignd.rpc.refused, which no
+// interceptor could see.
+type rpcStats struct {
+	logger  *slog.Logger
+	refused metric.Int64Counter
+}
+
+func newRPCStats(logger *slog.Logger, mp metric.MeterProvider) (*rpcStats, error) {
+	c, err := mp.Meter(meterName).Int64Counter("assignd.rpc.refused", metric.WithUnit("{call}"),
+		metric.WithDescription("Calls gRPC refused before assignd's handler: request over the receive limit, not valid protobuf; by method and code."))
+	if err != nil {
+		return nil, err
+	}
+	return &rpcStats{logger: logger, refused: c}, nil
+}
+
+func (h *rpcStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context {
+	return context.WithValue(ctx, rpcStateKey{}, &rpcState{})
+}
+
+func (h *rpcStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
+	st := rpcStateFrom(ctx)
+	if st == nil {
+		return
+	}
+	switch s := s.(type) {
+	case *stats.InPayload:
+		st.mu.Lock()
+		st.reqBytes = s.Length
+		st.mu.Unlock()
+	case *stats.End:
+		st.mu.Lock()
+		release, handled := st.release, st.handled
+		st.release = nil
+		st.mu.Unlock()
+		if release != nil {
+			release()
+		}
+		if s.Error != nil && !handled {
+			h.report(ctx, s)
+		}
+	}
+}
+
+// report logs and counts one refused call. The method name is the one
+// gRPC routed, so one of the registered methods.
+func (h *rpcStats) report(ctx context.Context, end *stats.End) {
+	method, _ := grpc.Method(ctx)
+	code := status.Code(end.Error)
+	h.refused.Add(ctx, 1, metric.WithAttributes(attribute.String("method", method), attribute.String("code", code.String())))
+	attrs := []slog.Attr{slog.String("grpc.method", method), slog.String("grpc.code", code.String()),
+		slog.String("grpc.error", clipN(status.Convert(end.Error).Message(), maxMessage)),
+		slog.String("grpc.duration", end.EndTime.Sub(end.BeginTime).Round(time.Microsecond).String())}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		attrs = append(attrs, slog.String("peer.address", p.Addr.String()))
+	}
+	h.logger.LogAttrs(ctx, slog.LevelWarn, "refused call", attrs...)
+}
+
+func (*rpcStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
+func (*rpcStats) HandleConn(context.Context, stats.ConnStats)                       {}
+
+// markHandled is the first interceptor of both chains: the call got past
+// gRPC's own checks.
+func markHandled(ctx context.Context) {
+	if st := rpcStateFrom(ctx); st != nil {
+		st.mu.Lock()
+		st.handled = true
+		st.mu.Unlock()
+	}
+}
+
+func handledUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	markHandled(ctx)
+	return handler(ctx, req)
+}
+
+func handledStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	markHandled(ss.Context())
+	return handler(srv, ss)
+}

@@ -1,0 +1,158 @@
+// Package selection is the seam between the assignd service and what
+// chooses the assignor for a group: a [Selector] answers every Assign call,
+// an [Explainer] answers ExplainPolicy. It holds only these types, so that
+// an implementation (server/policy) and its tools (assignctl's policy
+// check) do not depend on the gRPC service; package server re-exports them
+// under the same names.
+package selection
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/assignd/assignd/assign"
+)
+
+// ErrUnknownProtocol is wrapped by Selector and Explainer errors meaning
+// that no assignor answers to the requested protocol name. The server maps
+// it to INVALID_ARGUMENT on the field protocol_name (reason
+// ERROR_REASON_UNKNOWN_PROTOCOL_NAME); any other Selector error is INTERNAL.
+//
+// An error that wraps it may also have a method
+//
+//	ProtocolNames() []string
+//
+// listing the names that are known; the server then returns them,
+// comma-separated, in the ErrorInfo metadata "protocol_names", so that a
+// client (`assignctl policy explain`) can learn them without parsing text.
+var ErrUnknownProtocol = errors.New("unknown protocol name")
+
+// Selector chooses what runs behind a protocol name for one group. It is the
+// seam between the service and the policy layer (server/policy): the
+// service asks it on every Assign call and never picks an assignor itself.
+// Implementations must be safe for concurrent use and fast (they run on the
+// request path), and must be deterministic for a given policy revision, so
+// that replicas give the same answer.
+type Selector interface {
+	Select(ctx context.Context, q Query) (Selection, error)
+}
+
+// Query is what a Selector may choose on.
+type Query struct {
+	// GroupID is the consumer group id from the request (may be empty).
+	GroupID string
+	// ProtocolName is the group's protocol name. Select never sees an
+	// empty one (Assign rejects it first); ExplainPolicy passes it on, so
+	// that the Explainer's error can list the names it knows.
+	ProtocolName string
+	// Protocol is the requested rebalance protocol, possibly
+	// ProtocolUnspecified (always so for ExplainPolicy).
+	Protocol assign.RebalanceProtocol
+	// Caller identifies the client, when it authenticated.
+	Caller Caller
+}
+
+// Caller is the authenticated identity of the client, empty for plaintext
+// or server-only TLS connections.
+type Caller struct {
+	// Subject is the verified client certificate's subject distinguished
+	// name (mTLS), e.g. "CN=leader-a,O=payments".
+	Subject string
+	// CommonName is that subject's common name, e.g. "leader-a".
+	CommonName string
+}
+
+// Selection is a Selector's answer.
+type Selection struct {
+	// Assignor runs the assignment. Required.
+	Assignor assign.Assignor
+	// Protocol is the rebalance protocol to run when the request leaves it
+	// unspecified; ProtocolUnspecified leaves the choice to the engine (the
+	// assignor's default). A policy sets it because the protocol name fixes
+	// what the group's clients run whatever assignor is put behind it: an
+	// eager "range" group must get an EAGER plan even from an assignor whose
+	// default is COOPERATIVE. A protocol the request names always wins.
+	Protocol assign.RebalanceProtocol
+	// Options tune the run (rack awareness, move caps, freeze).
+	Options []assign.Option
+	// Policy names the rule and revision that chose the assignor, as
+	// "rule/revision"; it is returned in AssignResponse.policy and labels
+	// the domain metrics.
+	Policy string
+	// Observe, when set, is called after a successful assignment with the
+	// group the engine saw, its result and how long the engine took, before
+	// the response is sent. It lets a policy compare a shadow assignor with
+	// what ran. It runs on the request path: it must not block for long nor
+	// modify g or r, and it must be safe for concurrent use. The server
+	// neither modifies nor reuses g and r after Observe returns, so Observe
+	// may hand them to another goroutine that reads them later.
+	Observe func(ctx context.Context, g *assign.Group, r *assign.Result, took time.Duration)
+}
+
+// Explainer answers the ExplainPolicy RPC: what the policy does for a
+// group and why. It is the read-only twin of Selector, kept apart so that
+// a Selector need not explain itself. server/policy's Source implements
+// it.
+// Implementations must be safe for concurrent use, and must answer as the
+// Selector would for the same Query at the same revision.
+type Explainer interface {
+	// ExplainPolicy explains the choice for q. q.Protocol is always
+	// ProtocolUnspecified; q.ProtocolName may be empty. An error wrapping
+	// ErrUnknownProtocol means that no rule answers for the name; any
+	// other error is INTERNAL.
+	ExplainPolicy(ctx context.Context, q Query) (Explanation, error)
+}
+
+// Explanation is an Explainer's answer; ExplainPolicyResponse carries it.
+type Explanation struct {
+	// Policy is "rule/revision", as AssignResponse.policy reports it.
+	Policy string
+	// Rule is the name of the rule that applies.
+	Rule string
+	// Revision identifies the policy's content.
+	Revision string
+	// Description is the rule's description.
+	Description string
+	// Bucket is the group's rollout bucket under the rule's salt.
+	Bucket int
+	// Reason says why the rule applies.
+	Reason string
+	// Assignor is what runs, as "name@version".
+	Assignor string
+	// Protocol is the rebalance protocol a request that leaves it
+	// unspecified runs (Selection.Protocol, or the assignor's default).
+	Protocol assign.RebalanceProtocol
+	// Params are the rule's parameters.
+	Params PolicyParams
+	// Shadow is the rule's shadow assignor, nil when it has none.
+	Shadow *ShadowPolicy
+	// Skipped lists the rules before Rule, each with why it did not apply.
+	Skipped []SkippedRule
+}
+
+// PolicyParams are a rule's assignor parameters, defaults filled in.
+type PolicyParams struct {
+	RackAware            bool
+	MaxMovesPerRebalance int
+	Freeze               bool
+}
+
+// String formats the parameters as they are written in a policy file.
+func (p PolicyParams) String() string {
+	return fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
+}
+
+// ShadowPolicy is a rule's shadow assignor ("name@version") and its
+// parameters.
+type ShadowPolicy struct {
+	Assignor string
+	Params   PolicyParams
+}
+
+// SkippedRule is a rule that did not apply, and why.
+type SkippedRule struct {
+	Rule   string
+	Reason string
+}
