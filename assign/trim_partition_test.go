@@ -205,8 +205,17 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 		}
 		n := nm + joiners
 		minQ, slots := total/n, total%n
-		for _, proto := range []assign.RebalanceProtocol{assign.Eager, assign.Cooperative} {
-			r := checkRun(t, assign.CooperativeSticky(), assigntest.Edit(g).Protocol(proto).Build(), assigntest.Balanced())
+		runs := []struct {
+			name string
+			a    assign.Assignor
+			g    *assign.Group
+		}{
+			{"sticky", assign.Sticky(), asStickyEager(g)},
+			{"cooperative-sticky@1 EAGER", assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Eager).Build()},
+			{"cooperative-sticky@1 COOPERATIVE", assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Cooperative).Build()},
+		}
+		for _, ru := range runs {
+			r := checkRun(t, ru.a, ru.g, assigntest.Balanced())
 			slotsLeft := slots
 			for m := range nm {
 				owned := g.Members[m].Owned
@@ -226,12 +235,12 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 					}
 				}
 				if keptTotal != min(owners[m], quota) {
-					t.Fatalf("%v: %s kept %d of %d owned, quota %d: want %d", proto, g.Members[m].ID, keptTotal, owners[m], quota, min(owners[m], quota))
+					t.Fatalf("%s: %s kept %d of %d owned, quota %d: want %d", ru.name, g.Members[m].ID, keptTotal, owners[m], quota, min(owners[m], quota))
 				}
 				want := javaKeep(owned, quota)
 				for _, name := range names {
 					if kept[name] != want[name] {
-						t.Fatalf("%v: %s kept %d of %s, the reference rule %d (owned %v, quota %d)", proto, g.Members[m].ID, kept[name], name, want[name], owned, quota)
+						t.Fatalf("%s: %s kept %d of %s, the reference rule %d (owned %v, quota %d)", ru.name, g.Members[m].ID, kept[name], name, want[name], owned, quota)
 					}
 				}
 				if !aligned || owners[m] <= quota {
@@ -258,7 +267,7 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 					hi = max(hi, kept[name])
 				}
 				if lo >= 0 && (hi-lo > 1 || whole > lo+1) {
-					t.Fatalf("%v: %s kept per topic %v of %v: not an even split of quota %d", proto, g.Members[m].ID, kept, owned, quota)
+					t.Fatalf("%s: %s kept per topic %v of %v: not an even split of quota %d", ru.name, g.Members[m].ID, kept, owned, quota)
 				}
 			}
 		}
