@@ -120,6 +120,8 @@ func (st *state) resolveClaims(a Assignor) {
 // subscribes to any more (which the member must give up). Partitions that
 // do not exist are counted in ignored.
 func (st *state) readOwned(owned []TopicPartitions, flat []int32, step, ignored *int) (c, grown []int32, unsub []TopicPartitions) {
+	// Count in locals, so the loops below keep them in registers.
+	n, lost := *step, 0
 	begin := len(flat)
 	cursor := 0 // owned lists are usually sorted by topic: walk st.topics alongside
 	for _, tp := range owned {
@@ -131,28 +133,28 @@ func (st *state) readOwned(owned []TopicPartitions, flat []int32, step, ignored 
 				mt := &st.group.Topics[mi]
 				var keep []int32
 				for _, p := range tp.Partitions {
-					st.stop.at(*step)
-					*step++
+					st.stop.at(n)
+					n++
 					if p >= 0 && p < mt.Partitions {
 						keep = append(keep, p)
 					} else {
-						*ignored++
+						lost++
 					}
 				}
 				if len(keep) > 0 {
 					unsub = append(unsub, TopicPartitions{Topic: tp.Topic, Partitions: keep})
 				}
 			} else {
-				*ignored += len(tp.Partitions)
+				lost += len(tp.Partitions)
 			}
 			continue
 		}
 		base, count := st.start[t], st.start[t+1]-st.start[t]
 		for _, p := range tp.Partitions {
-			st.stop.at(*step)
-			*step++
+			st.stop.at(n)
+			n++
 			if p < 0 || p >= count {
-				*ignored++
+				lost++
 				continue
 			}
 			flat = append(flat, base+p)
@@ -163,6 +165,7 @@ func (st *state) readOwned(owned []TopicPartitions, flat []int32, step, ignored 
 		st.stop.sort(c)
 		c = slices.Compact(c)
 	}
+	*step, *ignored = n, *ignored+lost
 	return c, flat[:begin+len(c)], unsub
 }
 

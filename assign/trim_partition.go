@@ -1,6 +1,9 @@
 package assign
 
-import "sort"
+import (
+	"math"
+	"slices"
+)
 
 // partitionTrimmer chooses which owned partitions a member keeps when it
 // owns more than its quota (sticky@1, cooperative-sticky@1): the Java
@@ -32,7 +35,7 @@ type partitionRun struct {
 func (pt *partitionTrimmer) keep(st *state, m int32, claims []int32, quota int32, target []int32) {
 	pt.keepable = pt.keepable[:0]
 	pt.runs = pt.runs[:0]
-	hi := int32(0) // one past the largest partition number kept
+	lo, hi := int32(math.MaxInt32), int32(0) // the smallest and largest partition numbers
 	for i, p := range claims {
 		st.stop.at(i)
 		if st.prev[p] != m {
@@ -46,7 +49,7 @@ func (pt *partitionTrimmer) keep(st *state, m int32, claims []int32, quota int32
 		pn := p - st.start[t]
 		pt.keepable = append(pt.keepable, pn)
 		pt.runs[len(pt.runs)-1].to = n + 1
-		hi = max(hi, pn+1)
+		lo, hi = min(lo, pn), max(hi, pn)
 	}
 	// below(x) counts keepable partitions numbered below x; it grows with x.
 	// x is the largest number with below(x) ≤ quota.
@@ -56,12 +59,13 @@ func (pt *partitionTrimmer) keep(st *state, m int32, claims []int32, quota int32
 		for _, r := range pt.runs {
 			st.stop.at(step)
 			step++
-			run := pt.keepable[r.from:r.to]
-			c += int32(sort.Search(len(run), func(i int) bool { return run[i] >= x }))
+			i, _ := slices.BinarySearch(pt.keepable[r.from:r.to], x) // the first at or above x
+			c += int32(i)
 		}
 		return c
 	}
-	lo := int32(0) // below(lo) ≤ quota holds
+	// below(lo) is 0 and below(hi+1) is every keepable partition, more
+	// than quota: x is in [lo, hi].
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
 		if below(mid) <= quota {
