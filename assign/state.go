@@ -43,8 +43,13 @@ type state struct {
 	// claims[i] lists, ascending and without duplicates, the existing
 	// partitions member i reported in memberData, stale claims included.
 	claims [][]int32
-	// unsubscribedOwned[i] lists what member i claims of existing topics
-	// that no member subscribes to any more; it only feeds Revoked.
+	// owned[i] lists, ascending and without duplicates, the existing
+	// partitions of subscribed topics that member i reports owning
+	// (Member.Owned): the lists of claims, except for an assignor whose
+	// history is its user data (sticky). It only feeds Revoked.
+	owned [][]int32
+	// unsubscribedOwned[i] lists what member i reports owning of existing
+	// topics that no member subscribes to any more; it only feeds Revoked.
 	unsubscribedOwned map[int32][]TopicPartitions
 	// gen[i] is member i's generation from memberData (NoGeneration if none).
 	gen []int32

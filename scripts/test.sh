@@ -241,6 +241,41 @@ java_test() {
 step "java (client/java, mvn test)" java_test
 
 # ---------------------------------------------------------------------------
+# The Java assignors as the conformance oracle (interop/java-oracle)
+# ---------------------------------------------------------------------------
+
+# Builds assignd, then runs the oracle's JUnit tests with Maven: kafka-clients'
+# assignors in-process against the real binary over gRPC, on random groups
+# (ORACLE_SEEDS per assignor, default 200) and on Kafka's own assignor tests
+# (docs/java-oracle.md). Maven fetches what the module pins; the reports land
+# in interop/java-oracle/target/oracle/. A JDK 17 and Maven come from Debian
+# when missing (unless SKIP_INSTALL=1, where the step is then skipped).
+java_oracle() {
+	if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
+		if [ "${SKIP_INSTALL:-}" = 1 ]; then
+			echo "mvn or javac not found: skipped"
+			return 0
+		fi
+		local sudo=""
+		[ "$(id -u)" -ne 0 ] && sudo="sudo"
+		$sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
+			openjdk-17-jdk-headless maven || return 1
+	fi
+	local tmp rc
+	tmp=$(mktemp -d)
+	if ! go build -o "$tmp/assignd" ./cmd/assignd; then
+		rm -rf "$tmp"
+		return 1
+	fi
+	(cd interop/java-oracle && mvn -B -q test -Dassignd.binary="$tmp/assignd" -Doracle.seeds="${ORACLE_SEEDS:-200}")
+	rc=$?
+	rm -rf "$tmp"
+	return $rc
+}
+
+step "java oracle" java_oracle
+
+# ---------------------------------------------------------------------------
 # The API contract (proto/)
 # ---------------------------------------------------------------------------
 
