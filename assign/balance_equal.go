@@ -9,9 +9,10 @@ package assign
 //     T%N of them one more. The extra slots go first to members that already
 //     own more than T/N, in member-id order, so a member that keeps its share
 //     never gives one up to make room for another.
-//  2. Every member keeps what it owns up to its quota (lowest partitions
-//     first, by topic then partition). A partition whose replicas are not in
-//     the member's rack is not kept when rack awareness applies (KIP-881).
+//  2. Every member keeps what it owns up to its quota. A member that owns
+//     more keeps its lowest partition numbers first, topics in name order
+//     at each number, as the Java client does (trim_partition.go): a member
+//     that owned two whole topics keeps half of each, not one topic.
 //  3. The rest are dealt round-robin to the members below T/N, then one each
 //     to members at T/N while extra slots remain. On a first assignment this
 //     is a plain round robin of the partitions in (topic, partition) order
@@ -23,7 +24,7 @@ package assign
 //
 // With perTopic (cooperative-sticky@2), a member that must give partitions
 // up chooses them so that its share of each topic stays close to an even
-// share (trimPerTopic); the number of partitions that move is the same.
+// share (topicTrimmer); the number of partitions that move is the same.
 func planEqual(st *state, target []int32, perTopic bool) {
 	n := int32(len(st.members))
 	total := int32(st.numPartitions())
@@ -53,15 +54,27 @@ func planEqual(st *state, target []int32, perTopic bool) {
 		}
 	}
 	var trim *topicTrimmer
+	var lowest *partitionTrimmer
 	for i, c := range st.claims {
 		m := int32(i)
 		// Trimming per topic is a refinement: stopped (best effort), the
-		// member keeps its lowest partitions, as version 1 does.
+		// member keeps what version 1 keeps.
 		if perTopic && keepable[m] > quota[m] && len(st.topics) > 1 && !st.stop.skip() {
 			if trim == nil {
 				trim = &topicTrimmer{}
 			}
 			trim.keep(st, m, c, quota[m], target)
+			count[m] = quota[m]
+			continue
+		}
+		// Over quota with several topics: the Java client's order decides
+		// what stays (trim_partition.go). With one topic, or within quota,
+		// ascending order keeps the same partitions.
+		if keepable[m] > quota[m] && len(st.topics) > 1 {
+			if lowest == nil {
+				lowest = &partitionTrimmer{}
+			}
+			lowest.keep(st, m, c, quota[m], target)
 			count[m] = quota[m]
 			continue
 		}

@@ -81,8 +81,12 @@ func planGeneral(st *state, target []int32) {
 		}
 	}
 	st.stop.phase = "repair"
-	rebalance(st, cl, target, count)
+	repairPlan(st, cl, target, count)
 }
+
+// repairPlan is the repair planGeneral runs: rebalance, or in tests the
+// reference it is checked against (TestRepairMatchesReference).
+var repairPlan = rebalance
 
 // shareUnit scales partition counts in waterFill, so that a member's
 // expected share of classes still to be filled can be a fraction.

@@ -27,6 +27,15 @@ func (st *state) resolveClaims(a Assignor) {
 	flat := st.ints.take(n)[:0]
 	var ignored, stale, contested int
 	var unsubscribedOwned map[int32][]TopicPartitions
+	// The sticky assignor reads history from user data; what its members
+	// report owning (Member.Owned) is read apart, for Revoked only. The
+	// others read history from Member.Owned: owned and claims are one.
+	_, reportsUserData := a.(userDataHistory)
+	st.owned = st.claims
+	var ownedFlat []int32
+	if reportsUserData {
+		st.owned = make([][]int32, len(st.members))
+	}
 
 	step := 0 // partitions read, for polling
 	for i, member := range st.members {
@@ -43,54 +52,23 @@ func (st *state) resolveClaims(a Assignor) {
 		if !readable {
 			unreadable++
 		}
-		begin := len(flat)
-		cursor := 0 // owned lists are usually sorted by topic: walk st.topics alongside
-		for _, tp := range owned {
-			t, ok := st.lookupTopic(tp.Topic, &cursor)
-			if !ok {
-				// A topic nobody subscribes to any more: the owner must
-				// give it up; remember it for the revocation report.
-				if mi, exists := st.meta[tp.Topic]; exists {
-					mt := &st.group.Topics[mi]
-					var keep []int32
-					for _, p := range tp.Partitions {
-						st.stop.at(step)
-						step++
-						if p >= 0 && p < mt.Partitions {
-							keep = append(keep, p)
-						} else {
-							ignored++
-						}
-					}
-					if len(keep) > 0 {
-						if unsubscribedOwned == nil {
-							unsubscribedOwned = make(map[int32][]TopicPartitions)
-						}
-						unsubscribedOwned[m] = append(unsubscribedOwned[m], TopicPartitions{Topic: tp.Topic, Partitions: keep})
-					}
-				} else {
-					ignored += len(tp.Partitions)
-				}
-				continue
-			}
-			base, count := st.start[t], st.start[t+1]-st.start[t]
-			for _, p := range tp.Partitions {
-				st.stop.at(step)
-				step++
-				if p < 0 || p >= count {
-					ignored++
-					continue
-				}
-				flat = append(flat, base+p)
-			}
-		}
-		c := flat[begin:len(flat):len(flat)]
-		if !strictlyAscending(c) {
-			st.stop.sort(c)
-			c = slices.Compact(c)
-		}
-		flat = flat[:begin+len(c)]
+		var c []int32
+		var unsub []TopicPartitions
+		c, flat, unsub = st.readOwned(owned, flat, &step, &ignored)
 		st.claims[i] = c
+		if reportsUserData {
+			// Revocation reads what the member reports owning, not the
+			// history in its user data. What no longer exists is dropped
+			// without a warning: the warning is about history.
+			var lost int
+			st.owned[i], ownedFlat, unsub = st.readOwned(member.Owned, ownedFlat, &step, &lost)
+		}
+		if len(unsub) > 0 {
+			if unsubscribedOwned == nil {
+				unsubscribedOwned = make(map[int32][]TopicPartitions)
+			}
+			unsubscribedOwned[m] = unsub
+		}
 
 		g := st.gen[i]
 		for _, p := range c {
@@ -134,6 +112,61 @@ func (st *state) resolveClaims(a Assignor) {
 	if contested > 0 {
 		st.warnings = append(st.warnings, fmt.Sprintf("%d partition(s) claimed by several members in the same generation are withheld from all of them", contested))
 	}
+}
+
+// readOwned appends to flat the global partitions that owned lists in
+// subscribed topics and returns them ascending without duplicates, with
+// flat grown past them, and what it lists of existing topics that nobody
+// subscribes to any more (which the member must give up). Partitions that
+// do not exist are counted in ignored.
+func (st *state) readOwned(owned []TopicPartitions, flat []int32, step, ignored *int) (c, grown []int32, unsub []TopicPartitions) {
+	// Count in locals, so the loops below keep them in registers.
+	n, lost := *step, 0
+	begin := len(flat)
+	cursor := 0 // owned lists are usually sorted by topic: walk st.topics alongside
+	for _, tp := range owned {
+		t, ok := st.lookupTopic(tp.Topic, &cursor)
+		if !ok {
+			// A topic nobody subscribes to any more: the owner must give
+			// it up; remember it for the revocation report.
+			if mi, exists := st.meta[tp.Topic]; exists {
+				mt := &st.group.Topics[mi]
+				var keep []int32
+				for _, p := range tp.Partitions {
+					st.stop.at(n)
+					n++
+					if p >= 0 && p < mt.Partitions {
+						keep = append(keep, p)
+					} else {
+						lost++
+					}
+				}
+				if len(keep) > 0 {
+					unsub = append(unsub, TopicPartitions{Topic: tp.Topic, Partitions: keep})
+				}
+			} else {
+				lost += len(tp.Partitions)
+			}
+			continue
+		}
+		base, count := st.start[t], st.start[t+1]-st.start[t]
+		for _, p := range tp.Partitions {
+			st.stop.at(n)
+			n++
+			if p < 0 || p >= count {
+				lost++
+				continue
+			}
+			flat = append(flat, base+p)
+		}
+	}
+	c = flat[begin:len(flat):len(flat)]
+	if !strictlyAscending(c) {
+		st.stop.sort(c)
+		c = slices.Compact(c)
+	}
+	*step, *ignored = n, *ignored+lost
+	return c, flat[:begin+len(c)], unsub
 }
 
 // lookupTopic finds a topic's dense id. Owned lists are written sorted by

@@ -4,10 +4,17 @@ package assign
 // stop skipped (see [WithBestEffort]).
 const cutShortWarning = "stopped early by its context: every partition is placed, but balance refinements were skipped; the plan may be uneven until the next rebalance"
 
-// cutShort finishes a plan whose refinements a best-effort stop skipped: it
-// warns, and under COOPERATIVE, when nothing is pending, withholds one
-// partition so that the group rebalances again by itself and the next
-// round carries the repair on from what the members then own.
+// workLimitWarning is the warning of a plan whose balance repair stopped at
+// its work limit (see rebalance).
+const workLimitWarning = "balancing stopped at its work limit; the plan may be uneven until the next rebalance"
+
+// cutShort finishes a plan cut short, whose refinements a best-effort stop
+// skipped or whose balance repair ran out of work budget (both the same to
+// the group: a valid plan that may be uneven): it warns once (the stop's
+// warning when both happened, since the stop skipped more), and under
+// COOPERATIVE, when nothing is pending, withholds one partition so that the
+// group rebalances again by itself and the next round carries the repair
+// on from what the members then own.
 //
 // KIP-429 gives an assignor one way to make a cooperative group rejoin: a
 // member whose assignment lacks a partition it owns revokes it and then
@@ -26,7 +33,11 @@ const cutShortWarning = "stopped early by its context: every partition is placed
 // Under EAGER an assignor cannot ask for a follow-up (members revoke
 // everything at every rebalance, and no rejoin follows); the warning is all.
 func (st *state) cutShort(target, pending []int32) []int32 {
-	st.warnings = append(st.warnings, cutShortWarning)
+	if st.stop.cut {
+		st.warnings = append(st.warnings, cutShortWarning)
+	} else {
+		st.warnings = append(st.warnings, workLimitWarning)
+	}
 	if st.protocol != Cooperative || len(pending) > 0 || st.opts.freeze {
 		return pending
 	}

@@ -8,6 +8,30 @@ func SetMinRepairBudget(n int) (restore func()) {
 	return func() { minRepairBudget = old }
 }
 
+// SetRepairWorkPerUnit sets the repair's work budget per unit of input and
+// returns a function that restores it.
+func SetRepairWorkPerUnit(n int) (restore func()) {
+	old := repairWorkPerUnit
+	repairWorkPerUnit = n
+	return func() { repairWorkPerUnit = old }
+}
+
+// UseReferenceRepair makes the general plan run the reference repair (the
+// one-search-per-step algorithm the repair must match) and returns a
+// function that restores the repair.
+func UseReferenceRepair() (restore func()) {
+	repairPlan = refRebalance
+	return func() { repairPlan = rebalance }
+}
+
+// WithoutRackTally makes rack-aware picks do without the rack tally (as in
+// groups with too many racks for one) and returns a function that restores
+// it.
+func WithoutRackTally() (restore func()) {
+	useRackTally = false
+	return func() { useRackTally = true }
+}
+
 // SetPollHook makes every poll of a run's context (see WithContext) call
 // hook with the run's phase before the context is read, so that a test can
 // end the context at a chosen poll. It returns a function that removes it.

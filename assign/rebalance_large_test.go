@@ -136,12 +136,15 @@ func TestRebalanceScaleOutUnequal(t *testing.T) {
 }
 
 // TestRebalanceBudgetCutsShortValidly: when the repair's work budget runs
-// out (here with no floor, on 100 members each reading a different half
-// of 500 topics × 200 partitions, one more joining), the round is still
-// valid, says so in a warning, and the follow-ups carry on to a balanced
-// plan (librdkafka #4783: a repair that could spin forever).
+// out (here with no floor and 4 steps per unit of input, on 100 members
+// each reading a different half of 500 topics × 200 partitions, one more
+// joining; with the default budget it settles in one round), the round is still
+// valid, says so in a warning, asks for a follow-up and revokes something
+// (so that cooperative members do rejoin), and the follow-ups carry on to
+// a balanced plan (librdkafka #4783: a repair that could spin forever).
 func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 	defer assign.SetMinRepairBudget(0)()
+	defer assign.SetRepairWorkPerUnit(4)()
 	const topics, partitions, members = 500, 200, 100
 	rng := rand.New(rand.NewPCG(3, 5))
 	subscription := func() []string {
@@ -166,6 +169,12 @@ func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 		r = runChecked(t, assign.CooperativeSticky(), g, nil)
 		if slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "work limit") }) {
 			cut = true
+			// The follow-up must really happen: the result asks for it, and
+			// members revoke something, which makes cooperative ones rejoin
+			// at once (KIP-429).
+			if !r.FollowupRequired || r.Stats.Revoked == 0 {
+				t.Fatalf("follow-up %d cut short, yet FollowupRequired %v and %d revoked", followups, r.FollowupRequired, r.Stats.Revoked)
+			}
 		} else if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
 			t.Fatalf("follow-up %d: no warning, yet: %v", followups, err)
 		}
@@ -182,5 +191,49 @@ func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 	}
 	if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
 		t.Fatalf("settled plan: %v", err)
+	}
+}
+
+// TestRebalanceScaleOutFromFewOwners: issue 10's burst scale-out at 2,000
+// members (200,000 partitions, one or three members owning 20,000 of t0,
+// with and without racks). The repair fills from the owners without a
+// search per partition; the round must fit its work budget (no warning),
+// be balanced, settle with one follow-up, and move only what the owners
+// give up. BenchmarkScaleOut times it at up to 10,000 members.
+func TestRebalanceScaleOutFromFewOwners(t *testing.T) {
+	for _, owners := range []int{1, 3} {
+		for _, racks := range []bool{false, true} {
+			t.Run(fmt.Sprintf("owners=%d/racks=%v", owners, racks), func(t *testing.T) {
+				g := scaleOut(2000, owners, 20000, 200000)
+				if racks {
+					g = withRacks(g)
+				}
+				moved, followups := 0, 0
+				var r *assign.Result
+				for {
+					r = runChecked(t, assign.CooperativeSticky(), g, nil, assigntest.Balanced())
+					if len(r.Warnings) > 0 {
+						t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
+					}
+					moved += r.Stats.Moved
+					if !r.FollowupRequired {
+						break
+					}
+					if followups++; followups > 1 {
+						t.Fatalf("still pending after %d follow-ups", followups)
+					}
+					g = assigntest.NextGroup(g, r)
+				}
+				kept := 0
+				for _, ma := range r.Members[:owners] {
+					for _, tp := range ma.Assigned {
+						kept += len(tp.Partitions)
+					}
+				}
+				if moved != 20000-kept {
+					t.Fatalf("moved %d partitions; the owners kept %d of 20000, so they should have given up %d", moved, kept, 20000-kept)
+				}
+			})
+		}
 	}
 }

@@ -69,10 +69,14 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 		return 1
 	}
 	lo, hi := int32(1<<30), int32(0)
-	r.budget -= len(r.count)
-	for m, ks := range r.cl.memberClasses {
-		if len(ks) > 0 && int32(m) != o && int32(m) != x {
-			lo, hi = min(lo, r.count[m]), max(hi, r.count[m])
+	if r.others != nil {
+		lo, hi = r.others.without(o, x)
+	} else {
+		r.budget -= len(r.count)
+		for m, ks := range r.cl.memberClasses {
+			if len(ks) > 0 && int32(m) != o && int32(m) != x {
+				lo, hi = min(lo, r.count[m]), max(hi, r.count[m])
+			}
 		}
 	}
 	return min(r.count[o]-hi, lo-r.count[x])
@@ -87,18 +91,33 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 // How many partitions of each preference u holds is known from the
 // counters without racks (rankCounts), so the scan stops once it has n,
 // and the part it read loses its stale entries (partitions u no longer
-// holds) and the ones taken. With racks the whole list is read, and
-// compacted. Either way the budget pays for what is read. A partition that
-// came back to u is listed twice; marks keep it from being counted or
-// taken twice.
+// holds) and the ones taken. With racks, a list that may hold stale
+// entries is read whole, and compacted; a clean one is read like one
+// without racks, the rack tally telling local from remote (or, where the
+// group has too many racks for a tally, until the choice is settled:
+// pickSettled). Either way the budget pays for what is read.
+// A partition that came back to u is listed twice; marks keep it from
+// being counted or taken twice.
 func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 	if r.mark == nil {
 		r.mark = make([]int32, len(r.target))
 	}
 	perRank, known := r.rankCounts(u, k, v)
 	s := r.slot(u, k)
+	r.pickedSlot = s
 	list := r.holding[s]
+	if r.st.rackAware {
+		// A rack-aware pick compacts its whole list when the list may hold
+		// stale entries; a clean one it reads like a pick without racks.
+		switch {
+		case r.unclean[s] > 0:
+			known = false
+		case !known:
+			return r.pickSettled(u, k, v, s, n)
+		}
+	}
 	if !known {
+		r.unclean[s] = 0
 		r.markEpoch++
 		kept := list[:0]
 		for _, p := range list {
@@ -160,13 +179,16 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 }
 
 // rankCounts counts u's partitions of class k by pickRank for v, from the
-// held, free and away counters; known is false in rack-aware groups,
-// where the counters do not tell local from remote.
+// held, free and away counters, and in rack-aware groups the rack tally;
+// known is false where there is none.
 func (r *rebalancer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool) {
-	if r.st.rackAware {
-		return counts, false
-	}
 	s := r.slot(u, k)
+	if r.st.rackAware {
+		if r.racks == nil {
+			return counts, false
+		}
+		return r.racks.rankCounts(r, u, k, v, s), true
+	}
 	home := int(r.away[awayKey{v, u, k}])
 	counts[0] = home
 	counts[2] = int(r.free[s]) - home
@@ -208,6 +230,12 @@ func (r *rebalancer) move(p, u, v int32) {
 		r.free[sv]++
 	}
 	r.target[p] = v
+	if r.racks != nil {
+		r.racks.move(r, p, u, v, k, su, sv)
+	}
+	if su != r.pickedSlot || r.mark == nil || r.mark[p] != r.markEpoch {
+		r.unclean[su]++ // p stays listed under u
+	}
 	r.holding[sv] = append(r.holding[sv], p)
 	if o := r.st.prev[p]; o >= 0 {
 		if o != u {
@@ -285,6 +313,7 @@ func (r *rebalancer) holdsFree(m int32) bool {
 func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 	most := r.mostSubscriberCount()
 	order := r.byLoad()
+	r.budget -= len(order)
 	for i := 0; i < len(order); {
 		if r.st.stop.spent(r.budget) {
 			return false
@@ -297,6 +326,14 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 		for j < len(order) && r.count[order[j]] == level {
 			j++
 		}
+		if i == 0 && !freeOnly {
+			if r.fillFromGivers(order, j) {
+				return true
+			}
+			if r.st.stop.spent(r.budget) {
+				return false // a best-effort stop ended the fill
+			}
+		}
 		if r.augment(order[i:j], level+2, freeOnly) {
 			return true
 		}
@@ -306,4 +343,79 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 		i = j
 	}
 	return false
+}
+
+// pickSettled is pick for a rack-aware group when u's list of class k
+// (slot s) holds exactly the partitions u holds, each once, as it does
+// after a full read until a partition leaves u other than by a pick
+// (unclean). It reads the list only until the choice is settled: the
+// counters tell how many partitions of each preference (home, free,
+// owned) are still unread, though not which are local to v's rack, so
+// once n of those read rank no worse than the best an unread one could,
+// nothing unread can displace them (it comes later in the list, and ranks
+// no better). It chooses, and compacts, exactly as the full read would:
+// the n best by rank, then list order, taken in list order.
+func (r *rebalancer) pickSettled(u, k, v, s int32, n int) []int32 {
+	list := r.holding[s]
+	home := int(r.away[awayKey{v, u, k}])
+	left := [3]int{home, int(r.free[s]) - home, int(r.held[s] - r.free[s])}
+	var perRank [pickRanks]int
+	read := 0
+	for read < len(list) {
+		// Best effort: the pick completes (a step is whole), then the repair ends.
+		r.st.stop.spent(r.budget - read)
+		best := pickRanks - 1 // the best rank an unread partition may have
+		for c, l := range left {
+			if l > 0 {
+				best = 2 * c
+				break
+			}
+		}
+		settled := 0
+		for _, c := range perRank[:best+1] {
+			settled += c
+		}
+		if settled >= n {
+			break
+		}
+		rank := r.pickRank(list[read], u, v)
+		perRank[rank]++
+		left[rank/2]--
+		read++
+	}
+	r.budget -= read
+	last, below := 0, 0
+	for last < pickRanks-1 && below+perRank[last] < n {
+		below += perRank[last]
+		last++
+	}
+	atLast := n - below
+	r.markEpoch++
+	out := r.picked[:0]
+	w := 0
+	for _, p := range list[:read] {
+		take := false
+		if len(out) < n {
+			switch rank := r.pickRank(p, u, v); {
+			case rank < last:
+				take = true
+			case rank == last && atLast > 0:
+				take = true
+				atLast--
+			}
+		}
+		if take {
+			r.mark[p] = r.markEpoch
+			out = append(out, p)
+		} else {
+			list[w] = p
+			w++
+		}
+	}
+	// Keep the unread rest after what was read and not taken.
+	kept := read - w
+	copy(list[kept:read], list[:w])
+	r.holding[s] = list[kept:]
+	r.picked = out
+	return out
 }

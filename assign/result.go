@@ -97,10 +97,9 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 			ma.Assigned = tps[from:k:k]
 		}
 	}
-	revoked := 0
-	if st.protocol == Cooperative {
-		revoked = st.fillRevoked(r, target)
-	}
+	// Under both protocols: an EAGER member that reports owned partitions
+	// (subscription v1+) learns what it no longer has as well.
+	revoked := st.fillRevoked(r, target)
 	if len(pending) > 0 {
 		r.Pending = st.appendRuns(nil, pending)
 	}
@@ -124,13 +123,15 @@ func (st *state) appendRuns(dst []TopicPartitions, ps []int32) []TopicPartitions
 	return dst
 }
 
-// fillRevoked lists, per member, the partitions it claims that it does not
-// keep, and returns their number. Claims on topics nobody subscribes to any
-// more are revoked too.
+// fillRevoked lists, per member, the partitions it reports owning that it
+// is not assigned now (target, withheld partitions already -1), and
+// returns their number: the one place Revoked is decided, for EAGER and
+// COOPERATIVE alike. What it owns of topics nobody subscribes to any more
+// is revoked too.
 func (st *state) fillRevoked(r *Result, target []int32) int {
 	total := 0
 	step := 0
-	for i, c := range st.claims {
+	for i, c := range st.owned {
 		var lost []int32
 		for _, p := range c {
 			st.stop.at(step)

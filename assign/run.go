@@ -50,7 +50,7 @@ func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
 		st.stop.phase = "cooperative"
 		pending = st.cooperativeAdjust(target)
 	}
-	if st.stop.cut {
+	if st.stop.cut || st.workLimitCut {
 		pending = st.cutShort(target, pending)
 	}
 	st.stop.phase = "result"

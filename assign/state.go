@@ -43,8 +43,13 @@ type state struct {
 	// claims[i] lists, ascending and without duplicates, the existing
 	// partitions member i reported in memberData, stale claims included.
 	claims [][]int32
-	// unsubscribedOwned[i] lists what member i claims of existing topics
-	// that no member subscribes to any more; it only feeds Revoked.
+	// owned[i] lists, ascending and without duplicates, the existing
+	// partitions of subscribed topics that member i reports owning
+	// (Member.Owned): the lists of claims, except for an assignor whose
+	// history is its user data (sticky). It only feeds Revoked.
+	owned [][]int32
+	// unsubscribedOwned[i] lists what member i reports owning of existing
+	// topics that no member subscribes to any more; it only feeds Revoked.
 	unsubscribedOwned map[int32][]TopicPartitions
 	// gen[i] is member i's generation from memberData (NoGeneration if none).
 	gen []int32
@@ -57,6 +62,10 @@ type state struct {
 	partRacks   []int32 // rack ids, ascending per partition
 
 	warnings []string
+	// workLimitCut is set when the balance repair stopped at its work
+	// limit: the plan is valid, and Run finishes it as one cut short
+	// (cutShort), as it does a plan whose refinements a stop skipped.
+	workLimitCut bool
 
 	stop stopper // the run's context, polled by every loop that grows with the input
 

@@ -32,6 +32,13 @@ func (stickyAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 
 func (stickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target, false) }
 
+func (stickyAssignor) historyFromUserData() {}
+
+// userDataHistory marks an assignor whose memberData reads history from
+// user data rather than from Member.Owned (sticky). Revoked is always read
+// from Member.Owned: what the member reports owning (resolveClaims).
+type userDataHistory interface{ historyFromUserData() }
+
 // cooperativeStickyAssignor is KIP-429's cooperative-sticky. See registry.go.
 type cooperativeStickyAssignor struct{}
 

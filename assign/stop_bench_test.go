@@ -34,30 +34,8 @@ var stopInputs = []stopInput{
 	}},
 	// The burst scale-out: 10,000 members on t0 and one of t1, t2
 	// (1,000,000 partitions); member 0 owns 100,000 of t0 at generation 5,
-	// the others are new. The repair runs for many seconds.
-	{"scale-out-10k", assign.CooperativeSticky(), func() *assign.Group { return scaleOut(10_000) }},
-}
-
-// scaleOut is the scale-out with n members.
-func scaleOut(n int) *assign.Group {
-	g := &assign.Group{Generation: 6, Protocol: assign.Cooperative, Topics: []assign.Topic{
-		{Name: "t0", Partitions: 500_000}, {Name: "t1", Partitions: 250_000}, {Name: "t2", Partitions: 250_000}}}
-	owned := make([]int32, 10*n)
-	for i := range owned {
-		owned[i] = int32(i)
-	}
-	for m := range n {
-		topics := []string{"t0", "t1"}
-		if m%2 == 1 {
-			topics = []string{"t0", "t2"}
-		}
-		mem := assign.Member{ID: memberName(m), Topics: topics, Generation: assign.NoGeneration}
-		if m == 0 {
-			mem.Owned, mem.Generation = []assign.TopicPartitions{{Topic: "t0", Partitions: owned}}, 5
-		}
-		g.Members = append(g.Members, mem)
-	}
-	return g
+	// the others are new (BenchmarkScaleOut's group).
+	{"scale-out-10k", assign.CooperativeSticky(), func() *assign.Group { return scaleOut(10_000, 1, 100_000, 1_000_000) }},
 }
 
 // BenchmarkStopLatency measures how long Run takes to return after its

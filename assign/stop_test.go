@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,6 +69,9 @@ func stopShapes() []stopShape {
 		{"cooperative-sticky@2/join/freeze", assign.CooperativeStickyPerTopic(), joined,
 			[]assign.Option{assign.WithFreeze(true)}},
 		{"cooperative-sticky@1/racks", assign.CooperativeSticky(), zonedNext, nil},
+		// The repair fills from the owner (fillFromGivers) with the rack
+		// tally, which is built in the repair phase too.
+		{"cooperative-sticky@1/scale-out/racks", assign.CooperativeSticky(), withZones(bigOwner(assign.Cooperative, 6000)), nil},
 	}
 }
 
@@ -121,7 +125,29 @@ func stopPoints(phases []string) []int {
 // balanced, and its follow-ups settle; if it did not, the plan is exactly
 // the one a run without a context gives.
 func TestStopAtEveryPhase(t *testing.T) {
+	stopAtEveryPhase(t, stopShapes())
+}
+
+// TestStopAtEveryPhaseWithoutRackTally is TestStopAtEveryPhase on the
+// rack-aware shapes with the picks a group with too many racks for a rack
+// tally makes, which read until their choice is settled (pickSettled).
+func TestStopAtEveryPhaseWithoutRackTally(t *testing.T) {
+	defer assign.WithoutRackTally()()
+	var racked []stopShape
 	for _, s := range stopShapes() {
+		if strings.Contains(s.name, "racks") && s.g.Protocol == assign.Cooperative {
+			racked = append(racked, s)
+		}
+	}
+	if len(racked) < 2 {
+		t.Fatalf("%d cooperative rack-aware shapes, want the join and the scale-out", len(racked))
+	}
+	stopAtEveryPhase(t, racked)
+}
+
+// stopAtEveryPhase is TestStopAtEveryPhase on shapes.
+func stopAtEveryPhase(t *testing.T, shapes []stopShape) {
+	for _, s := range shapes {
 		t.Run(s.name, func(t *testing.T) {
 			want, err := assign.Run(s.a, s.g, s.opts...)
 			if err != nil {
@@ -139,6 +165,12 @@ func TestStopAtEveryPhase(t *testing.T) {
 				if !seen[p] {
 					t.Fatalf("no poll in phase %s: polls %v", p, phases)
 				}
+			}
+			// A scale-out's repair fills from its givers (fillFromGivers,
+			// with a rack tally or pickSettled where racks are): it must
+			// be stoppable too.
+			if strings.Contains(s.name, "scale-out") && !seen["repair"] {
+				t.Fatal("no poll in the scale-out's repair")
 			}
 			points := append([]int{-1}, stopPoints(phases)...) // -1: deadline passed before Run
 			for _, k := range points {

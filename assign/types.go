@@ -121,8 +121,10 @@ type Result struct {
 	// Pending lists partitions withheld this round because a member other
 	// than their target still owns them (KIP-429).
 	Pending []TopicPartitions
-	// FollowupRequired tells the group that another rebalance is needed to
-	// hand out the pending partitions.
+	// FollowupRequired tells the group that another rebalance is needed
+	// to hand out the pending partitions. A COOPERATIVE plan cut short (by
+	// the repair's work limit or a best-effort stop, see Warnings) withholds
+	// one partition for that reason: a member that revokes one rejoins.
 	FollowupRequired bool
 	Stats            Stats
 	// Warnings describe input that was ignored rather than rejected, e.g.
