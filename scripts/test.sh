@@ -251,16 +251,6 @@ step "java (client/java, mvn test)" java_test
 # in interop/java-oracle/target/oracle/. A JDK 17 and Maven come from Debian
 # when missing (unless SKIP_INSTALL=1, where the step is then skipped).
 java_oracle() {
-	if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
-		if [ "${SKIP_INSTALL:-}" = 1 ]; then
-			echo "mvn or javac not found: skipped"
-			return 0
-		fi
-		local sudo=""
-		[ "$(id -u)" -ne 0 ] && sudo="sudo"
-		$sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
-			openjdk-17-jdk-headless maven || return 1
-	fi
 	local tmp rc
 	tmp=$(mktemp -d)
 	if ! go build -o "$tmp/assignd" ./cmd/assignd; then
