@@ -75,7 +75,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		defer cancel()
 		err = errors.Join(err, tel.Shutdown(shutdownCtx))
 	}()
-	tlsCfg, err := tlsConfig(cfg)
+	tlsCfg, err := tlsConfig(cfg, logger)
 	if err != nil {
 		return err
 	}
