@@ -89,16 +89,6 @@ func (s *stopper) spentNow(left int) bool {
 	return s.skip()
 }
 
-// stopped polls now and reports whether the context ended; a refinement
-// asks it at the head of its loops and stops when it says so. (Without
-// best effort it never returns true: the poll unwinds the run instead.)
-func (s *stopper) stopped() bool {
-	if s.done != nil && !s.stop {
-		s.poll()
-	}
-	return s.stop
-}
-
 // skip reports whether a refinement must be skipped or end now, and if so
 // records that the plan was cut short.
 func (s *stopper) skip() bool {

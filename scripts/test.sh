@@ -6,8 +6,9 @@
 # staticcheck, the import directions of scripts/deps_check.sh, the relative
 # links of README.md and docs/), and the API
 # checks: buf lint, buf format, the generated-code drift check and buf
-# breaking against every earlier committed version of the API. CI runs
-# exactly this (.ci/run).
+# breaking against every earlier committed version of the API, and the
+# deployment checks: the container image built and served with podman, the
+# Kubernetes manifests validated. CI runs exactly this (.ci/run).
 #
 # Every step runs even if an earlier one failed; the script ends with a
 # summary and exits non-zero if any step failed.
@@ -50,6 +51,9 @@ step() {
 APT_PACKAGES=(kcat)
 # JDK 17 and Maven 3.8 for client/java (the Java assignors) and the broker jars.
 APT_PACKAGES+=(openjdk-17-jdk-headless maven)
+# podman and runc build and run the container image offline
+# (scripts/container-test.sh); curl asks it for /readyz.
+APT_PACKAGES+=(podman runc curl ca-certificates)
 install_apt() {
 	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
 	local missing=()
@@ -83,7 +87,8 @@ install_go() {
 		go tool -modfile=tools/go.mod buf --version >/dev/null &&
 		go tool -modfile=tools/go.mod -n protoc-gen-go >/dev/null &&
 		go tool -modfile=tools/go.mod -n protoc-gen-go-grpc >/dev/null &&
-		go tool -modfile=tools/go.mod -n staticcheck >/dev/null
+		go tool -modfile=tools/go.mod -n staticcheck >/dev/null &&
+		(cd deploy/kubernetes/validate && go mod download)
 }
 
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
@@ -107,7 +112,7 @@ build_testbroker() { go build -o .cache/bin/testbroker ./internal/cmd/testbroker
 if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	step "install: apt packages" install_apt
 	step "install: npm packages" install_npm
-	step "install: Go modules and buf" install_go
+	step "install: Go modules, buf and the manifests' checker" install_go
 	step "install: Kafka broker jars" install_kafka
 	step "install: Maven packages (client/java)" install_maven
 fi
@@ -215,6 +220,19 @@ go_test_kafka() {
 step "go test e2e on Kafka" go_test_kafka
 
 # ---------------------------------------------------------------------------
+# Deployment: the container image, built offline from a static binary and
+# run with podman (/readyz, one Assign through assignctl, user 65532,
+# --version, a clean stop); the Kubernetes manifests, built with kustomize
+# and checked against the API types and assignd's flags, in a module of
+# their own (deploy/kubernetes/validate) that keeps the Kubernetes
+# libraries out of assignd's. docs/deploy.md.
+# ---------------------------------------------------------------------------
+
+step "container image (podman)" scripts/container-test.sh
+# shellcheck disable=SC2086
+step "kubernetes manifests" bash -c "cd deploy/kubernetes/validate && go test ${GO_TEST_FLAGS:-} ./..."
+
+# ---------------------------------------------------------------------------
 # Java (client/java): the assignd assignors for kafka-clients, their JUnit
 # tests against a real assignd (built here), kafka-clients' own Range and
 # RoundRobin assignor tests run on them, and the end-to-end test of a mixed
@@ -253,16 +271,6 @@ step "java (client/java, mvn test)" java_test
 # in interop/java-oracle/target/oracle/. A JDK 17 and Maven come from Debian
 # when missing (unless SKIP_INSTALL=1, where the step is then skipped).
 java_oracle() {
-	if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
-		if [ "${SKIP_INSTALL:-}" = 1 ]; then
-			echo "mvn or javac not found: skipped"
-			return 0
-		fi
-		local sudo=""
-		[ "$(id -u)" -ne 0 ] && sudo="sudo"
-		$sudo apt-get update -q && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends \
-			openjdk-17-jdk-headless maven || return 1
-	fi
 	local tmp rc
 	tmp=$(mktemp -d)
 	if ! go build -o "$tmp/assignd" ./cmd/assignd; then

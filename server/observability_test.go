@@ -104,11 +104,18 @@ func TestMetrics(t *testing.T) {
 		`assignd_assign_duration_seconds_count\{.*policy="default/([0-9a-f]+)".*revision="[0-9a-f]+".*rule="default".*\} 1`,
 		`assignd_assign_errors[a-z_]*_total\{.*code="InvalidArgument".*reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
 		`rpc_server_[a-z_]*duration[a-z_]*_bucket\{.*Assign`,
+		// buckets that tell ordinary Assign calls apart (otelgrpc's own
+		// start at 5 ms)
+		`rpc_server_call_duration_seconds_bucket\{.*le="0.0001".*\}`,
+		`assignd_build_info\{go="go[^"]+",revision="[^"]+",version="[^"]+"\} 1`,
 		`go_goroutines `,
 	} {
 		if !regexp.MustCompile(pattern).MatchString(text) {
 			t.Errorf("/metrics has no line matching %s", pattern)
 		}
+	}
+	if strings.Contains(text, "otel_scope_") {
+		t.Error("/metrics has otel_scope_* labels; they are turned off")
 	}
 	if m := regexp.MustCompile(`assignd_assign_duration_seconds_count\{.*policy="default/([0-9a-f]+)".*revision="([0-9a-f]+)"`).FindStringSubmatch(text); m == nil || m[1] != m[2] {
 		t.Errorf("the revision label does not match the policy label: %q", m)
@@ -127,6 +134,9 @@ func TestTracingConfigured(t *testing.T) {
 		{map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "x=y"}, false},
 		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, true},
 		{map[string]string{"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://127.0.0.1:4317"}, true},
+		{map[string]string{"OTEL_TRACES_EXPORTER": "console"}, true},
+		{map[string]string{"OTEL_TRACES_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, false},
+		{map[string]string{"OTEL_SDK_DISABLED": "true", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:4317"}, false},
 	} {
 		if got := server.TracingConfigured(func(k string) string { return tc.env[k] }); got != tc.want {
 			t.Errorf("TracingConfigured(%v) = %v, want %v", tc.env, got, tc.want)

@@ -136,8 +136,10 @@ Usage: assignd [flags]
 
 With no flags it listens on 127.0.0.1:7070 (gRPC) and 127.0.0.1:9464 (HTTP).
 Every flag can also be set with the environment variable shown; a flag on
-the command line wins. Traces are exported over OTLP/gRPC only when
-OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set.
+the command line wins. Traces are exported only when OTEL_TRACES_EXPORTER,
+OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set; the
+standard OTEL_* variables choose the exporter, protocol (http/protobuf by
+default, or grpc), endpoint and headers.
 SIGTERM or SIGINT shuts down gracefully; SIGHUP re-reads the --policy file.
 
 Flags:

@@ -15,11 +15,12 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"runtime/debug"
 	"syscall"
 	"time"
 
+	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/assignd/assignd/server"
+	"go.opentelemetry.io/otel"
 )
 
 func main() {
@@ -40,10 +41,16 @@ func run(ctx context.Context, args []string, lookupEnv func(string) (string, boo
 		return 2
 	}
 	if cfg.version {
-		fmt.Fprintln(stdout, "assignd", version())
+		fmt.Fprintln(stdout, "assignd", buildinfo.Read())
 		return 0
 	}
 	logger := newLogger(cfg, stderr)
+	// The OpenTelemetry SDK's own errors (a failed trace export, say) go
+	// to assignd's log, so that JSON logs stay JSON; the default handler
+	// prints them with the standard log package.
+	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+		logger.Warn("opentelemetry", "error", err)
+	}))
 	if err := serve(ctx, cfg, logger); err != nil {
 		logger.Error("assignd failed", "error", err)
 		return 1
@@ -68,7 +75,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		defer cancel()
 		err = errors.Join(err, tel.Shutdown(shutdownCtx))
 	}()
-	tlsCfg, err := tlsConfig(cfg)
+	tlsCfg, err := tlsConfig(cfg, logger)
 	if err != nil {
 		return err
 	}
@@ -160,10 +167,5 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	return err
 }
 
-// version is the module version the binary was built from, or "devel".
-func version() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "devel"
-}
+// version is the version the binary was built from (see [buildinfo.Info]).
+func version() string { return buildinfo.Read().Version }
