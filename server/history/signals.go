@@ -1,0 +1,89 @@
+package history
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/assignd/assignd/assign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+const cooperativeSticky = "cooperative-sticky"
+
+// eagerOnly reports whether Kafka clients of this protocol name only run
+// the EAGER rebalance protocol (range, roundrobin, sticky).
+func eagerOnly(name string) bool {
+	std, ok := assign.StandardOf(name)
+	return ok && !std.Allows(assign.Cooperative)
+}
+
+// signals derives what holds for the group now, each with why, in the
+// order of the GroupSignal values.
+func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal {
+	if len(sn.decisions) == 0 {
+		return nil
+	}
+	latest := sn.decisions[0]
+	var out []*assigndv1.FiredSignal
+	fire := func(s assigndv1.GroupSignal, format string, args ...any) {
+		out = append(out, &assigndv1.FiredSignal{Signal: s, Reason: fmt.Sprintf(format, args...)})
+	}
+	if n := countSince(sn.times, now.Add(-t.StormWindow)); n >= t.StormRebalances {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%d rebalances in the last %s (threshold %d)", n, t.StormWindow, t.StormRebalances)
+	}
+	if !sn.gapAt.IsZero() && now.Sub(sn.gapAt) < t.GapWindow {
+		missed := "generation " + fmt.Sprint(sn.gapFrom+1)
+		if sn.gapTo-sn.gapFrom > 2 {
+			missed = fmt.Sprintf("generations %d to %d", sn.gapFrom+1, sn.gapTo-1)
+		}
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_GENERATION_GAP,
+			"%s never reached assignd (generation %d followed %d at %s): the leader fell back to its local assignor, or a leader without assignd led",
+			missed, sn.gapTo, sn.gapFrom, stamp(sn.gapAt))
+	}
+	if !sn.eagerSince.IsZero() {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_EAGER_UNDER_COOPERATIVE,
+			"protocol name %s runs EAGER since %s: the first bounce of the KIP-429 upgrade; still there after the second bounce means stuck mid-migration",
+			cooperativeSticky, stamp(sn.eagerSince))
+	}
+	if name := latest.GetProtocolName(); eagerOnly(name) {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_EAGER_ONLY_PROTOCOL, "protocol name %q: its clients run EAGER only; every rebalance stops the whole group", name)
+		if !sn.cooperativeUntil.IsZero() {
+			fire(assigndv1.GroupSignal_GROUP_SIGNAL_PROTOCOL_REGRESSION,
+				"called with %q until %s, now with %q: protocol negotiation fell back to eager (a stale image or a divergent configuration on some members)",
+				sn.cooperativeName, stamp(sn.cooperativeUntil), name)
+		}
+	}
+	if latest.GetFollowupRequired() {
+		if age := now.Sub(latest.GetTime().AsTime()); age >= t.StuckAfter {
+			fire(assigndv1.GroupSignal_GROUP_SIGNAL_STUCK_FOLLOWUP,
+				"generation %d withheld %d partitions and required a follow-up rebalance; none came in %s (threshold %s)",
+				latest.GetGenerationId(), latest.GetWithheld(), age.Round(time.Second), t.StuckAfter)
+		}
+	}
+	if imb := latest.GetImbalance(); int(imb) > t.Imbalance {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_IMBALANCE, "imbalance %d partitions between the most and least loaded member (threshold %d)", imb, t.Imbalance)
+	}
+	return out
+}
+
+func countSince(times []time.Time, since time.Time) int {
+	n := 0
+	for _, t := range times {
+		if !t.IsZero() && !t.Before(since) {
+			n++
+		}
+	}
+	return n
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// has reports whether sigs holds s.
+func has(sigs []*assigndv1.FiredSignal, s assigndv1.GroupSignal) bool {
+	for _, f := range sigs {
+		if f.GetSignal() == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,198 @@
+package history
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// Store keeps the last decisions of the groups an assignd replica serves.
+// It is safe for concurrent use.
+type Store struct {
+	cfg config
+
+	mu     sync.Mutex
+	groups map[string]*group
+	// lru is a ring through group.prev/next: lru.next is the most recently
+	// seen group, lru.prev the least.
+	lru group
+}
+
+// group is one group's state. Its fields are written under Store.mu only.
+type group struct {
+	id         string
+	prev, next *group
+
+	// decisions is a ring of the last decisions; head is where the next
+	// one goes, n how many it holds.
+	decisions []*assigndv1.Decision
+	head, n   int
+	recorded  int64
+	// times is a ring of the last StormRebalances decision times.
+	times     []time.Time
+	timesHead int
+
+	// cooperativeUntil is when the group last called with
+	// cooperative-sticky (zero: never).
+	cooperativeUntil time.Time
+	cooperativeName  string
+	// The latest generation gap: the generations after gapFrom up to
+	// gapTo were never seen; revealed at gapAt.
+	gapFrom, gapTo int32
+	gapAt          time.Time
+	// eagerSince is when a cooperative-sticky group started calling
+	// with EAGER (zero: it does not).
+	eagerSince time.Time
+}
+
+// New returns an empty Store.
+func New(opts ...Option) (*Store, error) {
+	cfg := config{decisions: DefaultDecisionsPerGroup, groups: DefaultMaxGroups, now: time.Now}
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	if cfg.decisions < 1 || cfg.groups < 1 {
+		return nil, fmt.Errorf("history: decisions per group (%d) and groups (%d) must be at least 1", cfg.decisions, cfg.groups)
+	}
+	if cfg.now == nil {
+		return nil, errors.New("history: WithClock needs a clock")
+	}
+	cfg.thresholds = cfg.thresholds.withDefaults()
+	s := &Store{cfg: cfg, groups: make(map[string]*group)}
+	s.lru.prev, s.lru.next = &s.lru, &s.lru
+	return s, nil
+}
+
+// Record adds d, the latest decision of d.GroupId. d must not be modified
+// afterwards: readers share it. The work under the lock is constant: a map
+// lookup, a list move, two ring writes and the signals' state.
+func (s *Store) Record(d *assigndv1.Decision) {
+	at := d.GetTime().AsTime()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groups[d.GetGroupId()]
+	if g == nil {
+		g = s.admit(d.GetGroupId())
+	} else {
+		g.unlink()
+	}
+	g.linkAfter(&s.lru)
+	if latest := g.latest(); latest != nil {
+		g.observeGeneration(latest.GetGenerationId(), d.GetGenerationId(), at)
+	}
+	g.observeProtocol(d, at)
+	g.decisions[g.head] = d
+	g.head = (g.head + 1) % len(g.decisions)
+	g.n = min(g.n+1, len(g.decisions))
+	g.recorded++
+	g.times[g.timesHead] = at
+	g.timesHead = (g.timesHead + 1) % len(g.times)
+}
+
+// admit adds a group, evicting the least recently seen one when full.
+func (s *Store) admit(id string) *group {
+	var g *group
+	if len(s.groups) >= s.cfg.groups {
+		// Reuse the evicted group's rings: recording a new group at the
+		// bound allocates nothing but its map entry.
+		g = s.lru.prev
+		g.unlink()
+		delete(s.groups, g.id)
+		clear(g.decisions)
+		clear(g.times)
+		*g = group{decisions: g.decisions, times: g.times}
+	} else {
+		g = &group{
+			decisions: make([]*assigndv1.Decision, s.cfg.decisions),
+			times:     make([]time.Time, s.cfg.thresholds.StormRebalances),
+		}
+	}
+	g.id = id
+	s.groups[id] = g
+	return g
+}
+
+func (g *group) unlink() {
+	g.prev.next, g.next.prev = g.next, g.prev
+	g.prev, g.next = nil, nil
+}
+
+func (g *group) linkAfter(at *group) {
+	g.prev, g.next = at, at.next
+	at.next.prev = g
+	at.next = g
+}
+
+// latest is the newest decision, nil when none.
+func (g *group) latest() *assigndv1.Decision {
+	if g.n == 0 {
+		return nil
+	}
+	return g.decisions[(g.head-1+len(g.decisions))%len(g.decisions)]
+}
+
+// observeGeneration notes a generation gap: the coordinator bumps the
+// generation by one per rebalance, and the leader of each calls Assign,
+// so a jump of more than one means a rebalance assignd did not decide. A
+// repeated generation is a retry; a smaller one a group that was emptied
+// and started again.
+func (g *group) observeGeneration(prev, cur int32, at time.Time) {
+	if cur > prev+1 {
+		g.gapFrom, g.gapTo, g.gapAt = prev, cur, at
+	}
+}
+
+func (g *group) observeProtocol(d *assigndv1.Decision, at time.Time) {
+	name := d.GetProtocolName()
+	if name == cooperativeSticky {
+		g.cooperativeUntil, g.cooperativeName = at, name
+	}
+	if name == cooperativeSticky && d.GetRebalanceProtocol() == assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER {
+		if g.eagerSince.IsZero() {
+			g.eagerSince = at
+		}
+	} else {
+		g.eagerSince = time.Time{}
+	}
+}
+
+// Len is the number of groups remembered.
+func (s *Store) Len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.groups)
+}
+
+// snapshot is a copy of one group's state, taken under the lock and read
+// without it.
+type snapshot struct {
+	id               string
+	decisions        []*assigndv1.Decision // newest first
+	recorded         int64
+	times            []time.Time
+	cooperativeUntil time.Time
+	cooperativeName  string
+	gapFrom, gapTo   int32
+	gapAt            time.Time
+	eagerSince       time.Time
+}
+
+// snapshot copies g; with all false only the latest decision.
+func (g *group) snapshot(all bool) snapshot {
+	n := g.n
+	if !all {
+		n = min(n, 1)
+	}
+	ds := make([]*assigndv1.Decision, n)
+	for i := range ds {
+		ds[i] = g.decisions[(g.head-1-i+2*len(g.decisions))%len(g.decisions)]
+	}
+	return snapshot{
+		id: g.id, decisions: ds, recorded: g.recorded, times: append([]time.Time(nil), g.times...),
+		cooperativeUntil: g.cooperativeUntil, cooperativeName: g.cooperativeName,
+		gapFrom: g.gapFrom, gapTo: g.gapTo, gapAt: g.gapAt, eagerSince: g.eagerSince,
+	}
+}
