@@ -149,4 +149,3 @@ func countTPs(tps []*assigndv1.TopicPartitions) int {
 	}
 	return n
 }
-
