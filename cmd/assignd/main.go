@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
 )
 
 func main() {
@@ -102,6 +103,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))
+	}
+	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
+		h, err := history.New(history.WithDecisionsPerGroup(cfg.historyDecisions), history.WithMaxGroups(cfg.historyGroups))
+		if err != nil {
+			return err
+		}
+		opts = append(opts, server.WithHistory(h))
 	}
 	srv, err := server.New(src, logger, opts...)
 	if err != nil {
