@@ -66,7 +66,9 @@ func TestGroupsAndDescribe(t *testing.T) {
 
 	code, out, _ = ctl(t, "", "--addr", addr, "describe", "checkout", "-o", "json")
 	var resp struct {
-		Summary   struct{ GroupID string `json:"groupId"` }
+		Summary struct {
+			GroupID string `json:"groupId"`
+		}
 		Decisions []map[string]any
 	}
 	if code != exitOK || json.Unmarshal([]byte(out), &resp) != nil || resp.Summary.GroupID != "checkout" || len(resp.Decisions) != 1 {
