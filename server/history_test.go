@@ -2,6 +2,11 @@ package server_test
 
 import (
 	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -148,4 +153,45 @@ func countTPs(tps []*assigndv1.TopicPartitions) int {
 		n += len(tp.GetPartitions())
 	}
 	return n
+}
+
+func TestHistoryMetrics(t *testing.T) {
+	tel, err := server.NewTelemetry(context.Background(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tel.Shutdown(context.Background())
+	h, _ := history.New()
+	ts := startServer(t, nil, server.WithHistory(h), server.WithMeterProvider(tel.MeterProvider()))
+	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
+	defer ops.Close()
+	for _, req := range []*assigndv1.AssignRequest{historyRequest("a", 1, "range"), historyRequest("b", 1, "roundrobin"), historyRequest("c", 1, "cooperative-sticky")} {
+		if _, err := ts.client.Assign(callCtx(t), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "c", 1)
+	waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "a", 1)
+	waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "b", 1)
+	resp, err := http.Get(ops.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, pattern := range []string{
+		`(?m)^assignd_history_groups\{[^}]*\} 3$`,
+		`(?m)^assignd_history_groups_signal\{[^}]*signal="GROUP_SIGNAL_EAGER_ONLY_PROTOCOL"[^}]*\} 2$`,
+		`(?m)^assignd_history_groups_signal\{[^}]*signal="GROUP_SIGNAL_REBALANCE_STORM"[^}]*\} 0$`,
+	} {
+		if !regexp.MustCompile(pattern).Match(body) {
+			t.Errorf("/metrics has no line matching %s", pattern)
+		}
+	}
+	if regexp.MustCompile(`assignd_history[^\n]*group_id`).Match(body) {
+		t.Error("a history metric is labelled by group")
+	}
+	if t.Failed() {
+		t.Logf("/metrics:\n%s", body)
+	}
 }
