@@ -194,4 +194,15 @@ func TestHistoryMetrics(t *testing.T) {
 	if t.Failed() {
 		t.Logf("/metrics:\n%s", body)
 	}
+
+	// The console is on the same listener.
+	resp, err = http.Get(ops.URL + "/console/group?id=a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte("eager-only-protocol")) || !bytes.Contains(body, []byte(`<svg id="timeline"`)) {
+		t.Errorf("/console/group?id=a: %d\n%s", resp.StatusCode, body)
+	}
 }

@@ -158,8 +158,8 @@ func WithExplainer(e Explainer) Option { return optionFunc(func(c *config) { c.e
 func withRun(run runFunc) Option { return optionFunc(func(c *config) { c.run = run }) }
 
 // WithHistory records a Decision of every answered Assign call in h and
-// serves h through GroupHistoryService (and the console, see
-// [Server.ConsoleHandler]). Recording happens once the response is
+// serves h through GroupHistoryService (and the console on
+// [Server.OpsHandler]). Recording happens once the response is
 // written and never fails a call. nil keeps no history: GroupHistoryService
 // then answers UNIMPLEMENTED. Default: none.
 func WithHistory(h *history.Store) Option { return optionFunc(func(c *config) { c.history = h }) }

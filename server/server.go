@@ -42,6 +42,7 @@ type Server struct {
 	// cause errShuttingDown.
 	stopCalls  context.CancelCauseFunc
 	osReturner *osReturner
+	history    *history.Store
 }
 
 // New builds a Server. sel chooses the assignor of every Assign call (use
@@ -77,7 +78,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
 	}
 
-	s := &Server{health: health.NewServer(), logger: logger}
+	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history}
 	if cfg.memoryReturn > 0 {
 		s.osReturner = newOSReturner(cfg.memoryReturn)
 		adm.largeDone = s.osReturner.schedule
