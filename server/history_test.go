@@ -3,7 +3,10 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -11,9 +14,13 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
+	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/assignd/assignd/internal/testcerts"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
@@ -204,5 +211,70 @@ func TestHistoryMetrics(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte("eager-only-protocol")) || !bytes.Contains(body, []byte(`<svg id="timeline"`)) {
 		t.Errorf("/console/group?id=a: %d\n%s", resp.StatusCode, body)
+	}
+}
+
+// With mTLS, the decision carries the caller's verified subject, and the
+// history RPCs are behind the same authentication as Assign.
+func TestHistoryCallerIdentity(t *testing.T) {
+	ca := testcerts.New(t)
+	h, _ := history.New()
+	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithHistory(h), server.WithTLS(&tls.Config{
+		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Shutdown(context.Background())
+	dial := func(certs ...tls.Certificate) *grpc.ClientConn {
+		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: certs, ServerName: testcerts.ServerName})
+		return dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
+	}
+	conn := dial(ca.Client(t, "leader-a", "payments"))
+	defer conn.Close()
+	if _, err := assigndv1.NewAssignmentServiceClient(conn).Assign(callCtx(t), historyRequest("orders", 1, "range")); err != nil {
+		t.Fatal(err)
+	}
+	d := waitGroup(t, assigndv1.NewGroupHistoryServiceClient(conn), "orders", 1).GetDecisions()[0]
+	if d.GetCaller().GetSubject() != "CN=leader-a,O=payments" || d.GetCaller().GetCommonName() != "leader-a" {
+		t.Errorf("caller %v; want the verified client certificate", d.GetCaller())
+	}
+	anon := dial()
+	defer anon.Close()
+	if _, err := assigndv1.NewGroupHistoryServiceClient(anon).ListGroups(callCtx(t), &assigndv1.ListGroupsRequest{}); err == nil {
+		t.Error("a client without a certificate read the history")
+	}
+}
+
+// A huge group's decision stays small: the member and partition lists are
+// capped, the counts stay complete.
+func TestHistoryDecisionCaps(t *testing.T) {
+	h, _ := history.New()
+	ts := startServer(t, nil, server.WithHistory(h))
+	req := &assigndv1.AssignRequest{GroupId: "big", GenerationId: 2, ProtocolName: "cooperative-sticky",
+		Topics: []*assigndv1.Topic{{Name: "t", PartitionCount: 400}}}
+	all := make([]int32, 400)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	for i := range 40 {
+		m := &assigndv1.Member{MemberId: fmt.Sprintf("m%02d", i), Topics: []string{"t"}}
+		if i == 0 {
+			m.OwnedPartitions = []*assigndv1.TopicPartitions{{Topic: "t", Partitions: all}}
+		}
+		req.Members = append(req.Members, m)
+	}
+	if _, err := ts.client.Assign(callCtx(t), req); err != nil {
+		t.Fatal(err)
+	}
+	d := waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "big", 1).GetDecisions()[0]
+	if d.GetMemberCount() != 40 || len(d.GetMembers()) != 32 || d.GetMembers()[0].GetOwned() != 400 {
+		t.Errorf("member_count %d, %d members listed, first owns %d; want 40, 32, 400", d.GetMemberCount(), len(d.GetMembers()), d.GetMembers()[0].GetOwned())
+	}
+	if d.GetRevoked() != 390 || countTPs(d.GetRevokedPartitions()) != 64 || d.GetWithheld() != 390 || countTPs(d.GetWithheldPartitions()) != 64 {
+		t.Errorf("revoked %d (%d listed), withheld %d (%d listed); want 390 (64), 390 (64)",
+			d.GetRevoked(), countTPs(d.GetRevokedPartitions()), d.GetWithheld(), countTPs(d.GetWithheldPartitions()))
 	}
 }
