@@ -27,10 +27,13 @@ func (h *historyService) ListGroups(_ context.Context, req *assigndv1.ListGroups
 	if req.GetPageSize() < 0 {
 		return nil, status.Error(codes.InvalidArgument, "page_size must not be negative")
 	}
-	p := h.store.List(history.Query{
+	p, err := h.store.List(history.Query{
 		Signal: req.GetSignal(), Assignor: req.GetAssignor(), Rule: req.GetPolicyRule(), Prefix: req.GetGroupIdPrefix(),
 		PageSize: int(req.GetPageSize()), PageToken: req.GetPageToken(),
 	})
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, "page_token is not one ListGroups returned")
+	}
 	return &assigndv1.ListGroupsResponse{Groups: p.Groups, NextPageToken: p.Next, TotalGroups: int32(p.Total)}, nil
 }
 

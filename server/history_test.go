@@ -141,6 +141,9 @@ func TestHistoryRecordsEveryAnsweredAssign(t *testing.T) {
 	if err != nil || len(page.GetGroups()) != 1 || page.GetGroups()[0].GetGroupId() != "payments" || page.GetNextPageToken() != "" {
 		t.Errorf("second page: %v, %v; want payments, last page", page, err)
 	}
+	if _, err := hc.ListGroups(ctx, &assigndv1.ListGroupsRequest{PageToken: "%%"}); status.Code(err) != codes.InvalidArgument {
+		t.Errorf("ListGroups with a made-up page token: %v; want INVALID_ARGUMENT", err)
+	}
 	if _, err := hc.GetGroup(ctx, &assigndv1.GetGroupRequest{GroupId: "refused"}); status.Code(err) != codes.NotFound {
 		t.Errorf("GetGroup of an unknown group: %v; want NOT_FOUND", err)
 	}

@@ -26,7 +26,11 @@ func TestE2EHistory(t *testing.T) {
 	start(t, ctx, lab, grouplab.Shim, "m0", "m1", "m2")
 	restart(t, ctx, lab, "m0")
 
-	groups := h.List(history.Query{}).Groups
+	page, err := h.List(history.Query{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups := page.Groups
 	if len(groups) != 1 {
 		t.Fatalf("history holds %d groups, want the lab's one", len(groups))
 	}

@@ -82,7 +82,7 @@ func fleet(w http.ResponseWriter, r *http.Request, h *history.Store) {
 		}
 		q.Signal = s
 	}
-	p := h.List(q)
+	p, _ := h.List(q) // no page token: no error
 	render(w, "fleet.html", fleetPage{
 		Groups: p.Groups, Total: p.Total, Shown: len(p.Groups), Prefix: q.Prefix, Signal: sig, Signals: signalNames(), More: p.Next != "",
 	})

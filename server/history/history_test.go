@@ -1,6 +1,7 @@
 package history
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -172,7 +173,10 @@ func TestList(t *testing.T) {
 	var ids []string
 	q := Query{Prefix: "team-", PageSize: 10}
 	for pages := 0; ; pages++ {
-		p := s.List(q)
+		p, err := s.List(q)
+		if err != nil {
+			t.Fatal(err)
+		}
 		if p.Total != 26 {
 			t.Fatalf("total %d, want 26", p.Total)
 		}
@@ -202,9 +206,13 @@ func TestList(t *testing.T) {
 		{Query{Rule: "canary"}, 0},
 		{Query{Prefix: "oth"}, 1},
 	} {
-		if got := len(s.List(tt.q).Groups); got != tt.want {
+		if p, _ := s.List(tt.q); len(p.Groups) != tt.want {
+			got := len(p.Groups)
 			t.Errorf("List(%+v): %d groups, want %d", tt.q, got, tt.want)
 		}
+	}
+	if _, err := s.List(Query{PageToken: "not base64!"}); !errors.Is(err, ErrPageToken) {
+		t.Errorf("a made-up page token: %v, want ErrPageToken", err)
 	}
 	counts, groups := s.SignalCounts()
 	if groups != 26 || counts[assigndv1.GroupSignal_GROUP_SIGNAL_EAGER_ONLY_PROTOCOL] != 5 {

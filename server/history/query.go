@@ -2,6 +2,7 @@ package history
 
 import (
 	"encoding/base64"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -44,13 +45,18 @@ type Page struct {
 	Total int
 }
 
+// ErrPageToken: a Query's PageToken is not one List returned.
+var ErrPageToken = errors.New("history: invalid page token")
+
 // List returns the groups matching q, sorted by group id, one page.
-func (s *Store) List(q Query) Page {
+func (s *Store) List(q Query) (Page, error) {
 	after := ""
 	if q.PageToken != "" {
-		if b, err := base64.RawURLEncoding.DecodeString(q.PageToken); err == nil {
-			after = string(b)
+		b, err := base64.RawURLEncoding.DecodeString(q.PageToken)
+		if err != nil || len(b) == 0 {
+			return Page{}, ErrPageToken
 		}
+		after = string(b)
 	}
 	size := q.PageSize
 	if size <= 0 {
@@ -83,7 +89,7 @@ func (s *Store) List(q Query) Page {
 		}
 		p.Groups = append(p.Groups, sum)
 	}
-	return p
+	return p, nil
 }
 
 func matches(d *assigndv1.Decision, q Query) bool {
