@@ -27,6 +27,7 @@ type call struct {
 	proto    assigndv1.RebalanceProtocol
 	followup bool
 	imb      int32
+	members  []string // member ids; "static:NAME" is a static member
 }
 
 func decision(group string, c call) *assigndv1.Decision {
@@ -38,10 +39,19 @@ func decision(group string, c call) *assigndv1.Decision {
 	if p == 0 {
 		p = coop
 	}
-	return &assigndv1.Decision{
+	d := &assigndv1.Decision{
 		Time: timestamppb.New(t0.Add(c.at)), GroupId: group, GenerationId: c.gen, ProtocolName: name,
 		RebalanceProtocol: p, FollowupRequired: c.followup, Imbalance: c.imb, Assignor: name + "@1", PolicyRule: "default",
+		MemberCount: int32(len(c.members)),
 	}
+	for i, m := range c.members {
+		dm := &assigndv1.DecisionMember{MemberId: m}
+		if inst, ok := strings.CutPrefix(m, "static:"); ok {
+			dm.MemberId, dm.GroupInstanceId = fmt.Sprintf("%s-%d", inst, i), inst
+		}
+		d.Members = append(d.Members, dm)
+	}
+	return d
 }
 
 func TestSignals(t *testing.T) {
@@ -62,6 +72,16 @@ func TestSignals(t *testing.T) {
 		}
 		return cs
 	}
+	// membership runs one decision per member list, 20 seconds apart.
+	membership := func(lists ...[]string) []call {
+		cs := make([]call, len(lists))
+		for i, l := range lists {
+			cs[i] = call{at: time.Duration(i) * 20 * time.Second, gen: int32(i + 1), members: l}
+		}
+		return cs
+	}
+	const uuid = "-0b5e9a1c-4d2f-4f7a-9a47-7c1d3e2f1a00"
+	const uuid2 = "-9f5e9a1c-4d2f-4f7a-9a47-7c1d3e2f1a00"
 	tests := []struct {
 		name   string
 		calls  []call
@@ -71,9 +91,28 @@ func TestSignals(t *testing.T) {
 	}{
 		{name: "quiet cooperative group", calls: steady(3, time.Minute), now: 3 * time.Minute},
 		{name: "storm: 10 rebalances in 5 minutes", calls: steady(10, 20*time.Second), now: 4 * time.Minute,
-			want: []S{storm}, reason: "10 rebalances in the last 5m0s (threshold 10)"},
+			want: []S{storm}, reason: "10 rebalances in the last 5m0s (threshold 10 for 0 members)"},
+		{name: "a larger group's threshold is 8 per member", now: 4 * time.Minute, calls: func() []call {
+			cs := steady(12, 20*time.Second)
+			for i := range cs {
+				cs[i].members = []string{"a", "b", "c"}
+			}
+			return cs
+		}()},
 		{name: "no storm once the window has passed", calls: steady(10, 20*time.Second), now: 20 * time.Minute},
 		{name: "rolling restart spread out is no storm", calls: steady(9, 20*time.Second), now: 3 * time.Minute},
+		{name: "rolling restart: each member leaves and joins once", now: 3 * time.Minute, calls: membership(
+			[]string{"a" + uuid, "b" + uuid, "c" + uuid}, []string{"b" + uuid, "c" + uuid}, []string{"a" + uuid2, "b" + uuid, "c" + uuid},
+			[]string{"a" + uuid2, "c" + uuid}, []string{"a" + uuid2, "b" + uuid2, "c" + uuid}, []string{"a" + uuid2, "b" + uuid2},
+			[]string{"a" + uuid2, "b" + uuid2, "c" + uuid2})},
+		{name: "a flapping static member is a storm", now: 3 * time.Minute, want: []S{storm}, reason: `member instance "pod-3" joined 3 times`,
+			calls: membership([]string{"static:pod-1", "static:pod-3"}, []string{"static:pod-1"}, []string{"static:pod-1", "static:pod-3"},
+				[]string{"static:pod-1"}, []string{"static:pod-1", "static:pod-3"}, []string{"static:pod-1"}, []string{"static:pod-1", "static:pod-3"})},
+		{name: "a flapping dynamic member, known by its client id", now: 3 * time.Minute, want: []S{storm}, reason: `member "flaky" joined 3 times`,
+			calls: membership([]string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid}, []string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid2},
+				[]string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid})},
+		{name: "flapping long ago is no storm", now: time.Hour, calls: membership([]string{"static:p"}, []string{}, []string{"static:p"}, []string{},
+			[]string{"static:p"}, []string{}, []string{"static:p"})},
 		{name: "generation gap", calls: []call{{gen: 4}, {at: time.Second, gen: 6}}, now: time.Minute,
 			want: []S{gap}, reason: "generation 5 never reached assignd"},
 		{name: "gap of several generations", calls: []call{{gen: 4}, {at: time.Second, gen: 8}}, now: time.Minute,

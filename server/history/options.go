@@ -15,10 +15,21 @@ const DefaultMaxGroups = 10_000
 // Thresholds say when the signals fire. The zero value of a field means
 // its default.
 type Thresholds struct {
-	// StormRebalances decisions within StormWindow are a rebalance storm.
-	// Default 10 within 5 minutes.
+	// At least StormRebalances decisions, and at least StormPerMember per
+	// member of the group, within StormWindow are a rebalance storm: a
+	// rolling restart costs each member a leave and a join, each with
+	// its cooperative follow-up (4 rebalances, sometimes 5), and stays
+	// below it. The count is capped at StormCap (64) decisions: more is a
+	// storm whatever the group's size. Default 10, 8 per member, within 5
+	// minutes.
 	StormRebalances int
+	StormPerMember  int
 	StormWindow     time.Duration
+	// FlapJoins: the same member joining this many times within
+	// StormWindow is a storm too (a flapping member), however few the
+	// rebalances. Default 3. A rolling restart, where each member leaves
+	// and joins once, stays below it.
+	FlapJoins int
 	// GapWindow is how long a generation gap stays signalled after the
 	// decision that revealed it. Default 1 hour.
 	GapWindow time.Duration
@@ -31,9 +42,13 @@ type Thresholds struct {
 	Imbalance int
 }
 
+// StormCap is the most recent decision times a group keeps to count
+// rebalances in the storm window.
+const StormCap = 64
+
 // DefaultThresholds are the thresholds of a Store without WithThresholds.
 func DefaultThresholds() Thresholds {
-	return Thresholds{StormRebalances: 10, StormWindow: 5 * time.Minute, GapWindow: time.Hour, StuckAfter: 2 * time.Minute, Imbalance: 2}
+	return Thresholds{StormRebalances: 10, StormPerMember: 8, StormWindow: 5 * time.Minute, FlapJoins: 3, GapWindow: time.Hour, StuckAfter: 2 * time.Minute, Imbalance: 2}
 }
 
 func (t Thresholds) withDefaults() Thresholds {
@@ -41,8 +56,14 @@ func (t Thresholds) withDefaults() Thresholds {
 	if t.StormRebalances <= 0 {
 		t.StormRebalances = d.StormRebalances
 	}
+	if t.StormPerMember <= 0 {
+		t.StormPerMember = d.StormPerMember
+	}
 	if t.StormWindow <= 0 {
 		t.StormWindow = d.StormWindow
+	}
+	if t.FlapJoins <= 0 {
+		t.FlapJoins = d.FlapJoins
 	}
 	if t.GapWindow <= 0 {
 		t.GapWindow = d.GapWindow

@@ -71,7 +71,7 @@ func (s *Store) List(q Query) (Page, error) {
 		if id <= after && q.PageToken != "" || !strings.HasPrefix(id, q.Prefix) || !matches(g.latest(), q) {
 			continue
 		}
-		snaps = append(snaps, g.snapshot(false))
+		snaps = append(snaps, g.snapshot())
 	}
 	s.mu.Unlock()
 
@@ -112,7 +112,7 @@ func (s *Store) Get(id string, max int) (*assigndv1.GroupSummary, []*assigndv1.D
 	g, ok := s.groups[id]
 	var sn snapshot
 	if ok {
-		sn = g.snapshot(true)
+		sn = g.snapshot()
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -143,7 +143,7 @@ func (s *Store) SignalCounts() (map[assigndv1.GroupSignal]int, int) {
 	s.mu.Lock()
 	snaps := make([]snapshot, 0, len(s.groups))
 	for _, g := range s.groups {
-		snaps = append(snaps, g.snapshot(false))
+		snaps = append(snaps, g.snapshot())
 	}
 	s.mu.Unlock()
 	now := s.cfg.now()

@@ -28,8 +28,13 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 	fire := func(s assigndv1.GroupSignal, format string, args ...any) {
 		out = append(out, &assigndv1.FiredSignal{Signal: s, Reason: fmt.Sprintf(format, args...)})
 	}
-	if n := countSince(sn.times, now.Add(-t.StormWindow)); n >= t.StormRebalances {
-		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%d rebalances in the last %s (threshold %d)", n, t.StormWindow, t.StormRebalances)
+	storm := min(max(t.StormRebalances, t.StormPerMember*int(latest.GetMemberCount())), StormCap)
+	if n := countSince(sn.times, now.Add(-t.StormWindow)); n >= storm {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%d rebalances in the last %s (threshold %d for %d members)",
+			n, t.StormWindow, storm, latest.GetMemberCount())
+	} else if key, joins := flapping(sn.decisions, now.Add(-t.StormWindow)); joins >= t.FlapJoins {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "member %s joined %d times in the last %s (threshold %d): it keeps leaving and coming back",
+			key, joins, t.StormWindow, t.FlapJoins)
 	}
 	if !sn.gapAt.IsZero() && now.Sub(sn.gapAt) < t.GapWindow {
 		missed := "generation " + fmt.Sprint(sn.gapFrom+1)
@@ -66,10 +71,10 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 	return out
 }
 
-func countSince(times []time.Time, since time.Time) int {
-	n := 0
+func countSince(times []int64, since time.Time) int {
+	n, s := 0, since.UnixNano()
 	for _, t := range times {
-		if !t.IsZero() && !t.Before(since) {
+		if t != 0 && t >= s {
 			n++
 		}
 	}
@@ -86,4 +91,55 @@ func has(sigs []*assigndv1.FiredSignal, s assigndv1.GroupSignal) bool {
 		}
 	}
 	return false
+}
+
+// flapping finds the member that joined most often among the decisions
+// (newest first) made since since: a join is a member present in one
+// decision and absent from the one before. A member is known by its group
+// instance id, else by its member id without the coordinator's UUID
+// suffix (the client id, for Java and franz-go clients), so that a
+// restarted member is the same member. Members sharing a client id make
+// one key present throughout, which hides their joins rather than
+// inventing any. Decisions that list only part of their members (large
+// groups) are not compared.
+func flapping(newestFirst []*assigndv1.Decision, since time.Time) (key string, joins int) {
+	counts := make(map[string]int)
+	var prev map[string]bool
+	for i := len(newestFirst) - 1; i >= 0; i-- {
+		d := newestFirst[i]
+		if d.GetTime().AsTime().Before(since) || int(d.GetMemberCount()) != len(d.GetMembers()) {
+			prev = nil
+			continue
+		}
+		cur := make(map[string]bool, len(d.GetMembers()))
+		for _, m := range d.GetMembers() {
+			cur[memberKey(m)] = true
+		}
+		if prev != nil {
+			for k := range cur {
+				if !prev[k] {
+					counts[k]++
+				}
+			}
+		}
+		prev = cur
+	}
+	for k, n := range counts {
+		if n > joins || n == joins && k < key {
+			key, joins = k, n
+		}
+	}
+	return key, joins
+}
+
+func memberKey(m *assigndv1.DecisionMember) string {
+	if id := m.GetGroupInstanceId(); id != "" {
+		return fmt.Sprintf("instance %q", id)
+	}
+	id := m.GetMemberId()
+	// The coordinator names a member clientId-UUID (KIP-394 and before).
+	if len(id) > 37 && id[len(id)-37] == '-' {
+		id = id[:len(id)-37]
+	}
+	return fmt.Sprintf("%q", id)
 }

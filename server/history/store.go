@@ -31,8 +31,9 @@ type group struct {
 	decisions []*assigndv1.Decision
 	head, n   int
 	recorded  int64
-	// times is a ring of the last StormRebalances decision times.
-	times     []time.Time
+	// times is a ring of the last StormCap decision times, in Unix
+	// nanoseconds (8 bytes each, not time.Time's 24).
+	times     []int64
 	timesHead int
 
 	// cooperativeUntil is when the group last called with
@@ -88,7 +89,7 @@ func (s *Store) Record(d *assigndv1.Decision) {
 	g.head = (g.head + 1) % len(g.decisions)
 	g.n = min(g.n+1, len(g.decisions))
 	g.recorded++
-	g.times[g.timesHead] = at
+	g.times[g.timesHead] = at.UnixNano()
 	g.timesHead = (g.timesHead + 1) % len(g.times)
 }
 
@@ -107,7 +108,7 @@ func (s *Store) admit(id string) *group {
 	} else {
 		g = &group{
 			decisions: make([]*assigndv1.Decision, s.cfg.decisions),
-			times:     make([]time.Time, s.cfg.thresholds.StormRebalances),
+			times:     make([]int64, StormCap),
 		}
 	}
 	g.id = id
@@ -172,7 +173,7 @@ type snapshot struct {
 	id               string
 	decisions        []*assigndv1.Decision // newest first
 	recorded         int64
-	times            []time.Time
+	times            []int64
 	cooperativeUntil time.Time
 	cooperativeName  string
 	gapFrom, gapTo   int32
@@ -180,18 +181,14 @@ type snapshot struct {
 	eagerSince       time.Time
 }
 
-// snapshot copies g; with all false only the latest decision.
-func (g *group) snapshot(all bool) snapshot {
-	n := g.n
-	if !all {
-		n = min(n, 1)
-	}
-	ds := make([]*assigndv1.Decision, n)
+// snapshot copies g's state and the pointers to its decisions.
+func (g *group) snapshot() snapshot {
+	ds := make([]*assigndv1.Decision, g.n)
 	for i := range ds {
 		ds[i] = g.decisions[(g.head-1-i+2*len(g.decisions))%len(g.decisions)]
 	}
 	return snapshot{
-		id: g.id, decisions: ds, recorded: g.recorded, times: append([]time.Time(nil), g.times...),
+		id: g.id, decisions: ds, recorded: g.recorded, times: append([]int64(nil), g.times...),
 		cooperativeUntil: g.cooperativeUntil, cooperativeName: g.cooperativeName,
 		gapFrom: g.gapFrom, gapTo: g.gapTo, gapAt: g.gapAt, eagerSince: g.eagerSince,
 	}
