@@ -107,7 +107,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.ChainUnaryInterceptor(
 			handledUnary,
-			reportInterceptor(metrics, cfg.history),
+			reportInterceptor(metrics, cfg.history, logger),
 			selector.UnaryServerInterceptor(callLog.unary(), selector.MatchFunc(logged)),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
@@ -220,7 +220,7 @@ func (s *Server) recovered(ctx context.Context, p any) error {
 // With a history, it also records the call's Decision once the response
 // is written: building it (and the input's digest) never delays the
 // response, and Store.Record does constant work under its lock.
-func reportInterceptor(m *domainMetrics, h *history.Store) grpc.UnaryServerInterceptor {
+func reportInterceptor(m *domainMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if info.FullMethod != assigndv1.AssignmentService_Assign_FullMethodName {
 			return handler(ctx, req)
@@ -233,8 +233,20 @@ func reportInterceptor(m *domainMetrics, h *history.Store) grpc.UnaryServerInter
 		// reads it for the trace exemplar.
 		m.record(ctx, rep, status.Code(err), err, took)
 		if err == nil && rep.decision != nil && h != nil {
-			afterResponse(ctx, func() { h.Record(rep.buildDecision(took)) })
+			afterResponse(ctx, func() { recordDecision(ctx, h, rep, took, logger) })
 		}
 		return resp, err
 	}
+}
+
+// recordDecision builds the call's Decision and records it. It runs after
+// the response, outside the handler's recovery: a bug here is logged and
+// the record dropped, never the process.
+func recordDecision(ctx context.Context, h *history.Store, rep *callReport, took time.Duration, logger *slog.Logger) {
+	defer func() {
+		if p := recover(); p != nil {
+			logger.ErrorContext(ctx, "recording the decision failed; dropped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	h.Record(rep.buildDecision(took))
 }

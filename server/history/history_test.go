@@ -117,6 +117,8 @@ func TestSignals(t *testing.T) {
 			want: []S{gap}, reason: "generation 5 never reached assignd"},
 		{name: "gap of several generations", calls: []call{{gen: 4}, {at: time.Second, gen: 8}}, now: time.Minute,
 			want: []S{gap}, reason: "generations 5 to 7"},
+		{name: "records arriving out of order make no gap", calls: []call{{at: time.Second, gen: 5}, {gen: 4}, {at: 3 * time.Second, gen: 7}, {at: 2 * time.Second, gen: 6}},
+			now: time.Minute},
 		{name: "gap forgotten after its window", calls: []call{{gen: 4}, {at: time.Second, gen: 6}}, now: 2 * time.Hour},
 		{name: "retry of a generation and a restarted group are no gap", calls: []call{{gen: 4}, {at: time.Second, gen: 4}, {at: 2 * time.Second, gen: 1}}, now: time.Minute},
 		{name: "EAGER under cooperative-sticky", calls: []call{{gen: 1, proto: eager}, {at: time.Second, gen: 2, proto: eager}}, now: time.Minute,
@@ -180,6 +182,12 @@ func TestStoreBounds(t *testing.T) {
 	}
 	if _, ds, _ := s.Get("a", 2); len(ds) != 2 {
 		t.Errorf("max 2 returned %d decisions", len(ds))
+	}
+	// A record that arrives after a newer one (its response was written
+	// first) takes its place in time order.
+	s.Record(decision("a", call{at: 4500 * time.Millisecond, gen: 9}))
+	if _, ds, _ := s.Get("a", 0); ds[0].GetGenerationId() != 5 || ds[1].GetGenerationId() != 9 || ds[2].GetGenerationId() != 4 {
+		t.Errorf("after an out-of-order record: generations %d, %d, %d; want 5, 9, 4", ds[0].GetGenerationId(), ds[1].GetGenerationId(), ds[2].GetGenerationId())
 	}
 	s.Record(decision("b", call{gen: 1}))
 	s.Record(decision("a", call{gen: 6})) // a is now the most recently seen

@@ -31,7 +31,8 @@ type Thresholds struct {
 	// and joins once, stays below it.
 	FlapJoins int
 	// GapWindow is how long a generation gap stays signalled after the
-	// decision that revealed it. Default 1 hour.
+	// decision that revealed it (while that decision is kept). Default 1
+	// hour.
 	GapWindow time.Duration
 	// StuckAfter is how long a decision that required a follow-up may stay
 	// the latest before the group is stuck. Default 2 minutes (a Java

@@ -36,26 +36,26 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "member %s joined %d times in the last %s (threshold %d): it keeps leaving and coming back",
 			key, joins, t.StormWindow, t.FlapJoins)
 	}
-	if !sn.gapAt.IsZero() && now.Sub(sn.gapAt) < t.GapWindow {
-		missed := "generation " + fmt.Sprint(sn.gapFrom+1)
-		if sn.gapTo-sn.gapFrom > 2 {
-			missed = fmt.Sprintf("generations %d to %d", sn.gapFrom+1, sn.gapTo-1)
+	if from, to, at := generationGap(sn.decisions); !at.IsZero() && now.Sub(at) < t.GapWindow {
+		missed := "generation " + fmt.Sprint(from+1)
+		if to-from > 2 {
+			missed = fmt.Sprintf("generations %d to %d", from+1, to-1)
 		}
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_GENERATION_GAP,
 			"%s never reached assignd (generation %d followed %d at %s): the leader fell back to its local assignor, or a leader without assignd led",
-			missed, sn.gapTo, sn.gapFrom, stamp(sn.gapAt))
+			missed, to, from, stamp(at))
 	}
-	if !sn.eagerSince.IsZero() {
+	if since := eagerSince(sn.decisions); !since.IsZero() {
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_EAGER_UNDER_COOPERATIVE,
 			"protocol name %s runs EAGER since %s: the first bounce of the KIP-429 upgrade; still there after the second bounce means stuck mid-migration",
-			cooperativeSticky, stamp(sn.eagerSince))
+			cooperativeSticky, stamp(since))
 	}
 	if name := latest.GetProtocolName(); eagerOnly(name) {
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_EAGER_ONLY_PROTOCOL, "protocol name %q: its clients run EAGER only; every rebalance stops the whole group", name)
 		if !sn.cooperativeUntil.IsZero() {
 			fire(assigndv1.GroupSignal_GROUP_SIGNAL_PROTOCOL_REGRESSION,
 				"called with %q until %s, now with %q: protocol negotiation fell back to eager (a stale image or a divergent configuration on some members)",
-				sn.cooperativeName, stamp(sn.cooperativeUntil), name)
+				cooperativeSticky, stamp(sn.cooperativeUntil), name)
 		}
 	}
 	if latest.GetFollowupRequired() {
@@ -142,4 +142,35 @@ func memberKey(m *assigndv1.DecisionMember) string {
 		id = id[:len(id)-37]
 	}
 	return fmt.Sprintf("%q", id)
+}
+
+// generationGap finds the newest jump of more than one generation between
+// consecutive decisions (newest first): the coordinator bumps the
+// generation by one per rebalance and the leader of each calls Assign, so
+// a jump means a rebalance assignd did not decide. A repeated generation
+// is a retry; a smaller one a group that was emptied and started again.
+// It returns the generations before and after the jump and when the later
+// one was decided, or a zero time.
+func generationGap(newestFirst []*assigndv1.Decision) (from, to int32, at time.Time) {
+	for i := 0; i+1 < len(newestFirst); i++ {
+		newer, older := newestFirst[i], newestFirst[i+1]
+		if newer.GetGenerationId() > older.GetGenerationId()+1 {
+			return older.GetGenerationId(), newer.GetGenerationId(), newer.GetTime().AsTime()
+		}
+	}
+	return 0, 0, time.Time{}
+}
+
+// eagerSince is when a cooperative-sticky group that runs EAGER in its
+// latest decision started doing so, as far as the kept decisions go, or a
+// zero time.
+func eagerSince(newestFirst []*assigndv1.Decision) time.Time {
+	var since time.Time
+	for _, d := range newestFirst {
+		if d.GetProtocolName() != cooperativeSticky || d.GetRebalanceProtocol() != assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER {
+			break
+		}
+		since = d.GetTime().AsTime()
+	}
+	return since
 }

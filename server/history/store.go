@@ -39,14 +39,6 @@ type group struct {
 	// cooperativeUntil is when the group last called with
 	// cooperative-sticky (zero: never).
 	cooperativeUntil time.Time
-	cooperativeName  string
-	// The latest generation gap: the generations after gapFrom up to
-	// gapTo were never seen; revealed at gapAt.
-	gapFrom, gapTo int32
-	gapAt          time.Time
-	// eagerSince is when a cooperative-sticky group started calling
-	// with EAGER (zero: it does not).
-	eagerSince time.Time
 }
 
 // New returns an empty Store.
@@ -81,13 +73,10 @@ func (s *Store) Record(d *assigndv1.Decision) {
 		g.unlink()
 	}
 	g.linkAfter(&s.lru)
-	if latest := g.latest(); latest != nil {
-		g.observeGeneration(latest.GetGenerationId(), d.GetGenerationId(), at)
+	if d.GetProtocolName() == cooperativeSticky && at.After(g.cooperativeUntil) {
+		g.cooperativeUntil = at
 	}
-	g.observeProtocol(d, at)
-	g.decisions[g.head] = d
-	g.head = (g.head + 1) % len(g.decisions)
-	g.n = min(g.n+1, len(g.decisions))
+	g.insert(d, at)
 	g.recorded++
 	g.times[g.timesHead] = at.UnixNano()
 	g.timesHead = (g.timesHead + 1) % len(g.times)
@@ -135,28 +124,23 @@ func (g *group) latest() *assigndv1.Decision {
 	return g.decisions[(g.head-1+len(g.decisions))%len(g.decisions)]
 }
 
-// observeGeneration notes a generation gap: the coordinator bumps the
-// generation by one per rebalance, and the leader of each calls Assign,
-// so a jump of more than one means a rebalance assignd did not decide. A
-// repeated generation is a retry; a smaller one a group that was emptied
-// and started again.
-func (g *group) observeGeneration(prev, cur int32, at time.Time) {
-	if cur > prev+1 {
-		g.gapFrom, g.gapTo, g.gapAt = prev, cur, at
-	}
-}
-
-func (g *group) observeProtocol(d *assigndv1.Decision, at time.Time) {
-	name := d.GetProtocolName()
-	if name == cooperativeSticky {
-		g.cooperativeUntil, g.cooperativeName = at, name
-	}
-	if name == cooperativeSticky && d.GetRebalanceProtocol() == assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER {
-		if g.eagerSince.IsZero() {
-			g.eagerSince = at
+// insert adds d to the ring in time order. Decisions are recorded once
+// their response is written, so a call's record may come just after the
+// next call's: d then moves back past the newer ones (a step or two; at
+// most the ring's size).
+func (g *group) insert(d *assigndv1.Decision, at time.Time) {
+	size := len(g.decisions)
+	g.decisions[g.head] = d
+	j := g.head
+	g.head = (g.head + 1) % size
+	g.n = min(g.n+1, size)
+	for range g.n - 1 {
+		older := (j - 1 + size) % size
+		if !g.decisions[older].GetTime().AsTime().After(at) {
+			break
 		}
-	} else {
-		g.eagerSince = time.Time{}
+		g.decisions[j], g.decisions[older] = g.decisions[older], d
+		j = older
 	}
 }
 
@@ -175,10 +159,6 @@ type snapshot struct {
 	recorded         int64
 	times            []int64
 	cooperativeUntil time.Time
-	cooperativeName  string
-	gapFrom, gapTo   int32
-	gapAt            time.Time
-	eagerSince       time.Time
 }
 
 // snapshot copies g's state and the pointers to its decisions.
@@ -189,7 +169,6 @@ func (g *group) snapshot() snapshot {
 	}
 	return snapshot{
 		id: g.id, decisions: ds, recorded: g.recorded, times: append([]int64(nil), g.times...),
-		cooperativeUntil: g.cooperativeUntil, cooperativeName: g.cooperativeName,
-		gapFrom: g.gapFrom, gapTo: g.gapTo, gapAt: g.gapAt, eagerSince: g.eagerSince,
+		cooperativeUntil: g.cooperativeUntil,
 	}
 }
