@@ -1,0 +1,179 @@
+//go:build unix
+
+package interop
+
+import (
+	"maps"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/assignd/assignd/client/kgoassign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+var pyTopics = map[string]int32{"orders": 12, "audit": 6}
+
+// TestKafkaPythonLeaderWithShimMembers runs a cooperative-sticky group led
+// by a kafka-python 3.x consumer on assignd.CooperativeStickyAssignor
+// (client/python), with two franz-go members on the kgoassign shim, and
+// checks that:
+//
+//  1. the plan the kafka-python leader sent in SyncGroup is assignd's
+//     answer for the same members, each member owns what it gave, every
+//     partition is consumed exactly once, and the leader counted no
+//     fallback;
+//  2. a franz-go member leaving moves only its own partitions, again as
+//     assignd planned it;
+//  3. no plan ever gave a partition to one member while another still
+//     owned it (KIP-429), as the broker saw the JoinGroups and SyncGroups.
+func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
+	py := requirePython(t)
+	names := slices.Sorted(maps.Keys(pyTopics))
+	all := allPartitions(pyTopics)
+	cluster, watch := startBroker(t, pyTopics)
+	brokers := cluster.Seeds()
+	ad := startAssignd(t)
+	c := newAssigndClient(t, ad)
+	led := newLedger()
+	const group = "kafka-python-leader"
+	cfg := pyConfig{python: py, brokers: brokers, assignd: ad.addr, group: group, topics: names, protocol: "cooperative-sticky"}
+
+	// The first member of an empty group leads it, and stays leader while
+	// it stays in the group.
+	lead := startKafkaPython(t, "python-a", cfg, led)
+	waitSettled(t, led, 90*time.Second, "python-a to own every partition alone",
+		running(t, func() bool { return led.covers(all, []string{"python-a"}) }, lead), countsOf(led))
+
+	f1 := startFranz(t, "franz-1", brokers, group, names, led, kgoassign.CooperativeSticky(c))
+	f2 := startFranz(t, "franz-2", brokers, group, names, led, kgoassign.CooperativeSticky(c))
+	three := []string{"python-a", "franz-1", "franz-2"}
+	waitSettled(t, led, 90*time.Second, "the three members to share the partitions evenly",
+		running(t, func() bool { return led.covers(all, three) && balanced(led, three, len(all)) }, lead), countsOf(led))
+	ids := map[string]string{"python-a": lead.id(), "franz-1": f1.id(), "franz-2": f2.id()}
+	assertPythonLedByAssignd(t, ad, watch, led, lead, group, ids)
+	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "three", 2), 30*time.Second)
+
+	// franz-2 leaves: under cooperative-sticky only its partitions move.
+	before := snapshot(led, three)
+	f2.stop()
+	two := []string{"python-a", "franz-1"}
+	waitSettled(t, led, 90*time.Second, "the two remaining members to share the partitions evenly",
+		running(t, func() bool { return led.covers(all, two) && balanced(led, two, len(all)) }, lead), countsOf(led))
+	assertOnlyLeaverMoved(t, before, snapshot(led, two), "franz-2")
+	delete(ids, "franz-2")
+	assertPythonLedByAssignd(t, ad, watch, led, lead, group, ids)
+	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "two", 2), 30*time.Second)
+
+	checkCooperativePlans(t, watch)
+	if g := lead.garbage(); len(g) > 0 {
+		t.Errorf("python-a printed non-event lines on stdout: %q", g)
+	}
+	if vs := led.problems(); len(vs) > 0 {
+		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.history())
+	}
+}
+
+// assertPythonLedByAssignd checks that the group's current assignment is
+// assignd's answer to the kafka-python leader: the leader's last SyncGroup
+// plan gives each member exactly the partitions assignd's last response
+// for these members gave it, the members own them, the request was the
+// explicit member form of a COOPERATIVE cooperative-sticky group, and the
+// leader's assignor counted only plans from assignd.
+func assertPythonLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, led *ledger, leader *pyMember, group string, ids map[string]string) {
+	t.Helper()
+	st := leader.last()
+	if !st.Leader || st.MemberID == "" {
+		t.Fatalf("%s is not the group leader (its last state: %+v)", leader.name, st)
+	}
+	last := assertOwnershipIsPlan(t, w, led, ids)
+	if last.leader != st.MemberID {
+		t.Fatalf("the last plan was sent by %s, not by the kafka-python leader %s", last.leader, st.MemberID)
+	}
+	resp, err := ad.responseFor(group, slices.Collect(maps.Values(ids)))
+	if err != nil {
+		t.Fatalf("assignd has no answer for members %v: %v", ids, err)
+	}
+	plan := decodePlan(t, last)
+	for _, ma := range resp.GetAssignments() {
+		want := make(tpSet)
+		for _, tps := range ma.GetPartitions() {
+			for _, p := range tps.GetPartitions() {
+				want[tp{tps.GetTopic(), p}] = struct{}{}
+			}
+		}
+		if !plan[ma.GetMemberId()].equal(want) {
+			t.Errorf("member %s: the kafka-python leader sent %s, assignd answered %s", ma.GetMemberId(), plan[ma.GetMemberId()], want)
+		}
+	}
+	calls := ad.callsFor(group)
+	req := calls[len(calls)-1].req
+	if req.GetProtocolName() != "cooperative-sticky" || req.GetRebalanceProtocol() != assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE {
+		t.Errorf("the kafka-python leader asked for protocol %q, %v; want cooperative-sticky, COOPERATIVE",
+			req.GetProtocolName(), req.GetRebalanceProtocol())
+	}
+	for _, m := range req.GetMembers() {
+		if len(m.GetMetadata()) != 0 || len(m.GetTopics()) == 0 {
+			t.Errorf("member %s was not sent in the explicit form (metadata %d bytes, topics %v)", m.GetMemberId(), len(m.GetMetadata()), m.GetTopics())
+		}
+	}
+	if st.Stats["assignd"] == 0 || len(st.Stats) != 1 {
+		t.Errorf("the leader's assignor counted %v; want plans from assignd only", st.Stats)
+	}
+}
+
+// TestKafkaPythonMemberInShimLedGroup runs a plain kafka-python 3.x
+// consumer (its built-in cooperative-sticky, no assignd) as a member of a
+// cooperative-sticky group led by a franz-go member on the kgoassign shim:
+// the kafka-python member accepts the shim's plans (it owns what they give
+// it, consumes every record of its partitions once), and its leaving moves
+// only its partitions.
+func TestKafkaPythonMemberInShimLedGroup(t *testing.T) {
+	py := requirePython(t)
+	names := slices.Sorted(maps.Keys(pyTopics))
+	all := allPartitions(pyTopics)
+	cluster, watch := startBroker(t, pyTopics)
+	brokers := cluster.Seeds()
+	ad := startAssignd(t)
+	c := newAssigndClient(t, ad)
+	led := newLedger()
+	const group = "kafka-python-member"
+
+	lead := startFranz(t, "franz-1", brokers, group, names, led, kgoassign.CooperativeSticky(c))
+	waitSettled(t, led, 60*time.Second, "franz-1 to own every partition alone",
+		func() bool { return led.covers(all, []string{"franz-1"}) }, countsOf(led))
+	pm := startKafkaPython(t, "python-b", pyConfig{python: py, brokers: brokers, group: group, topics: names, protocol: "cooperative-sticky"}, led)
+	f2 := startFranz(t, "franz-2", brokers, group, names, led, kgoassign.CooperativeSticky(c))
+	three := []string{"franz-1", "python-b", "franz-2"}
+	waitSettled(t, led, 90*time.Second, "the three members to share the partitions evenly",
+		running(t, func() bool { return led.covers(all, three) && balanced(led, three, len(all)) }, pm), countsOf(led))
+	ids := map[string]string{"franz-1": lead.id(), "python-b": pm.id(), "franz-2": f2.id()}
+	if last := assertOwnershipIsPlan(t, watch, led, ids); last.leader != lead.id() {
+		t.Errorf("the last plan was sent by %s, not by the shim leader %s", last.leader, lead.id())
+	}
+	if len(ad.callsFor(group)) == 0 {
+		t.Error("the shim leader never called assignd")
+	}
+	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "three", 2), 30*time.Second)
+
+	before := snapshot(led, three)
+	if err := pm.p.stop(20 * time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if !watch.left(ids["python-b"]) {
+		t.Errorf("python-b exited without LeaveGroup")
+	}
+	two := []string{"franz-1", "franz-2"}
+	waitSettled(t, led, 90*time.Second, "the two franz-go members to share the partitions evenly",
+		func() bool { return led.covers(all, two) && balanced(led, two, len(all)) }, countsOf(led))
+	assertOnlyLeaverMoved(t, before, snapshot(led, two), "python-b")
+	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "two", 2), 30*time.Second)
+
+	checkCooperativePlans(t, watch)
+	if g := pm.garbage(); len(g) > 0 {
+		t.Errorf("python-b printed non-event lines on stdout: %q", g)
+	}
+	if vs := led.problems(); len(vs) > 0 {
+		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.history())
+	}
+}
