@@ -36,7 +36,7 @@ func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
 	ad := startAssignd(t)
 	c := newAssigndClient(t, ad)
 	led := newLedger()
-	const group = "kafka-python-leader"
+	group := cluster.Group("kafka-python-leader")
 	cfg := pyConfig{python: py, brokers: brokers, assignd: ad.addr, group: group, topics: names, protocol: "cooperative-sticky"}
 
 	// The first member of an empty group leads it, and stays leader while
@@ -137,7 +137,7 @@ func TestKafkaPythonMemberInShimLedGroup(t *testing.T) {
 	ad := startAssignd(t)
 	c := newAssigndClient(t, ad)
 	led := newLedger()
-	const group = "kafka-python-member"
+	group := cluster.Group("kafka-python-member")
 
 	lead := startFranz(t, "franz-1", brokers, group, names, led, kgoassign.CooperativeSticky(c))
 	waitSettled(t, led, 60*time.Second, "franz-1 to own every partition alone",
