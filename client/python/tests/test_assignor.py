@@ -151,9 +151,6 @@ def test_falls_back_when_assignd_is_down(cls, caplog):
 
 
 class Hung(pb_grpc.AssignmentServiceServicer):
-    def __init__(self):
-        self.released = False
-
     def Assign(self, request, context):
         end = time.monotonic() + 5
         while context.is_active() and time.monotonic() < end:
@@ -177,6 +174,38 @@ def test_falls_back_at_the_deadline():
         server.stop(0)
     assert a.stats == {assignd.REASON_DEADLINE: 1}
     assert 0.3 <= elapsed < 0.3 + 2.0, "the call ended after %.2fs, not at its 0.3 s deadline" % elapsed
+    assert partitions(plan) == partitions(RangePartitionAssignor.assign(Cluster(COUNTS), members))
+
+
+class Failing(pb_grpc.AssignmentServiceServicer):
+    def __init__(self, code):
+        self.code = code
+
+    def Assign(self, request, context):
+        context.abort(self.code, "failing on purpose")
+
+
+@pytest.mark.parametrize("code,reason,level", [
+    (grpc.StatusCode.RESOURCE_EXHAUSTED, assignd.REASON_OVERLOADED, logging.WARNING),
+    (grpc.StatusCode.INTERNAL, assignd.REASON_RPC_ERROR, logging.WARNING),
+    (grpc.StatusCode.UNIMPLEMENTED, assignd.REASON_MISCONFIGURED, logging.ERROR),
+    (grpc.StatusCode.PERMISSION_DENIED, assignd.REASON_MISCONFIGURED, logging.ERROR),
+], ids=lambda x: getattr(x, "name", x))
+def test_status_codes_fall_back_by_reason(code, reason, level, caplog):
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))
+    pb_grpc.add_AssignmentServiceServicer_to_server(Failing(code), server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        members = group(assignd.RangeAssignor, SUBS)
+        a = assignd.RangeAssignor("127.0.0.1:%d" % port, group_id="py-codes")
+        with caplog.at_level(logging.WARNING, logger="assignd"):
+            plan = a.assign(Cluster(COUNTS), members)
+        a.close()
+    finally:
+        server.stop(0)
+    assert a.stats == {reason: 1}
+    assert [r.levelno for r in caplog.records if code.name in r.getMessage()] == [level]
     assert partitions(plan) == partitions(RangePartitionAssignor.assign(Cluster(COUNTS), members))
 
 

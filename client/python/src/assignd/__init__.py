@@ -25,6 +25,7 @@ from assignd._assignor import (
     REASON_DEADLINE,
     REASON_INVALID_ARGUMENT,
     REASON_MISCONFIGURED,
+    REASON_OVERLOADED,
     REASON_RPC_ERROR,
     REASON_UNAVAILABLE,
     AssigndError,
@@ -37,7 +38,7 @@ from assignd._assignor import (
 
 __all__ = [
     "DEFAULT_TIMEOUT", "FALLBACK", "RAISE",
-    "REASON_BAD_RESPONSE", "REASON_DEADLINE", "REASON_INVALID_ARGUMENT", "REASON_MISCONFIGURED",
+    "REASON_BAD_RESPONSE", "REASON_DEADLINE", "REASON_INVALID_ARGUMENT", "REASON_MISCONFIGURED", "REASON_OVERLOADED",
     "REASON_RPC_ERROR", "REASON_UNAVAILABLE",
     "AssigndError", "AssigndMixin",
     "CooperativeStickyAssignor", "RangeAssignor", "RoundRobinAssignor", "StickyAssignor",

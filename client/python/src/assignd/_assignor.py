@@ -30,6 +30,7 @@ REASON_MISCONFIGURED = "misconfigured"
 REASON_INVALID_ARGUMENT = "invalid_argument"
 REASON_DEADLINE = "deadline_exceeded"
 REASON_UNAVAILABLE = "unavailable"
+REASON_OVERLOADED = "overloaded"
 REASON_RPC_ERROR = "rpc_error"
 REASON_BAD_RESPONSE = "bad_response"
 
@@ -131,9 +132,16 @@ class AssigndMixin:
                 self._count(REASON_INVALID_ARGUMENT)
                 raise AssigndError("assignd rejected the request: %s" % e.details()) from e
             return self._fallback(REASON_INVALID_ARGUMENT, cluster, members)
+        if code in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.UNAUTHENTICATED, grpc.StatusCode.PERMISSION_DENIED):
+            # Not assignd at that target, or not allowed to call it: only a
+            # change of configuration helps.
+            log.error("assignd: group %r: Assign failed (%s: %s): check the assignor's target and channel "
+                      "credentials; using the built-in %s", self._group_id, code.name, e.details(), self.name)
+            return self._fallback(REASON_MISCONFIGURED, cluster, members)
         reason = {
             grpc.StatusCode.DEADLINE_EXCEEDED: REASON_DEADLINE,
             grpc.StatusCode.UNAVAILABLE: REASON_UNAVAILABLE,
+            grpc.StatusCode.RESOURCE_EXHAUSTED: REASON_OVERLOADED,
         }.get(code, REASON_RPC_ERROR)
         log.warning("assignd: group %r: Assign failed (%s: %s); using the built-in %s",
                     self._group_id, code.name, e.details(), self.name)
