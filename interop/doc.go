@@ -16,9 +16,10 @@
 // (grouplab.StartBroker), assignd in-process, and the foreign clients as
 // subprocesses in their own process groups, killed when a test ends. The
 // package holds tests only. They need `node` with `npm ci` run in
-// examples/node, `kcat`, and client/python's venv (ASSIGND_PYTHON); a test whose prerequisite is missing is
-// skipped with a message saying what to install, unless ASSIGND_INTEROP is
-// "require" (CI sets it), in which case it fails.
+// examples/node, `kcat`, and client/python's venv (ASSIGND_PYTHON, made by
+// scripts/test.sh); a test whose prerequisite is missing is skipped with a
+// message saying what to install, unless ASSIGND_INTEROP is "require" (CI
+// sets it), in which case it fails.
 //
 // How ownership is observed, member by member:
 //   - franz-go: the OnPartitionsAssigned/Revoked/Lost callbacks;
