@@ -3,6 +3,7 @@
 package interop
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,6 +19,9 @@ import (
 // kafkaPythonMember is the kafka-python consumer script, relative to this
 // package.
 var kafkaPythonMember = filepath.Join("testdata", "kafka_python_member.py")
+
+// confluentKafkaMember is the confluent-kafka (librdkafka) consumer script.
+var confluentKafkaMember = filepath.Join("testdata", "confluent_kafka_member.py")
 
 // requirePython returns the interpreter of client/python's venv
 // (ASSIGND_PYTHON, else ../.cache/python/venv/bin/python, where
@@ -36,12 +40,12 @@ func requirePython(t *testing.T) string {
 	if _, err := os.Stat(abs); err != nil {
 		missingPrerequisite(t, "no Python venv at %s: run scripts/test.sh (its install step makes it) or set ASSIGND_PYTHON", abs)
 	}
-	out, err := exec.Command(abs, "-c", "import kafka, assignd.v1.assignment_pb2_grpc; print(kafka.__version__)").CombinedOutput()
+	out, err := exec.Command(abs, "-c", "import kafka, confluent_kafka, assignd.v1.assignment_pb2_grpc; print(kafka.__version__, confluent_kafka.__version__)").CombinedOutput()
 	if err != nil {
-		missingPrerequisite(t, "%s cannot import kafka-python and assignd (run scripts/test.sh's install step): %v\n%s", abs, err, out)
+		missingPrerequisite(t, "%s cannot import kafka-python, confluent-kafka and assignd (run scripts/test.sh's install step): %v\n%s", abs, err, out)
 	}
-	if v := strings.TrimSpace(string(out)); !strings.HasPrefix(v, "3.") {
-		t.Fatalf("the venv has kafka-python %s; client/python pins 3.x", v)
+	if v := strings.Fields(string(out)); len(v) != 2 || !strings.HasPrefix(v[0], "3.") || !strings.HasPrefix(v[1], "2.") {
+		t.Fatalf("the venv has kafka-python and confluent-kafka %q; client/python pins 3.x and 2.x", out)
 	}
 	return abs
 }
@@ -77,6 +81,7 @@ type pyMember struct {
 // it a plain member on kafka-python's built-in assignor.
 type pyConfig struct {
 	python   string
+	script   string // kafkaPythonMember unless set
 	brokers  []string
 	assignd  string
 	group    string
@@ -104,7 +109,7 @@ func startKafkaPython(t *testing.T, name string, cfg pyConfig, led *ledger) *pyM
 		if stream == "stdout" {
 			m.handle(line, at, led)
 		}
-	}, cfg.python, kafkaPythonMember)
+	}, cfg.python, cmp.Or(cfg.script, kafkaPythonMember))
 	return m
 }
 

@@ -124,54 +124,80 @@ func assertPythonLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, le
 
 // TestKafkaPythonMemberInShimLedGroup runs a plain kafka-python 3.x
 // consumer (its built-in cooperative-sticky, no assignd) as a member of a
-// cooperative-sticky group led by a franz-go member on the kgoassign shim:
-// the kafka-python member accepts the shim's plans (it owns what they give
-// it, consumes every record of its partitions once), and its leaving moves
-// only its partitions.
+// cooperative-sticky group led by a franz-go member on the kgoassign shim.
 func TestKafkaPythonMemberInShimLedGroup(t *testing.T) {
 	py := requirePython(t)
+	testMembersInShimLedGroup(t, "kafka-python-member", pyConfig{python: py, protocol: "cooperative-sticky"}, "python-b")
+}
+
+// TestConfluentKafkaMembersInShimLedGroup runs two confluent-kafka 2.x
+// consumers (librdkafka bundled in the wheel, its own cooperative-sticky)
+// as members of a cooperative-sticky group led by the kgoassign shim.
+func TestConfluentKafkaMembersInShimLedGroup(t *testing.T) {
+	py := requirePython(t)
+	testMembersInShimLedGroup(t, "confluent-kafka-members",
+		pyConfig{python: py, script: confluentKafkaMember, protocol: "cooperative-sticky"}, "confluent-b", "confluent-c")
+}
+
+// testMembersInShimLedGroup runs a cooperative-sticky group led by a
+// franz-go member on the kgoassign shim, with the Python members named
+// (the last one leaves) and a second franz-go member, and checks that the
+// Python members accept the shim's plans (each owns what the last plan gave
+// it, every record is consumed once by its partition's owner), that the
+// last one's leaving (LeaveGroup on SIGTERM) moves only its partitions, and
+// that no plan gave a partition still owned elsewhere (KIP-429).
+func testMembersInShimLedGroup(t *testing.T, groupName string, cfg pyConfig, pyNames ...string) {
+	t.Helper()
 	names := slices.Sorted(maps.Keys(pyTopics))
 	all := allPartitions(pyTopics)
 	cluster, watch := startBroker(t, pyTopics)
-	brokers := cluster.Seeds()
+	cfg.brokers, cfg.topics, cfg.group = cluster.Seeds(), names, cluster.Group(groupName)
 	ad := startAssignd(t)
 	c := newAssigndClient(t, ad)
 	led := newLedger()
-	group := cluster.Group("kafka-python-member")
 
-	lead := startFranz(t, "franz-1", brokers, group, names, led, kgoassign.CooperativeSticky(c))
+	lead := startFranz(t, "franz-1", cfg.brokers, cfg.group, names, led, kgoassign.CooperativeSticky(c))
 	waitSettled(t, led, 60*time.Second, "franz-1 to own every partition alone",
 		func() bool { return led.covers(all, []string{"franz-1"}) }, countsOf(led))
-	pm := startKafkaPython(t, "python-b", pyConfig{python: py, brokers: brokers, group: group, topics: names, protocol: "cooperative-sticky"}, led)
-	f2 := startFranz(t, "franz-2", brokers, group, names, led, kgoassign.CooperativeSticky(c))
-	three := []string{"franz-1", "python-b", "franz-2"}
-	waitSettled(t, led, 90*time.Second, "the three members to share the partitions evenly",
-		running(t, func() bool { return led.covers(all, three) && balanced(led, three, len(all)) }, pm), countsOf(led))
-	ids := map[string]string{"franz-1": lead.id(), "python-b": pm.id(), "franz-2": f2.id()}
+	var pms []*pyMember
+	for _, n := range pyNames {
+		pms = append(pms, startKafkaPython(t, n, cfg, led))
+	}
+	f2 := startFranz(t, "franz-2", cfg.brokers, cfg.group, names, led, kgoassign.CooperativeSticky(c))
+	everyone := append([]string{"franz-1", "franz-2"}, pyNames...)
+	waitSettled(t, led, 90*time.Second, "every member to share the partitions evenly",
+		running(t, func() bool { return led.covers(all, everyone) && balanced(led, everyone, len(all)) }, pms...), countsOf(led))
+	ids := map[string]string{"franz-1": lead.id(), "franz-2": f2.id()}
+	for _, m := range pms {
+		ids[m.name] = m.id()
+	}
 	if last := assertOwnershipIsPlan(t, watch, led, ids); last.leader != lead.id() {
 		t.Errorf("the last plan was sent by %s, not by the shim leader %s", last.leader, lead.id())
 	}
-	if len(ad.callsFor(group)) == 0 {
+	if len(ad.callsFor(cfg.group)) == 0 {
 		t.Error("the shim leader never called assignd")
 	}
-	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "three", 2), 30*time.Second)
+	checkPhase(t, led, produceMarkers(t, cfg.brokers, pyTopics, "all", 2), 30*time.Second)
 
-	before := snapshot(led, three)
-	if err := pm.p.stop(20 * time.Second); err != nil {
+	leaver := pms[len(pms)-1]
+	before := snapshot(led, everyone)
+	if err := leaver.p.stop(20 * time.Second); err != nil {
 		t.Fatal(err)
 	}
-	if !watch.left(ids["python-b"]) {
-		t.Errorf("python-b exited without LeaveGroup")
+	if !watch.left(ids[leaver.name]) {
+		t.Errorf("%s exited without LeaveGroup", leaver.name)
 	}
-	two := []string{"franz-1", "franz-2"}
-	waitSettled(t, led, 90*time.Second, "the two franz-go members to share the partitions evenly",
-		func() bool { return led.covers(all, two) && balanced(led, two, len(all)) }, countsOf(led))
-	assertOnlyLeaverMoved(t, before, snapshot(led, two), "python-b")
-	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "two", 2), 30*time.Second)
+	rest := slices.DeleteFunc(slices.Clone(everyone), func(n string) bool { return n == leaver.name })
+	waitSettled(t, led, 90*time.Second, "the remaining members to share the partitions evenly",
+		running(t, func() bool { return led.covers(all, rest) && balanced(led, rest, len(all)) }, pms[:len(pms)-1]...), countsOf(led))
+	assertOnlyLeaverMoved(t, before, snapshot(led, rest), leaver.name)
+	checkPhase(t, led, produceMarkers(t, cfg.brokers, pyTopics, "rest", 2), 30*time.Second)
 
 	checkCooperativePlans(t, watch)
-	if g := pm.garbage(); len(g) > 0 {
-		t.Errorf("python-b printed non-event lines on stdout: %q", g)
+	for _, m := range pms {
+		if g := m.garbage(); len(g) > 0 {
+			t.Errorf("%s printed non-event lines on stdout: %q", m.name, g)
+		}
 	}
 	if vs := led.problems(); len(vs) > 0 {
 		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.history())

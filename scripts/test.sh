@@ -235,11 +235,11 @@ step "go test, large groups (client, no race)" go_test_large
 # instead of kfake (ASSIGND_BROKER=kafka; docs/brokers.md): steady, rolling
 # restart, scale out and in with a crash, a static member's crash, eager
 # sticky (sarama), librdkafka members (kcat), kafka-python leaders and members
-# (client/python's venv), and the broker helper's own
-# tests. Each test binary starts one broker (~10 s) and shares it between
+# and confluent-kafka members (client/python's venv), and the broker helper's
+# own tests. Each test binary starts one broker (~10 s) and shares it between
 # its tests; the packages run one at a time, so one broker runs at a time.
 KAFKA_E2E_PKGS=(./internal/kafkabroker ./internal/cmd/testbroker ./client/kgoassign ./client/saramaassign ./interop)
-KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*|TestKafkaPython.*)$'
+KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*|TestKafkaPython.*|TestConfluentKafka.*)$'
 go_test_kafka() {
 	# shellcheck disable=SC2086
 	ASSIGND_BROKER=kafka go test ${GO_TEST_FLAGS:-} -p 1 -timeout 15m -run "$KAFKA_E2E_RUN" "${KAFKA_E2E_PKGS[@]}"
