@@ -25,7 +25,9 @@ var pyTopics = map[string]int32{"orders": 12, "audit": 6}
 //     fallback;
 //  2. a franz-go member leaving moves only its own partitions, again as
 //     assignd planned it;
-//  3. no plan ever gave a partition to one member while another still
+//  3. with assignd down, a member joining is taken in by the leader's
+//     fallback (kafka-python's own cooperative-sticky), counted as such;
+//  4. no plan ever gave a partition to one member while another still
 //     owned it (KIP-429), as the broker saw the JoinGroups and SyncGroups.
 func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
 	py := requirePython(t)
@@ -64,6 +66,29 @@ func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
 	delete(ids, "franz-2")
 	assertPythonLedByAssignd(t, ad, watch, led, lead, group, ids)
 	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "two", 2), 30*time.Second)
+
+	// assignd down: a franz-go member joins, the kafka-python leader falls
+	// back to kafka-python's own cooperative-sticky, counted, and the group
+	// still converges.
+	ad.stop()
+	callsBefore := len(ad.callsFor(group))
+	statsBefore := lead.last().Stats
+	f3 := startFranz(t, "franz-3", brokers, group, names, led, kgoassign.CooperativeSticky(c))
+	withF3 := []string{"python-a", "franz-1", "franz-3"}
+	waitSettled(t, led, 90*time.Second, "the group to take franz-3 in while assignd is down",
+		running(t, func() bool { return led.covers(all, withF3) && balanced(led, withF3, len(all)) }, lead), countsOf(led))
+	if n := len(ad.callsFor(group)); n != callsBefore {
+		t.Errorf("assignd was down but recorded %d more calls", n-callsBefore)
+	}
+	statsAfter := lead.last().Stats
+	fellBack := statsAfter["unavailable"] + statsAfter["deadline_exceeded"] - statsBefore["unavailable"] - statsBefore["deadline_exceeded"]
+	if fellBack == 0 || statsAfter["assignd"] != statsBefore["assignd"] {
+		t.Errorf("with assignd down the leader's counters went from %v to %v; want fallbacks only", statsBefore, statsAfter)
+	}
+	if last := assertOwnershipIsPlan(t, watch, led, map[string]string{"python-a": lead.id(), "franz-1": f1.id(), "franz-3": f3.id()}); last.leader != lead.id() {
+		t.Errorf("the fallback plan was sent by %s, not by the kafka-python leader %s", last.leader, lead.id())
+	}
+	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "fallback", 2), 30*time.Second)
 
 	checkCooperativePlans(t, watch)
 	if g := lead.garbage(); len(g) > 0 {

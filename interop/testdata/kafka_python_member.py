@@ -61,6 +61,9 @@ def by_topic(tps):
 def main():
     logging.basicConfig(stream=sys.stderr, level=logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    # Its warnings about slow event-loop tasks come by the dozen on a busy
+    # machine and would push everything else out of a failed test's tail.
+    logging.getLogger("kafka.net.selector").setLevel(logging.ERROR)
     env = os.environ
     brokers = env["KAFKA_BROKERS"].split(",")
     group = env["GROUP_ID"]
