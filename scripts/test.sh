@@ -90,6 +90,7 @@ install_go() {
 		go tool -modfile=tools/go.mod -n protoc-gen-go >/dev/null &&
 		go tool -modfile=tools/go.mod -n protoc-gen-go-grpc >/dev/null &&
 		go tool -modfile=tools/go.mod -n staticcheck >/dev/null &&
+		go tool -modfile=tools/go.mod -n gotestsum >/dev/null &&
 		(cd deploy/kubernetes/validate && go mod download)
 }
 
@@ -179,11 +180,23 @@ for d in "${RACE_DIRS[@]}"; do
 	[ -d "$d" ] && race_pkgs+=("./$d/...")
 done
 
+# go_test_rerun PKGS ARGS... runs go test through gotestsum (pinned in
+# tools/go.mod), which runs a failed test once more and passes only if it
+# then passes; both outcomes stay in the output ("=== Failed"). It is for
+# the steps whose end-to-end tests drive third-party clients (kafka-python,
+# librdkafka, KafkaJS) and brokers on a shared 2-core machine; with more
+# than three failures nothing is rerun.
+go_test_rerun() {
+	local pkgs=$1
+	shift
+	# shellcheck disable=SC2086
+	go tool -modfile=tools/go.mod gotestsum --format standard-quiet --rerun-fails=1 \
+		--rerun-fails-max-failures=3 --packages "$pkgs" -- ${GO_TEST_FLAGS:-} "$@"
+}
 go_test_rest() {
 	local pkgs
 	pkgs=$(go list ./... | grep -v -E "^github.com/assignd/assignd/($(IFS='|'; echo "${RACE_DIRS[*]}"))(/|$)")
-	# shellcheck disable=SC2086
-	go test ${GO_TEST_FLAGS:-} -timeout 30m $pkgs
+	go_test_rerun "$(echo $pkgs)" -timeout 30m
 }
 go_test_race() {
 	[ ${#race_pkgs[@]} -eq 0 ] && return 0
@@ -247,7 +260,7 @@ KAFKA_E2E_PKGS=(./internal/kafkabroker ./internal/cmd/testbroker ./client/kgoass
 KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*|TestKafkaPython.*|TestConfluentKafka.*)$'
 go_test_kafka() {
 	# shellcheck disable=SC2086
-	ASSIGND_BROKER=kafka go test ${GO_TEST_FLAGS:-} -p 1 -timeout 15m -run "$KAFKA_E2E_RUN" "${KAFKA_E2E_PKGS[@]}"
+	ASSIGND_BROKER=kafka go_test_rerun "${KAFKA_E2E_PKGS[*]}" -p 1 -timeout 15m -run "$KAFKA_E2E_RUN"
 }
 step "go test e2e on Kafka" go_test_kafka
 
