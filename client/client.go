@@ -65,6 +65,7 @@ func New(target string, opts ...Option) (*Client, error) {
 		grpc.WithDefaultServiceConfig(serviceConfig),
 		grpc.WithConnectParams(grpc.ConnectParams{Backoff: bo, MinConnectTimeout: time.Second}),
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(cfg.maxResponse)),
+		grpc.WithUserAgent(userAgent()),
 	}
 	conn, err := grpc.NewClient(target, append(dial, cfg.dialOptions...)...)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -21,10 +22,14 @@ type fakeService struct {
 	failFirst int64
 	block     bool
 	calls     atomic.Int64
+	userAgent atomic.Value // string: the last call's user-agent header
 }
 
 func (f *fakeService) Assign(ctx context.Context, _ *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
 	n := f.calls.Add(1)
+	if md, ok := metadata.FromIncomingContext(ctx); ok && len(md.Get("user-agent")) > 0 {
+		f.userAgent.Store(md.Get("user-agent")[0])
+	}
 	if n <= f.failFirst {
 		return nil, status.Error(codes.Unavailable, "warming up")
 	}

@@ -4,6 +4,9 @@
 //   - KafkaJS (Node.js) consumers whose leader asks assignd through the
 //     example assigner in examples/node, in one eager group with franz-go
 //     members;
+//   - kafka-python 3.x consumers (client/python's venv): a leader on
+//     assignd.CooperativeStickyAssignor with kgoassign members, and a plain
+//     member in a group the shim leads;
 //   - librdkafka consumers (kcat, Debian's build) in cooperative-sticky
 //     groups led by the franz-go shim (client/kgoassign), and led by
 //     librdkafka's own assignor, with the shim keeping its plan sticky.
@@ -13,15 +16,18 @@
 // (grouplab.StartBroker), assignd in-process, and the foreign clients as
 // subprocesses in their own process groups, killed when a test ends. The
 // package holds tests only. They need `node` with `npm ci` run in
-// examples/node, and `kcat`; a test whose prerequisite is missing is
-// skipped with a message saying what to install, unless ASSIGND_INTEROP is
-// "require" (CI sets it), in which case it fails.
+// examples/node, `kcat`, and client/python's venv (ASSIGND_PYTHON, made by
+// scripts/test.sh); a test whose prerequisite is missing is skipped with a
+// message saying what to install, unless ASSIGND_INTEROP is "require" (CI
+// sets it), in which case it fails.
 //
 // How ownership is observed, member by member:
 //   - franz-go: the OnPartitionsAssigned/Revoked/Lost callbacks;
 //   - KafkaJS: consumer.js prints "rebalancing" (KafkaJS has stopped
 //     fetching and is about to rejoin: under the eager protocol it owns
 //     nothing from then on) and "joined" (its new assignment);
+//   - kafka-python: testdata/kafka_python_member.py prints its rebalance
+//     listener's calls (only the partitions that changed) as JSON lines;
 //   - kcat: its rebalance callback lines on stderr ("assigned",
 //     "incrementally assigned", "incrementally revoked", "revoked").
 //

@@ -2,7 +2,8 @@
 # The whole assignd test suite, runnable on a fresh machine: it installs
 # what it needs, then runs go vet, the Go tests (with the race detector on
 # the packages with concurrency), the Java assignors' tests (client/java,
-# Maven, on a real assignd and a real Kafka broker), the lint checks (gofmt,
+# Maven, on a real assignd and a real Kafka broker), the Python assignors' tests
+# (client/python, pytest in a venv of pinned packages), the lint checks (gofmt,
 # staticcheck, the import directions of scripts/deps_check.sh, the relative
 # links of README.md and docs/), and the API
 # checks: buf lint, buf format, the generated-code drift check and buf
@@ -54,6 +55,8 @@ APT_PACKAGES+=(openjdk-17-jdk-headless maven)
 # podman and runc build and run the container image offline
 # (scripts/container-test.sh); curl asks it for /readyz.
 APT_PACKAGES+=(podman runc curl ca-certificates)
+# Python 3.11 and its venv module, for client/python's virtual environment.
+APT_PACKAGES+=(python3.11 python3.11-venv)
 install_apt() {
 	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
 	local missing=()
@@ -88,6 +91,7 @@ install_go() {
 		go tool -modfile=tools/go.mod -n protoc-gen-go >/dev/null &&
 		go tool -modfile=tools/go.mod -n protoc-gen-go-grpc >/dev/null &&
 		go tool -modfile=tools/go.mod -n staticcheck >/dev/null &&
+		go tool -modfile=tools/go.mod -n gotestsum >/dev/null &&
 		(cd deploy/kubernetes/validate && go mod download)
 }
 
@@ -109,12 +113,38 @@ install_kafka() {
 }
 build_testbroker() { go build -o .cache/bin/testbroker ./internal/cmd/testbroker; }
 
+# client/python: a virtual environment made by python3.11 with exactly the
+# packages pinned in client/python/requirements.txt, and the assignd package
+# installed editable (its gRPC stubs are generated from proto/ by
+# grpcio-tools at install time, see client/python/setup.py). Skipped when
+# the requirements, the build files and the .proto are unchanged since the
+# last install.
+PY_VENV=.cache/python/venv
+py_stamp() {
+	cat client/python/requirements.txt client/python/pyproject.toml client/python/setup.py proto/assignd/v1/assignment.proto | sha256sum | cut -d' ' -f1
+}
+install_python() {
+	local want
+	want=$(py_stamp)
+	if [ -x "$PY_VENV/bin/python" ] && [ "$(cat "$PY_VENV/.assignd-stamp" 2>/dev/null)" = "$want" ] &&
+		[ -f client/python/src/assignd/v1/assignment_pb2_grpc.py ]; then
+		echo "up to date: $PY_VENV"
+		return 0
+	fi
+	rm -rf "$PY_VENV"
+	python3.11 -m venv "$PY_VENV" &&
+		"$PY_VENV/bin/pip" install -q --disable-pip-version-check -r client/python/requirements.txt &&
+		"$PY_VENV/bin/pip" install -q --disable-pip-version-check --no-build-isolation --no-deps -e client/python &&
+		echo "$want" >"$PY_VENV/.assignd-stamp"
+}
+
 if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	step "install: apt packages" install_apt
 	step "install: npm packages" install_npm
 	step "install: Go modules, buf and the manifests' checker" install_go
 	step "install: Kafka broker jars" install_kafka
 	step "install: Maven packages (client/java)" install_maven
+	step "install: Python venv (client/python)" install_python
 fi
 
 # ---------------------------------------------------------------------------
@@ -151,11 +181,23 @@ for d in "${RACE_DIRS[@]}"; do
 	[ -d "$d" ] && race_pkgs+=("./$d/...")
 done
 
+# go_test_rerun PKGS ARGS... runs go test through gotestsum (pinned in
+# tools/go.mod), which runs a failed test once more and passes only if it
+# then passes; both outcomes stay in the output ("=== Failed"). It is for
+# the steps whose end-to-end tests drive third-party clients (kafka-python,
+# librdkafka, KafkaJS) and brokers on a shared 2-core machine; with more
+# than three failures nothing is rerun.
+go_test_rerun() {
+	local pkgs=$1
+	shift
+	# shellcheck disable=SC2086
+	go tool -modfile=tools/go.mod gotestsum --format standard-quiet --rerun-fails=1 \
+		--rerun-fails-max-failures=3 --packages "$pkgs" -- ${GO_TEST_FLAGS:-} "$@"
+}
 go_test_rest() {
 	local pkgs
 	pkgs=$(go list ./... | grep -v -E "^github.com/assignd/assignd/($(IFS='|'; echo "${RACE_DIRS[*]}"))(/|$)")
-	# shellcheck disable=SC2086
-	go test ${GO_TEST_FLAGS:-} -timeout 30m $pkgs
+	go_test_rerun "$(echo $pkgs)" -timeout 30m
 }
 go_test_race() {
 	[ ${#race_pkgs[@]} -eq 0 ] && return 0
@@ -176,6 +218,10 @@ go_test_large() {
 if [ "${SKIP_INSTALL:-}" != 1 ]; then
 	export ASSIGND_INTEROP=require
 fi
+# The interop tests run kafka-python consumers with this interpreter (the
+# venv install_python made); unset, they look for .cache/python/venv.
+ASSIGND_PYTHON=$(pwd)/$PY_VENV/bin/python
+export ASSIGND_PYTHON
 
 # gofmt on every tracked Go file (or, outside git, every Go file not under
 # node_modules): lists the files that need `gofmt -w`.
@@ -208,14 +254,15 @@ step "go test, large groups (client, no race)" go_test_large
 # The core end-to-end scenarios again, on a real Apache Kafka 4.x broker
 # instead of kfake (ASSIGND_BROKER=kafka; docs/brokers.md): steady, rolling
 # restart, scale out and in with a crash, a static member's crash, eager
-# sticky (sarama), librdkafka members (kcat), and the broker helper's own
-# tests. Each test binary starts one broker (~10 s) and shares it between
+# sticky (sarama), librdkafka members (kcat), kafka-python leaders and members
+# and confluent-kafka members (client/python's venv), and the broker helper's
+# own tests. Each test binary starts one broker (~10 s) and shares it between
 # its tests; the packages run one at a time, so one broker runs at a time.
 KAFKA_E2E_PKGS=(./internal/kafkabroker ./internal/cmd/testbroker ./client/kgoassign ./client/saramaassign ./interop)
-KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*)$'
+KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*|TestKafkaPython.*|TestConfluentKafka.*)$'
 go_test_kafka() {
 	# shellcheck disable=SC2086
-	ASSIGND_BROKER=kafka go test ${GO_TEST_FLAGS:-} -p 1 -timeout 15m -run "$KAFKA_E2E_RUN" "${KAFKA_E2E_PKGS[@]}"
+	ASSIGND_BROKER=kafka go_test_rerun "${KAFKA_E2E_PKGS[*]}" -p 1 -timeout 15m -run "$KAFKA_E2E_RUN"
 }
 step "go test e2e on Kafka" go_test_kafka
 
@@ -268,8 +315,7 @@ step "java (client/java, mvn test)" java_test
 # assignors in-process against the real binary over gRPC, on random groups
 # (ORACLE_SEEDS per assignor, default 200) and on Kafka's own assignor tests
 # (docs/java-oracle.md). Maven fetches what the module pins; the reports land
-# in interop/java-oracle/target/oracle/. A JDK 17 and Maven come from Debian
-# when missing (unless SKIP_INSTALL=1, where the step is then skipped).
+# in interop/java-oracle/target/oracle/.
 java_oracle() {
 	local tmp rc
 	tmp=$(mktemp -d)
@@ -284,6 +330,31 @@ java_oracle() {
 }
 
 step "java oracle" java_oracle
+
+# ---------------------------------------------------------------------------
+# Python (client/python): the kafka-python assignors' pytest suite against a
+# real assignd built here. pytest exits 5 when it collected no test: that
+# is a failure too (it never exits 0 then).
+# ---------------------------------------------------------------------------
+
+python_test() {
+	local bin rc=0
+	[ -x "$PY_VENV/bin/python" ] || {
+		echo "no venv at $PY_VENV (run without SKIP_INSTALL=1 once)"
+		return 1
+	}
+	bin=$(mktemp -d)
+	go build -o "$bin/assignd" ./cmd/assignd || {
+		rm -rf "$bin"
+		return 1
+	}
+	(cd client/python && ASSIGND_BINARY="$bin/assignd" "../../$PY_VENV/bin/python" -m pytest -q) || rc=$?
+	rm -rf "$bin"
+	[ $rc -eq 5 ] && echo "pytest collected no tests"
+	return $rc
+}
+
+step "python (client/python, pytest)" python_test
 
 # ---------------------------------------------------------------------------
 # The API contract (proto/)

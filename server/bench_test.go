@@ -13,18 +13,19 @@ import (
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
 )
 
 // benchServer serves with the production configuration: Prometheus
 // metrics and call logs (to a discarded writer).
-func benchServer(b *testing.B) (assigndv1.AssignmentServiceClient, healthpb.HealthClient) {
+func benchServer(b *testing.B, opts ...server.Option) (assigndv1.AssignmentServiceClient, healthpb.HealthClient) {
 	tel, err := server.NewTelemetry(context.Background(), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 	srv, err := server.New(server.DefaultSelector(), slog.New(slog.NewTextHandler(io.Discard, nil)),
-		server.WithMeterProvider(tel.MeterProvider()), server.WithTracerProvider(tel.TracerProvider()))
+		append([]server.Option{server.WithMeterProvider(tel.MeterProvider()), server.WithTracerProvider(tel.TracerProvider())}, opts...)...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -77,6 +78,21 @@ func BenchmarkAssign(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := client.Assign(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	// The same with the group history recording every call (its record is
+	// built after the response is written), to compare in the same run.
+	h, err := history.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	recording, _ := benchServer(b, server.WithHistory(h))
+	b.Run("assign-10x96-coop-metadata-history", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := recording.Assign(ctx, req); err != nil {
 				b.Fatal(err)
 			}
 		}

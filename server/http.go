@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+
+	"github.com/assignd/assignd/server/console"
 )
 
 // OpsHandler serves the operations endpoints beside the gRPC port:
@@ -10,8 +12,15 @@ import (
 //	/healthz  200 while the process runs (liveness)
 //	/readyz   200 while the server serves and is not shutting down, else 503
 //	          (readiness; it turns 503 as soon as Shutdown starts)
+//	/console/ the read-only group observatory console, when the server
+//	          keeps a history (WithHistory; see package [console]). It shows
+//	          group, member and caller ids: the listener is loopback by
+//	          default, and whoever reaches it sees them.
 func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 	mux := http.NewServeMux()
+	if s.history != nil {
+		mux.Handle("GET /console/", http.StripPrefix("/console", console.Handler(s.history)))
+	}
 	if metrics != nil {
 		mux.Handle("GET /metrics", metrics)
 	}

@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
+
+	"github.com/assignd/assignd/server/history"
 )
 
 // DefaultMaxRecvBytes is the default request size limit: 64 MiB. A group
@@ -59,6 +61,7 @@ type config struct {
 	grpcOptions   []grpc.ServerOption
 	explainer     Explainer
 	run           runFunc
+	history       *history.Store
 }
 
 func defaultConfig() config {
@@ -153,3 +156,10 @@ func WithExplainer(e Explainer) Option { return optionFunc(func(c *config) { c.e
 
 // withRun replaces the engine, for fault-injection tests.
 func withRun(run runFunc) Option { return optionFunc(func(c *config) { c.run = run }) }
+
+// WithHistory records a Decision of every answered Assign call in h and
+// serves h through GroupHistoryService (and the console on
+// [Server.OpsHandler]). Recording happens once the response is
+// written and never fails a call. nil keeps no history: GroupHistoryService
+// then answers UNIMPLEMENTED. Default: none.
+func WithHistory(h *history.Store) Option { return optionFunc(func(c *config) { c.history = h }) }

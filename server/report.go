@@ -24,6 +24,10 @@ type callReport struct {
 	followup                bool
 	warnings                int
 	ok                      bool // an assignment was computed and returned
+
+	// decision is what the call's Decision is built from, nil unless an
+	// assignment was computed and the server keeps a history.
+	decision *decisionInput
 }
 
 type reportKey struct{}

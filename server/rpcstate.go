@@ -27,6 +27,9 @@ type rpcState struct {
 	// response is written, so that the memory the response's encoding
 	// takes stays within the budget.
 	release func()
+	// after runs once the response is written, after release: work that
+	// must not delay the response (recording the call's Decision).
+	after func()
 }
 
 type rpcStateKey struct{}
@@ -59,6 +62,20 @@ func releaseAfterResponse(ctx context.Context, release func()) (onReturn func())
 	st.release = release
 	st.mu.Unlock()
 	return func() {}
+}
+
+// afterResponse arranges for f to run once the call's response is
+// written, or now when the call has no rpcState (a handler called without
+// the stats handler, as in unit tests).
+func afterResponse(ctx context.Context, f func()) {
+	st := rpcStateFrom(ctx)
+	if st == nil {
+		f()
+		return
+	}
+	st.mu.Lock()
+	st.after = f
+	st.mu.Unlock()
 }
 
 // rpcStats is a stats handler: it gives each RPC its rpcState, notes the
@@ -97,11 +114,14 @@ func (h *rpcStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
 		st.mu.Unlock()
 	case *stats.End:
 		st.mu.Lock()
-		release, handled := st.release, st.handled
-		st.release = nil
+		release, after, handled := st.release, st.after, st.handled
+		st.release, st.after = nil, nil
 		st.mu.Unlock()
 		if release != nil {
 			release()
+		}
+		if after != nil {
+			after()
 		}
 		if s.Error != nil && !handled {
 			h.report(ctx, s)

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/history"
 )
 
 // Server is the assignd gRPC server: the AssignmentService, the
@@ -41,6 +42,7 @@ type Server struct {
 	// cause errShuttingDown.
 	stopCalls  context.CancelCauseFunc
 	osReturner *osReturner
+	history    *history.Store
 }
 
 // New builds a Server. sel chooses the assignor of every Assign call (use
@@ -76,7 +78,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
 	}
 
-	s := &Server{health: health.NewServer(), logger: logger}
+	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history}
 	if cfg.memoryReturn > 0 {
 		s.osReturner = newOSReturner(cfg.memoryReturn)
 		adm.largeDone = s.osReturner.schedule
@@ -85,7 +87,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	s.stopCalls = stopCalls
 	svc := &service{
 		sel: sel, explainer: cfg.explainer, logger: logger, admission: adm,
-		maxPartitions: cfg.maxPartitions, stopping: stopping, run: cfg.run, metrics: metrics,
+		maxPartitions: cfg.maxPartitions, stopping: stopping, run: cfg.run, metrics: metrics, history: cfg.history,
 	}
 
 	callLog := newCallLog(logger)
@@ -105,7 +107,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.ChainUnaryInterceptor(
 			handledUnary,
-			reportInterceptor(metrics),
+			reportInterceptor(metrics, cfg.history, logger),
 			selector.UnaryServerInterceptor(callLog.unary(), selector.MatchFunc(logged)),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
@@ -120,6 +122,12 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	}
 	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
 	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
+	assigndv1.RegisterGroupHistoryServiceServer(s.grpc, &historyService{store: cfg.history})
+	if cfg.history != nil {
+		if err := registerHistoryMetrics(cfg.meters, cfg.history); err != nil {
+			return nil, fmt.Errorf("server: creating metrics: %w", err)
+		}
+	}
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	reflection.Register(s.grpc)
 	// Until Serve runs, health checks answer NOT_SERVING.
@@ -208,7 +216,11 @@ func (s *Server) recovered(ctx context.Context, p any) error {
 
 // reportInterceptor gives each Assign call a callReport and records the
 // domain metrics once the call, recovery included, has finished.
-func reportInterceptor(m *domainMetrics) grpc.UnaryServerInterceptor {
+//
+// With a history, it also records the call's Decision once the response
+// is written: building it (and the input's digest) never delays the
+// response, and Store.Record does constant work under its lock.
+func reportInterceptor(m *domainMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if info.FullMethod != assigndv1.AssignmentService_Assign_FullMethodName {
 			return handler(ctx, req)
@@ -216,9 +228,25 @@ func reportInterceptor(m *domainMetrics) grpc.UnaryServerInterceptor {
 		ctx, rep := withReport(ctx)
 		start := time.Now()
 		resp, err := handler(ctx, req)
+		took := time.Since(start)
 		// ctx may be canceled by now; the SDK records regardless and only
 		// reads it for the trace exemplar.
-		m.record(ctx, rep, status.Code(err), err, time.Since(start))
+		m.record(ctx, rep, status.Code(err), err, took)
+		if err == nil && rep.decision != nil && h != nil {
+			afterResponse(ctx, func() { recordDecision(ctx, h, rep, took, logger) })
+		}
 		return resp, err
 	}
+}
+
+// recordDecision builds the call's Decision and records it. It runs after
+// the response, outside the handler's recovery: a bug here is logged and
+// the record dropped, never the process.
+func recordDecision(ctx context.Context, h *history.Store, rep *callReport, took time.Duration, logger *slog.Logger) {
+	defer func() {
+		if p := recover(); p != nil {
+			logger.ErrorContext(ctx, "recording the decision failed; dropped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+		}
+	}()
+	h.Record(rep.buildDecision(took))
 }

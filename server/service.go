@@ -10,6 +10,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/history"
 )
 
 // runFunc runs the engine; opts include assign.WithContext(ctx). Tests
@@ -34,6 +35,8 @@ type service struct {
 	stopping context.Context
 	run      runFunc
 	metrics  *domainMetrics
+	// history receives a Decision per answered call; nil: none is kept.
+	history *history.Store
 }
 
 // Assign computes one group's assignment. Steps, each of which can reject
@@ -82,8 +85,9 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if err != nil {
 		return nil, err
 	}
+	caller := callerFromContext(ctx)
 	sel, err := s.sel.Select(ctx, Query{
-		GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Protocol: proto, Caller: callerFromContext(ctx),
+		GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Protocol: proto, Caller: caller,
 	})
 	switch {
 	case errors.Is(err, ErrUnknownProtocol):
@@ -138,6 +142,11 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	}
 	if ctx.Err() != nil {
 		return nil, callEnded(ctx)
+	}
+	if s.history != nil {
+		// References only: the record is built once the response is
+		// written (reportInterceptor), off the call's latency.
+		rep.noteDecision(ctx, req, g, res, took, caller)
 	}
 	return response(res, sel.Policy, versions, decoded), nil
 }

@@ -77,9 +77,10 @@ func (c *connFlags) applyEnv(fs *pflag.FlagSet, getenv func(string) string) erro
 
 // conn is a connection to assignd with its clients.
 type conn struct {
-	cc     *grpc.ClientConn
-	assign assigndv1.AssignmentServiceClient
-	health healthpb.HealthClient
+	cc      *grpc.ClientConn
+	assign  assigndv1.AssignmentServiceClient
+	history assigndv1.GroupHistoryServiceClient
+	health  healthpb.HealthClient
 }
 
 func (c *conn) close() { _ = c.cc.Close() }
@@ -94,7 +95,8 @@ func (c *connFlags) dial() (*conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--addr %s: %w", c.addr, err)
 	}
-	return &conn{cc: cc, assign: assigndv1.NewAssignmentServiceClient(cc), health: healthpb.NewHealthClient(cc)}, nil
+	return &conn{cc: cc, assign: assigndv1.NewAssignmentServiceClient(cc), history: assigndv1.NewGroupHistoryServiceClient(cc),
+		health: healthpb.NewHealthClient(cc)}, nil
 }
 
 func (c *connFlags) credentials() (credentials.TransportCredentials, error) {

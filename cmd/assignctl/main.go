@@ -8,6 +8,8 @@
 //	assignctl policy check FILE              validate a policy file locally; exit 1 if invalid
 //	assignctl policy explain GROUP [PROTO]   which rule, assignor and parameters the
 //	                                         server's policy picks for a group
+//	assignctl groups [--signal S] [--prefix P]   the groups the server remembers, with signals
+//	assignctl describe GROUP                 a group's members, last decisions and signals
 //	assignctl completion bash|zsh|fish|powershell   shell completion script
 //
 // Every command takes -o table (the default) or -o json. The connection
@@ -138,7 +140,7 @@ no answer within --timeout.`,
 	pf := root.PersistentFlags()
 	a.conn.register(pf)
 	pf.StringVarP(&a.output, "output", "o", "table", "output `format`: table or json")
-	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand())
+	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand(), a.groupsCommand(), a.describeCommand())
 	return root
 }
 

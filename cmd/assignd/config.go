@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
 )
 
 // config is assignd's configuration. Every field is a flag and, for flags
@@ -34,6 +35,8 @@ type config struct {
 	policy              string
 	shadowConcurrency   int
 	shadowMaxPartitions int
+	historyDecisions    int
+	historyGroups       int
 	version             bool
 }
 
@@ -64,6 +67,10 @@ func newFlagSet(c *config) *flag.FlagSet {
 		"assignd does not start on an invalid file; an invalid edit is rejected and the last good revision keeps serving. Empty: the embedded default policy")
 	fs.IntVar(&c.shadowConcurrency, "shadow-concurrency", 1, "shadow evaluations of the policy run at once, in the background; when all are busy a shadow is skipped; 0 disables them")
 	fs.IntVar(&c.shadowMaxPartitions, "shadow-max-partitions", 100_000, "skip shadow evaluation for groups with more partitions than this; 0 means no limit")
+	fs.IntVar(&c.historyDecisions, "history-decisions", history.DefaultDecisionsPerGroup,
+		"decisions kept in memory per group for GroupHistoryService and `assignctl groups`/`describe` (docs/observatory.md); 0 keeps no history")
+	fs.IntVar(&c.historyGroups, "history-groups", history.DefaultMaxGroups,
+		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -115,7 +122,7 @@ func (c *config) validate() error {
 	case c.memoryBudget != 0 && c.memoryBudget < server.MinMemoryBudget:
 		return fmt.Errorf("--memory-budget %d: want 0 (derived from GOMEMLIMIT) or at least %d bytes", c.memoryBudget, server.MinMemoryBudget)
 	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
-		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0:
+		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0 || c.historyDecisions < 0 || c.historyGroups < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
 	}
 	if _, err := parseLevel(c.logLevel); err != nil {

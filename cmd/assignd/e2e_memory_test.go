@@ -141,16 +141,16 @@ func TestBinaryMemoryBound(t *testing.T) {
 	p.stop(t)
 }
 
-// TestBinaryDeadlineToIdle: a long computation (the scale-out of issue 10
-// at 2,000 members) with a 200 ms deadline; the process's CPU use stops
+// TestBinaryDeadlineToIdle: a long computation ([longRequest]) with a
+// 200 ms deadline; the process's CPU use stops
 // once the engine sees the ended call. The time from the deadline to an
 // idle process is logged.
 func TestBinaryDeadlineToIdle(t *testing.T) {
 	bin, _ := binaries(t)
-	p := startAssignd(t, bin, nil)
+	p := startAssignd(t, bin, nil, "--max-partitions", strconv.Itoa(longPartitions))
 	pid := p.cmd.Process.Pid
 	client := dial(t, p.grpcAddr)
-	req := scaleOutRequest(2000)
+	req := longRequest()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
@@ -188,25 +188,16 @@ func TestBinaryDeadlineToIdle(t *testing.T) {
 	p.stop(t)
 }
 
-// scaleOutRequest is the burst scale-out of issue 10: n members, all
-// subscribed to t0 and one of t1 or t2 (1,000,000 partitions in all);
-// member 0 owns 10·n partitions of t0 at generation 5.
-func scaleOutRequest(n int) *assigndv1.AssignRequest {
-	req := &assigndv1.AssignRequest{GroupId: fmt.Sprintf("scale-out-%d", n), ProtocolName: "cooperative-sticky", GenerationId: 6,
-		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE,
-		Topics:            []*assigndv1.Topic{{Name: "t0", PartitionCount: 500_000}, {Name: "t1", PartitionCount: 250_000}, {Name: "t2", PartitionCount: 250_000}}}
-	for i := range n {
-		m := &assigndv1.Member{MemberId: fmt.Sprintf("m%05d", i), Topics: []string{"t0", []string{"t1", "t2"}[i%2]}}
-		if i == 0 {
-			owned := make([]int32, 10*n)
-			for p := range owned {
-				owned[p] = int32(p)
-			}
-			gen := int32(5)
-			m.Generation = &gen
-			m.OwnedPartitions = []*assigndv1.TopicPartitions{{Topic: "t0", Partitions: owned}}
-		}
-		req.Members = append(req.Members, m)
+// longRequest is a computation that takes seconds on any machine since the
+// repair became near-linear: range over one topic of 20,000,000 partitions
+// (the server is started with --max-partitions raised to allow it).
+func longRequest() *assigndv1.AssignRequest {
+	req := &assigndv1.AssignRequest{GroupId: "long-range", ProtocolName: "range",
+		Topics: []*assigndv1.Topic{{Name: "t", PartitionCount: longPartitions}}}
+	for i := range 200 {
+		req.Members = append(req.Members, &assigndv1.Member{MemberId: fmt.Sprintf("m%03d", i), Topics: []string{"t"}})
 	}
 	return req
 }
+
+const longPartitions = 20_000_000

@@ -20,6 +20,7 @@ import (
 
 	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
 	"go.opentelemetry.io/otel"
 )
 
@@ -109,6 +110,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))
+	}
+	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
+		h, err := history.New(history.WithDecisionsPerGroup(cfg.historyDecisions), history.WithMaxGroups(cfg.historyGroups))
+		if err != nil {
+			return err
+		}
+		opts = append(opts, server.WithHistory(h))
 	}
 	srv, err := server.New(src, logger, opts...)
 	if err != nil {

@@ -19,10 +19,14 @@ var (
 	revision string
 )
 
+// modulePath is this module's path, as Go build info names it.
+const modulePath = "github.com/assignd/assignd"
+
 // Info is the build of the running binary.
 type Info struct {
-	// Version is the stamped version, else the module version `go install
-	// ...@vX` records, else "devel".
+	// Version is the stamped version, else the version of this module that
+	// the build info records (the main module's after `go install ...@vX`,
+	// or a dependency's when a program imports the client), else "devel".
 	Version string
 	// Revision is the stamped VCS revision, else vcs.revision from the Go
 	// build info (builds in a git checkout without -buildvcs=false), else
@@ -40,8 +44,8 @@ func Read() Info {
 func read(version, revision string, buildInfo func() (*debug.BuildInfo, bool)) Info {
 	info := Info{Version: version, Revision: revision, Go: runtime.Version()}
 	if bi, ok := buildInfo(); ok {
-		if info.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			info.Version = bi.Main.Version
+		if info.Version == "" {
+			info.Version = moduleVersion(bi)
 		}
 		for _, s := range bi.Settings {
 			if s.Key == "vcs.revision" && info.Revision == "" {
@@ -59,6 +63,17 @@ func read(version, revision string, buildInfo func() (*debug.BuildInfo, bool)) I
 		info.Revision = "unknown"
 	}
 	return info
+}
+
+// moduleVersion is the version of this module recorded in bi, or "".
+func moduleVersion(bi *debug.BuildInfo) string {
+	mods := append([]*debug.Module{&bi.Main}, bi.Deps...)
+	for _, m := range mods {
+		if m != nil && m.Path == modulePath && m.Version != "" && m.Version != "(devel)" {
+			return m.Version
+		}
+	}
+	return ""
 }
 
 // String is the line `assignd --version` prints after the program name.

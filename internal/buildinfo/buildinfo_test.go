@@ -6,9 +6,11 @@ import (
 )
 
 func TestRead(t *testing.T) {
-	withVCS := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Version: "v0.4.0"},
+	withVCS := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Path: modulePath, Version: "v0.4.0"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}}}
-	devel := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Version: "(devel)"}}
+	devel := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Path: modulePath, Version: "(devel)"}}
+	asDependency := &debug.BuildInfo{GoVersion: "go1.99", Main: debug.Module{Path: "example.com/app", Version: "v9.0.0"},
+		Deps: []*debug.Module{{Path: "example.com/other", Version: "v1.0.0"}, {Path: modulePath, Version: "v0.5.1"}}}
 	tests := []struct {
 		name              string
 		version, revision string
@@ -18,6 +20,7 @@ func TestRead(t *testing.T) {
 		{"stamped wins", "v1.2.3", "fff", withVCS, Info{"v1.2.3", "fff", "go1.99"}},
 		{"go install @version", "", "", withVCS, Info{"v0.4.0", "abc123", "go1.99"}},
 		{"local build", "", "", devel, Info{"devel", "unknown", "go1.99"}},
+		{"a program that imports the client", "", "", asDependency, Info{"v0.5.1", "unknown", "go1.99"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 // would be.
 type assignd struct {
 	logger *slog.Logger
+	opts   []server.Option
 
 	mu   sync.Mutex
 	addr string // fixed after the first start
@@ -36,7 +37,7 @@ func (a *assignd) start() error {
 	if err != nil {
 		return fmt.Errorf("grouplab: listening for assignd on %s: %w", addr, err)
 	}
-	srv, err := server.New(server.DefaultSelector(), a.logger)
+	srv, err := server.New(server.DefaultSelector(), a.logger, a.opts...)
 	if err != nil {
 		lis.Close()
 		return fmt.Errorf("grouplab: creating assignd: %w", err)

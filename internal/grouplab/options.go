@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/assignd/assignd/server"
 )
 
 // Option configures a Lab. Options are sealed: only this package defines
@@ -24,6 +26,7 @@ type config struct {
 	meters           metric.MeterProvider
 	broker           BrokerKind
 	brokerStart      time.Duration
+	assigndOptions   []server.Option
 }
 
 func defaultConfig() config {
@@ -93,4 +96,11 @@ func WithBroker(kind BrokerKind) Option { return optionFunc(func(c *config) { c.
 // real broker's first start takes seconds). Default: 2 min.
 func WithBrokerStart(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.brokerStart = d })
+}
+
+// WithAssigndOptions builds the lab's assignd with these options, e.g.
+// server.WithHistory: the same options, and so the same history store,
+// serve again after StopAssignd and StartAssignd. Default: none.
+func WithAssigndOptions(opts ...server.Option) Option {
+	return optionFunc(func(c *config) { c.assigndOptions = append(c.assigndOptions, opts...) })
 }

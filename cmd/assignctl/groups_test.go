@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
+)
+
+// startHistoryServer serves assignd with a group history.
+func startHistoryServer(t *testing.T) string {
+	t.Helper()
+	h, err := history.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithHistory(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	return lis.Addr().String()
+}
+
+func TestGroupsAndDescribe(t *testing.T) {
+	addr := startHistoryServer(t)
+	if code, _, errOut := ctl(t, "", "--addr", addr, "assign", "-f", "../../examples/cooperative-explicit.json"); code != exitOK {
+		t.Fatalf("assign: exit %d: %s", code, errOut)
+	}
+	// The decision is recorded once the response is written.
+	var out string
+	for range 200 {
+		var code int
+		code, out, _ = ctl(t, "", "--addr", addr, "groups")
+		if code == exitOK && strings.Contains(out, "checkout") {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, want := range []string{"GROUP", "SIGNALS", "checkout", "cooperative-sticky/COOPERATIVE", "cooperative-sticky@"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("groups table lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, errOut := ctl(t, "", "--addr", addr, "describe", "checkout")
+	if code != exitOK {
+		t.Fatalf("describe: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"Group:      checkout", "Generation: 5", "consumer-1", "OWNED", "withheld", "follow-up rebalance", "unauthenticated", "grpc-go/"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("describe lacks %q:\n%s", want, out)
+		}
+	}
+
+	code, out, _ = ctl(t, "", "--addr", addr, "describe", "checkout", "-o", "json")
+	var resp struct {
+		Summary struct {
+			GroupID string `json:"groupId"`
+		}
+		Decisions []map[string]any
+	}
+	if code != exitOK || json.Unmarshal([]byte(out), &resp) != nil || resp.Summary.GroupID != "checkout" || len(resp.Decisions) != 1 {
+		t.Errorf("describe -o json: exit %d, %q", code, out)
+	}
+
+	if code, _, errOut := ctl(t, "", "--addr", addr, "describe", "no-such-group"); code != exitFail || !strings.Contains(errOut, "NotFound") {
+		t.Errorf("describe of an unknown group: exit %d, %q; want 1, NotFound", code, errOut)
+	}
+	if code, _, errOut := ctl(t, "", "--addr", addr, "groups", "--signal", "nope"); code != exitUsage || !strings.Contains(errOut, "generation-gap") {
+		t.Errorf("groups --signal nope: exit %d, %q; want 2 listing the signals", code, errOut)
+	}
+	if code, out, _ := ctl(t, "", "--addr", addr, "groups", "--signal", "eager-only-protocol", "-o", "json"); code != exitOK || strings.Contains(out, "checkout") {
+		t.Errorf("groups --signal eager-only-protocol: exit %d, %q; want no group", code, out)
+	}
+}

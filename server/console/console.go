@@ -1,0 +1,140 @@
+// Package console serves the group observatory's read-only web console: a
+// fleet table of the groups a replica remembers and a page per group with
+// its signals, members, decisions and a timeline. Pages are rendered on the
+// server from embedded templates: no JavaScript, no external asset, so it
+// works air-gapped and in any browser.
+//
+// It shows group ids, member ids, client software and caller identities:
+// serve it only where those may be seen (assignd mounts it on the HTTP
+// listener, loopback by default).
+package console
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/history"
+)
+
+//go:embed templates/*.html
+var files embed.FS
+
+var pages = template.Must(template.New("").Funcs(template.FuncMap{
+	"protocol": func(p assigndv1.RebalanceProtocol) string {
+		return strings.TrimPrefix(p.String(), "REBALANCE_PROTOCOL_")
+	},
+	"signal":   signalName,
+	"ago":      func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
+	"stamp":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"groupURL": func(id string) string { return "group?id=" + url.QueryEscape(id) },
+	"caller": func(c *assigndv1.CallerIdentity) string {
+		if c == nil {
+			return "unauthenticated"
+		}
+		return c.GetSubject()
+	},
+	"tps": func(tps []*assigndv1.TopicPartitions) string {
+		var parts []string
+		for _, tp := range tps {
+			ps := make([]string, len(tp.GetPartitions()))
+			for i, p := range tp.GetPartitions() {
+				ps[i] = fmt.Sprint(p)
+			}
+			parts = append(parts, tp.GetTopic()+"["+strings.Join(ps, ",")+"]")
+		}
+		return strings.Join(parts, " ")
+	},
+}).ParseFS(files, "templates/*.html"))
+
+// Handler serves the console of h; mount it under a prefix with
+// http.StripPrefix, e.g. "/console". Routes: "/" the fleet table
+// (filters: ?prefix=, ?signal=), "/group?id=GROUP" one group.
+func Handler(h *history.Store) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { fleet(w, r, h) })
+	mux.HandleFunc("GET /group", func(w http.ResponseWriter, r *http.Request) { group(w, r, h) })
+	return mux
+}
+
+// fleetPage is the data of fleet.html.
+type fleetPage struct {
+	Groups         []*assigndv1.GroupSummary
+	Total, Shown   int
+	Prefix, Signal string
+	Signals        []string
+	More           bool
+}
+
+func fleet(w http.ResponseWriter, r *http.Request, h *history.Store) {
+	q := history.Query{Prefix: r.URL.Query().Get("prefix"), PageSize: history.MaxPageSize}
+	sig := r.URL.Query().Get("signal")
+	if sig != "" {
+		s, ok := parseSignal(sig)
+		if !ok {
+			http.Error(w, fmt.Sprintf("unknown signal %q", sig), http.StatusBadRequest)
+			return
+		}
+		q.Signal = s
+	}
+	p, _ := h.List(q) // no page token: no error
+	render(w, "fleet.html", fleetPage{
+		Groups: p.Groups, Total: p.Total, Shown: len(p.Groups), Prefix: q.Prefix, Signal: sig, Signals: signalNames(), More: p.Next != "",
+	})
+}
+
+// groupPage is the data of group.html.
+type groupPage struct {
+	Summary   *assigndv1.GroupSummary
+	Latest    *assigndv1.Decision
+	Decisions []*assigndv1.Decision
+	Timeline  timeline
+}
+
+func group(w http.ResponseWriter, r *http.Request, h *history.Store) {
+	id := r.URL.Query().Get("id")
+	sum, ds, ok := h.Get(id, 0)
+	if !ok {
+		w.WriteHeader(http.StatusNotFound)
+		render(w, "notfound.html", id)
+		return
+	}
+	render(w, "group.html", groupPage{Summary: sum, Latest: ds[0], Decisions: ds, Timeline: newTimeline(ds)})
+}
+
+func render(w http.ResponseWriter, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	// No script runs on these pages, and nothing loads from elsewhere.
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:")
+	if err := pages.ExecuteTemplate(w, name, data); err != nil {
+		http.Error(w, "rendering the page failed", http.StatusInternalServerError)
+	}
+}
+
+func signalName(s assigndv1.GroupSignal) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(s.String(), "GROUP_SIGNAL_")), "_", "-")
+}
+
+func signalNames() []string {
+	var out []string
+	for v := int32(1); ; v++ {
+		if _, ok := assigndv1.GroupSignal_name[v]; !ok {
+			return out
+		}
+		out = append(out, signalName(assigndv1.GroupSignal(v)))
+	}
+}
+
+func parseSignal(name string) (assigndv1.GroupSignal, bool) {
+	for v := range assigndv1.GroupSignal_name {
+		if s := assigndv1.GroupSignal(v); v != 0 && signalName(s) == name {
+			return s, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"time"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/durationpb"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/apiconv"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// Caps on what one Decision lists, so that a huge group's record stays
+// small; the counts beside the lists are always complete.
+const (
+	decisionMembers    = 32 // DecisionMember entries
+	decisionPartitions = 64 // withheld, and revoked, partitions
+	decisionWarnings   = 8
+)
+
+// decisionInput is what an answered Assign call leaves for its Decision:
+// what the handler already computed, kept by reference and read once the
+// response is written.
+type decisionInput struct {
+	at        time.Time
+	req       *assigndv1.AssignRequest
+	group     *assign.Group
+	res       *assign.Result
+	engine    time.Duration
+	caller    Caller
+	userAgent string
+}
+
+// noteDecision keeps, in the call's report, what its Decision is built
+// from. It only stores references: the record is built after the
+// response is written.
+func (r *callReport) noteDecision(ctx context.Context, req *assigndv1.AssignRequest, g *assign.Group, res *assign.Result, engine time.Duration, caller Caller) {
+	in := &decisionInput{at: time.Now(), req: req, group: g, res: res, engine: engine, caller: caller}
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		if ua := md.Get("user-agent"); len(ua) > 0 {
+			in.userAgent = clip(ua[0])
+		}
+	}
+	r.decision = in
+}
+
+// decision builds the record of the call from the report.
+func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
+	in := r.decision
+	res := in.res
+	rule, revision := splitPolicy(r.policy)
+	d := &assigndv1.Decision{
+		Time:              timestamppb.New(in.at),
+		GroupId:           in.req.GetGroupId(),
+		GenerationId:      in.req.GetGenerationId(),
+		LeaderId:          in.req.GetLeaderId(),
+		ProtocolName:      in.req.GetProtocolName(),
+		RebalanceProtocol: apiconv.ProtocolToAPI(res.Protocol),
+		Assignor:          ref(r.assignor),
+		PolicyRule:        rule,
+		PolicyRevision:    revision,
+		MemberCount:       int32(len(res.Members)),
+		Partitions:        int32(res.Stats.Partitions),
+		Moved:             int32(res.Stats.Moved),
+		Withheld:          int32(res.Stats.Pending),
+		Revoked:           int32(res.Stats.Revoked),
+		Imbalance:         int32(res.Stats.Imbalance),
+		FollowupRequired:  res.FollowupRequired,
+		EngineTime:        durationpb.New(in.engine),
+		CallTime:          durationpb.New(callTime),
+		UserAgent:         in.userAgent,
+		InputDigest:       digest(in.req),
+	}
+	if in.caller != (Caller{}) {
+		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}
+	}
+	d.Members = decisionMembersOf(in.group, res)
+	d.WithheldPartitions = capPartitions(nil, res.Pending, decisionPartitions)
+	var revoked []*assigndv1.TopicPartitions
+	for _, m := range res.Members {
+		revoked = capPartitions(revoked, m.Revoked, decisionPartitions-countPartitions(revoked))
+	}
+	d.RevokedPartitions = revoked
+	for _, w := range res.Warnings[:min(len(res.Warnings), decisionWarnings)] {
+		d.Warnings = append(d.Warnings, clipN(w, maxMessage))
+	}
+	return d
+}
+
+// decisionMembersOf lists the first members by id with their owned
+// (from the input) and assigned (from the result) partition counts.
+func decisionMembersOf(g *assign.Group, res *assign.Result) []*assigndv1.DecisionMember {
+	byID := make(map[string]*assign.Member, len(g.Members))
+	for i := range g.Members {
+		byID[g.Members[i].ID] = &g.Members[i]
+	}
+	out := make([]*assigndv1.DecisionMember, 0, min(len(res.Members), decisionMembers))
+	for _, ma := range res.Members[:min(len(res.Members), decisionMembers)] {
+		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(count(ma.Assigned))}
+		if m := byID[ma.ID]; m != nil {
+			dm.GroupInstanceId, dm.Rack, dm.Owned = m.InstanceID, m.Rack, int32(count(m.Owned))
+		}
+		out = append(out, dm)
+	}
+	return out
+}
+
+func count(tps []assign.TopicPartitions) int {
+	n := 0
+	for _, tp := range tps {
+		n += len(tp.Partitions)
+	}
+	return n
+}
+
+func countPartitions(tps []*assigndv1.TopicPartitions) int {
+	n := 0
+	for _, tp := range tps {
+		n += len(tp.GetPartitions())
+	}
+	return n
+}
+
+// capPartitions appends up to limit partitions of tps to out.
+func capPartitions(out []*assigndv1.TopicPartitions, tps []assign.TopicPartitions, limit int) []*assigndv1.TopicPartitions {
+	for _, tp := range tps {
+		if limit <= 0 {
+			break
+		}
+		ps := tp.Partitions[:min(len(tp.Partitions), limit)]
+		limit -= len(ps)
+		out = append(out, &assigndv1.TopicPartitions{Topic: tp.Topic, Partitions: append([]int32(nil), ps...)})
+	}
+	return out
+}
+
+// digest is the SHA-256 of the request marshaled deterministically: the
+// same input gives the same digest, on any replica.
+func digest(req *assigndv1.AssignRequest) []byte {
+	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	if err != nil {
+		return nil
+	}
+	sum := sha256.Sum256(b)
+	return sum[:]
+}

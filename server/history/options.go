@@ -1,0 +1,108 @@
+package history
+
+import "time"
+
+// DefaultDecisionsPerGroup is how many decisions a Store keeps per group
+// without WithDecisionsPerGroup: 8, a cooperative rebalance and its
+// follow-up several times over.
+const DefaultDecisionsPerGroup = 8
+
+// DefaultMaxGroups is how many groups a Store remembers without
+// WithMaxGroups: 10,000. At the default decisions per group and a
+// 10-member group, that is about 183 MiB (BenchmarkStoreMemory).
+const DefaultMaxGroups = 10_000
+
+// Thresholds say when the signals fire. The zero value of a field means
+// its default.
+type Thresholds struct {
+	// At least StormRebalances decisions, and at least StormPerMember per
+	// member of the group, within StormWindow are a rebalance storm: a
+	// rolling restart costs each member a leave and a join, each with
+	// its cooperative follow-up (4 rebalances, sometimes 5), and stays
+	// below it. The count is capped at StormCap (64) decisions: more is a
+	// storm whatever the group's size. Default 10, 8 per member, within 5
+	// minutes.
+	StormRebalances int
+	StormPerMember  int
+	StormWindow     time.Duration
+	// FlapJoins: the same member joining this many times within
+	// StormWindow is a storm too (a flapping member), however few the
+	// rebalances. Default 3. A rolling restart, where each member leaves
+	// and joins once, stays below it.
+	FlapJoins int
+	// GapWindow is how long a generation gap stays signalled after the
+	// decision that revealed it (while that decision is kept). Default 1
+	// hour.
+	GapWindow time.Duration
+	// StuckAfter is how long a decision that required a follow-up may stay
+	// the latest before the group is stuck. Default 2 minutes (a Java
+	// client rejoins as soon as it has revoked).
+	StuckAfter time.Duration
+	// Imbalance: a latest decision whose imbalance is above it fires the
+	// imbalance signal. Default 2 (1 is what an uneven division leaves).
+	Imbalance int
+}
+
+// StormCap is the most recent decision times a group keeps to count
+// rebalances in the storm window.
+const StormCap = 64
+
+// DefaultThresholds are the thresholds of a Store without WithThresholds.
+func DefaultThresholds() Thresholds {
+	return Thresholds{StormRebalances: 10, StormPerMember: 8, StormWindow: 5 * time.Minute, FlapJoins: 3, GapWindow: time.Hour, StuckAfter: 2 * time.Minute, Imbalance: 2}
+}
+
+func (t Thresholds) withDefaults() Thresholds {
+	d := DefaultThresholds()
+	if t.StormRebalances <= 0 {
+		t.StormRebalances = d.StormRebalances
+	}
+	if t.StormPerMember <= 0 {
+		t.StormPerMember = d.StormPerMember
+	}
+	if t.StormWindow <= 0 {
+		t.StormWindow = d.StormWindow
+	}
+	if t.FlapJoins <= 0 {
+		t.FlapJoins = d.FlapJoins
+	}
+	if t.GapWindow <= 0 {
+		t.GapWindow = d.GapWindow
+	}
+	if t.StuckAfter <= 0 {
+		t.StuckAfter = d.StuckAfter
+	}
+	if t.Imbalance <= 0 {
+		t.Imbalance = d.Imbalance
+	}
+	return t
+}
+
+// Option configures a Store. Options are sealed: only this package defines
+// them.
+type Option interface{ apply(*config) }
+
+type config struct {
+	decisions, groups int
+	thresholds        Thresholds
+	now               func() time.Time
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithDecisionsPerGroup keeps the last n decisions of each group (n ≥ 1).
+// Default: DefaultDecisionsPerGroup.
+func WithDecisionsPerGroup(n int) Option { return optionFunc(func(c *config) { c.decisions = n }) }
+
+// WithMaxGroups remembers at most n groups (n ≥ 1); recording a new group
+// beyond that forgets the least recently seen one. Default: DefaultMaxGroups.
+func WithMaxGroups(n int) Option { return optionFunc(func(c *config) { c.groups = n }) }
+
+// WithThresholds sets when the signals fire; zero fields keep their
+// defaults. Default: DefaultThresholds().
+func WithThresholds(t Thresholds) Option { return optionFunc(func(c *config) { c.thresholds = t }) }
+
+// WithClock replaces time.Now, for tests of the time-based signals.
+func WithClock(now func() time.Time) Option { return optionFunc(func(c *config) { c.now = now }) }

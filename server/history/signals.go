@@ -1,0 +1,176 @@
+package history
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/assignd/assignd/assign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+const cooperativeSticky = "cooperative-sticky"
+
+// eagerOnly reports whether Kafka clients of this protocol name only run
+// the EAGER rebalance protocol (range, roundrobin, sticky).
+func eagerOnly(name string) bool {
+	std, ok := assign.StandardOf(name)
+	return ok && !std.Allows(assign.Cooperative)
+}
+
+// signals derives what holds for the group now, each with why, in the
+// order of the GroupSignal values.
+func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal {
+	if len(sn.decisions) == 0 {
+		return nil
+	}
+	latest := sn.decisions[0]
+	var out []*assigndv1.FiredSignal
+	fire := func(s assigndv1.GroupSignal, format string, args ...any) {
+		out = append(out, &assigndv1.FiredSignal{Signal: s, Reason: fmt.Sprintf(format, args...)})
+	}
+	storm := min(max(t.StormRebalances, t.StormPerMember*int(latest.GetMemberCount())), StormCap)
+	if n := countSince(sn.times, now.Add(-t.StormWindow)); n >= storm {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%d rebalances in the last %s (threshold %d for %d members)",
+			n, t.StormWindow, storm, latest.GetMemberCount())
+	} else if key, joins := flapping(sn.decisions, now.Add(-t.StormWindow)); joins >= t.FlapJoins {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "member %s joined %d times in the last %s (threshold %d): it keeps leaving and coming back",
+			key, joins, t.StormWindow, t.FlapJoins)
+	}
+	if from, to, at := generationGap(sn.decisions); !at.IsZero() && now.Sub(at) < t.GapWindow {
+		missed := "generation " + fmt.Sprint(from+1)
+		if to-from > 2 {
+			missed = fmt.Sprintf("generations %d to %d", from+1, to-1)
+		}
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_GENERATION_GAP,
+			"%s never reached assignd (generation %d followed %d at %s): the leader fell back to its local assignor, or a leader without assignd led",
+			missed, to, from, stamp(at))
+	}
+	if since := eagerSince(sn.decisions); !since.IsZero() {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_EAGER_UNDER_COOPERATIVE,
+			"protocol name %s runs EAGER since %s: the first bounce of the KIP-429 upgrade; still there after the second bounce means stuck mid-migration",
+			cooperativeSticky, stamp(since))
+	}
+	if name := latest.GetProtocolName(); eagerOnly(name) {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_EAGER_ONLY_PROTOCOL, "protocol name %q: its clients run EAGER only; every rebalance stops the whole group", name)
+		if !sn.cooperativeUntil.IsZero() {
+			fire(assigndv1.GroupSignal_GROUP_SIGNAL_PROTOCOL_REGRESSION,
+				"called with %q until %s, now with %q: protocol negotiation fell back to eager (a stale image or a divergent configuration on some members)",
+				cooperativeSticky, stamp(sn.cooperativeUntil), name)
+		}
+	}
+	if latest.GetFollowupRequired() {
+		if age := now.Sub(latest.GetTime().AsTime()); age >= t.StuckAfter {
+			fire(assigndv1.GroupSignal_GROUP_SIGNAL_STUCK_FOLLOWUP,
+				"generation %d withheld %d partitions and required a follow-up rebalance; none came in %s (threshold %s)",
+				latest.GetGenerationId(), latest.GetWithheld(), age.Round(time.Second), t.StuckAfter)
+		}
+	}
+	if imb := latest.GetImbalance(); int(imb) > t.Imbalance {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_IMBALANCE, "imbalance %d partitions between the most and least loaded member (threshold %d)", imb, t.Imbalance)
+	}
+	return out
+}
+
+func countSince(times []int64, since time.Time) int {
+	n, s := 0, since.UnixNano()
+	for _, t := range times {
+		if t != 0 && t >= s {
+			n++
+		}
+	}
+	return n
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+// has reports whether sigs holds s.
+func has(sigs []*assigndv1.FiredSignal, s assigndv1.GroupSignal) bool {
+	for _, f := range sigs {
+		if f.GetSignal() == s {
+			return true
+		}
+	}
+	return false
+}
+
+// flapping finds the member that joined most often among the decisions
+// (newest first) made since since: a join is a member present in one
+// decision and absent from the one before. A member is known by its group
+// instance id, else by its member id without the coordinator's UUID
+// suffix (the client id, for Java and franz-go clients), so that a
+// restarted member is the same member. Members sharing a client id make
+// one key present throughout, which hides their joins rather than
+// inventing any. Decisions that list only part of their members (large
+// groups) are not compared.
+func flapping(newestFirst []*assigndv1.Decision, since time.Time) (key string, joins int) {
+	counts := make(map[string]int)
+	var prev map[string]bool
+	for i := len(newestFirst) - 1; i >= 0; i-- {
+		d := newestFirst[i]
+		if d.GetTime().AsTime().Before(since) || int(d.GetMemberCount()) != len(d.GetMembers()) {
+			prev = nil
+			continue
+		}
+		cur := make(map[string]bool, len(d.GetMembers()))
+		for _, m := range d.GetMembers() {
+			cur[memberKey(m)] = true
+		}
+		if prev != nil {
+			for k := range cur {
+				if !prev[k] {
+					counts[k]++
+				}
+			}
+		}
+		prev = cur
+	}
+	for k, n := range counts {
+		if n > joins || n == joins && k < key {
+			key, joins = k, n
+		}
+	}
+	return key, joins
+}
+
+func memberKey(m *assigndv1.DecisionMember) string {
+	if id := m.GetGroupInstanceId(); id != "" {
+		return fmt.Sprintf("instance %q", id)
+	}
+	id := m.GetMemberId()
+	// The coordinator names a member clientId-UUID (KIP-394 and before).
+	if len(id) > 37 && id[len(id)-37] == '-' {
+		id = id[:len(id)-37]
+	}
+	return fmt.Sprintf("%q", id)
+}
+
+// generationGap finds the newest jump of more than one generation between
+// consecutive decisions (newest first): the coordinator bumps the
+// generation by one per rebalance and the leader of each calls Assign, so
+// a jump means a rebalance assignd did not decide. A repeated generation
+// is a retry; a smaller one a group that was emptied and started again.
+// It returns the generations before and after the jump and when the later
+// one was decided, or a zero time.
+func generationGap(newestFirst []*assigndv1.Decision) (from, to int32, at time.Time) {
+	for i := 0; i+1 < len(newestFirst); i++ {
+		newer, older := newestFirst[i], newestFirst[i+1]
+		if newer.GetGenerationId() > older.GetGenerationId()+1 {
+			return older.GetGenerationId(), newer.GetGenerationId(), newer.GetTime().AsTime()
+		}
+	}
+	return 0, 0, time.Time{}
+}
+
+// eagerSince is when a cooperative-sticky group that runs EAGER in its
+// latest decision started doing so, as far as the kept decisions go, or a
+// zero time.
+func eagerSince(newestFirst []*assigndv1.Decision) time.Time {
+	var since time.Time
+	for _, d := range newestFirst {
+		if d.GetProtocolName() != cooperativeSticky || d.GetRebalanceProtocol() != assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER {
+			break
+		}
+		since = d.GetTime().AsTime()
+	}
+	return since
+}

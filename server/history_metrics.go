@@ -1,0 +1,45 @@
+package server
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/history"
+)
+
+// registerHistoryMetrics exports the fleet-level gauges of the history:
+// assignd.history.groups (groups remembered) and
+// assignd.history.groups.signal (groups where each signal holds, by
+// signal). No group id is a label: their cardinality is the number of
+// signals. They are derived at collection time, off the Assign path.
+func registerHistoryMetrics(mp metric.MeterProvider, h *history.Store) error {
+	m := mp.Meter(meterName)
+	groups, err := m.Int64ObservableGauge("assignd.history.groups", metric.WithUnit("{group}"),
+		metric.WithDescription("Consumer groups this replica remembers decisions of."))
+	if err != nil {
+		return err
+	}
+	bySignal, err := m.Int64ObservableGauge("assignd.history.groups.signal", metric.WithUnit("{group}"),
+		metric.WithDescription("Remembered groups where each signal holds now, by signal."))
+	if err != nil {
+		return err
+	}
+	sets := make(map[assigndv1.GroupSignal]metric.MeasurementOption)
+	for v, name := range assigndv1.GroupSignal_name {
+		if v != 0 {
+			sets[assigndv1.GroupSignal(v)] = metric.WithAttributeSet(attribute.NewSet(attribute.String("signal", name)))
+		}
+	}
+	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		counts, n := h.SignalCounts()
+		o.ObserveInt64(groups, int64(n))
+		for s, opt := range sets {
+			o.ObserveInt64(bySignal, int64(counts[s]), opt)
+		}
+		return nil
+	}, groups, bySignal)
+	return err
+}

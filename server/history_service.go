@@ -1,0 +1,52 @@
+package server
+
+import (
+	"context"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/history"
+)
+
+// historyService implements assigndv1.GroupHistoryServiceServer over the
+// server's history. It is read-only; its errors are plain statuses (no
+// domain reason applies).
+type historyService struct {
+	assigndv1.UnimplementedGroupHistoryServiceServer
+	store *history.Store
+}
+
+var errNoHistory = status.Error(codes.Unimplemented, "this server keeps no group history (started without one)")
+
+func (h *historyService) ListGroups(_ context.Context, req *assigndv1.ListGroupsRequest) (*assigndv1.ListGroupsResponse, error) {
+	if h.store == nil {
+		return nil, errNoHistory
+	}
+	if req.GetPageSize() < 0 {
+		return nil, status.Error(codes.InvalidArgument, "page_size must not be negative")
+	}
+	p, err := h.store.List(history.Query{
+		Signal: req.GetSignal(), Assignor: req.GetAssignor(), Rule: req.GetPolicyRule(), Prefix: req.GetGroupIdPrefix(),
+		PageSize: int(req.GetPageSize()), PageToken: req.GetPageToken(),
+	})
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, "page_token is not one ListGroups returned")
+	}
+	return &assigndv1.ListGroupsResponse{Groups: p.Groups, NextPageToken: p.Next, TotalGroups: int32(p.Total)}, nil
+}
+
+func (h *historyService) GetGroup(_ context.Context, req *assigndv1.GetGroupRequest) (*assigndv1.GetGroupResponse, error) {
+	if h.store == nil {
+		return nil, errNoHistory
+	}
+	if req.GetMaxDecisions() < 0 {
+		return nil, status.Error(codes.InvalidArgument, "max_decisions must not be negative")
+	}
+	sum, ds, ok := h.store.Get(req.GetGroupId(), int(req.GetMaxDecisions()))
+	if !ok {
+		return nil, status.Errorf(codes.NotFound, "group %q: no decision recorded on this replica", clip(req.GetGroupId()))
+	}
+	return &assigndv1.GetGroupResponse{Summary: sum, Decisions: ds}, nil
+}
