@@ -190,7 +190,7 @@ func TestHistoryMetrics(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	for _, pattern := range []string{
-		`(?m)^assignd_history_groups\{[^}]*\} 3$`,
+		`(?m)^assignd_history_groups(\{[^}]*\})? 3$`,
 		`(?m)^assignd_history_groups_signal\{[^}]*signal="GROUP_SIGNAL_EAGER_ONLY_PROTOCOL"[^}]*\} 2$`,
 		`(?m)^assignd_history_groups_signal\{[^}]*signal="GROUP_SIGNAL_REBALANCE_STORM"[^}]*\} 0$`,
 	} {
