@@ -16,8 +16,8 @@ import (
 	"github.com/assignd/assignd/internal/shimtest"
 )
 
-// millionPartitionGroup is the README's large group: 2,000 members, all
-// subscribed to 500 topics of 2,000 partitions (1,000,000 partitions),
+// millionPartitionGroup is the large group of the performance figures:
+// 2,000 members, all subscribed to 500 topics of 2,000 partitions (1,000,000 partitions),
 // member i owning partition i of every topic at generation 5. It is
 // balanced and sticky, so assignd hands every member back what it owns:
 // one partition of each of 500 topics, the widest encoded assignment such

@@ -81,7 +81,7 @@ func worstCase(i int) *assigndv1.AssignRequest {
 // budget also allows: 2 × 96 MiB), sends 16 concurrent worst-case
 // requests (each accepted: estimated at 96 MiB, under the 224 MiB a large
 // call may use), and checks that the peak RSS stays under the bound the
-// README states (GOMEMLIMIT + 64 MiB, since the budget and what gRPC
+// operations page states (GOMEMLIMIT + 64 MiB, since the budget and what gRPC
 // holds fit under GOMEMLIMIT) and that RSS falls back to within 32 MiB of
 // idle within a few seconds of the burst.
 func TestBinaryMemoryBound(t *testing.T) {
