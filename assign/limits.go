@@ -36,7 +36,7 @@ func (st *state) capMoves(target []int32, max int) {
 // subscribes to its topic. A replica in the member's rack is not required:
 // an owner is never made to give a partition up for rack locality alone,
 // which would move partitions in every rebalance of a group whose racks
-// cannot all be matched (see locality.go for how locality is pursued).
+// cannot all be matched; locality is pursued where partitions are placed.
 func (st *state) keepable(m, p int32) bool {
 	return st.subscribes(m, st.topicOf[p])
 }
