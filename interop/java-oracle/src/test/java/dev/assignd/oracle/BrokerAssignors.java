@@ -50,9 +50,15 @@ final class BrokerAssignors {
         Map<Uuid, String> names = new HashMap<>();
         Map<Uuid, Integer> counts = new HashMap<>();
         long k = 2; // (0, 0) and (0, 1) are reserved ids
-        for (Kip848Groups.Topic t : g.topics()) { // sorted by name
-            // Uuid(0, k): hashCode k, so a HashSet of fewer than its
-            // capacity iterates them by k, and compareTo orders them by k.
+        Set<String> subscribed = new HashSet<>();
+        g.members().forEach(m -> subscribed.addAll(m.topics()));
+        List<Kip848Groups.Topic> byName = new java.util.ArrayList<>(g.topics()); // sorted by name
+        // Subscribed topics first: they are the ones the builders' hash
+        // sets hold, so their k stay below the sets' capacity.
+        byName.sort((a, b) -> Boolean.compare(!subscribed.contains(a.name()), !subscribed.contains(b.name())));
+        for (Kip848Groups.Topic t : byName) {
+            // Uuid(0, k): hashCode k, so a HashSet whose capacity exceeds
+            // every k iterates them by k, and compareTo orders them by k.
             Uuid id = canonical ? new Uuid(0L, k++) : new Uuid(hashOrder.nextLong(), hashOrder.nextLong());
             ids.put(t.name(), id);
             names.put(id, t.name());

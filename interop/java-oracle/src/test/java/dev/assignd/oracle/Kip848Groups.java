@@ -94,14 +94,17 @@ final class Kip848Groups {
         Random r = new Random(seed * 7919L + 17);
         String scenario = SCENARIOS[(int) (seed % SCENARIOS.length)];
         boolean homogeneous = r.nextBoolean();
-        int nt = 1 + r.nextInt(r.nextInt(8) == 0 ? 12 : 5);
-        int nm = 1 + r.nextInt(r.nextInt(8) == 0 ? 30 : 7);
+        // One group in twenty is large, for the heterogeneous builder's
+        // balancing passes over many overlapping topics.
+        boolean large = r.nextInt(20) == 0;
+        int nt = 1 + r.nextInt(large ? 40 : r.nextInt(8) == 0 ? 12 : 5);
+        int nm = 1 + r.nextInt(large ? 150 : r.nextInt(8) == 0 ? 30 : 7);
         List<Topic> topics = new ArrayList<>();
         Set<String> names = new HashSet<>();
         while (topics.size() < nt) {
             String name = "t" + word(r, 3);
             if (names.add(name)) {
-                topics.add(new Topic(name, 1 + r.nextInt(r.nextInt(6) == 0 ? 64 : 16)));
+                topics.add(new Topic(name, 1 + r.nextInt(large ? 100 : r.nextInt(6) == 0 ? 64 : 16)));
             }
         }
         boolean statics = r.nextInt(3) == 0;
