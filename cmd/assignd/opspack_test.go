@@ -14,15 +14,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/IBM/sarama"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/client/saramaassign"
 	"github.com/assignd/assignd/internal/promnames"
 	"github.com/assignd/assignd/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -111,7 +114,8 @@ rules:
 // and the alert rules, and checks that each metric name it reads is served:
 // by a live assignd that served Assign calls (one refused, one rejected
 // before the handler), compared a shadow and reloaded its policy (once
-// rejected), or by an application whose kgoassign leader fell back. Label
+// rejected), or by applications whose kgoassign and saramaassign leaders
+// fell back. Label
 // values the expressions match on exist too: in the scrape, or as an
 // ErrorReason or GroupSignal name.
 func TestOpsPackMetricsExist(t *testing.T) {
@@ -129,9 +133,6 @@ func TestOpsPackMetricsExist(t *testing.T) {
 		if !served.names[want] {
 			t.Errorf("the scrape of assignd lacks %s: the test did not drive what it should", want)
 		}
-	}
-	if !client.names["assignd_client_fallbacks_total"] {
-		t.Error("the scrape of the application lacks assignd_client_fallbacks_total")
 	}
 
 	exprs := dashboardExprs(t)
@@ -264,38 +265,67 @@ func scrapeAssignd(t *testing.T) scrape {
 	return parseScrape(t, metrics())
 }
 
-// scrapeShimApp is an application whose kgoassign leader cannot reach
-// assignd and falls back once, exporting its metrics with the OpenTelemetry
-// Prometheus exporter's defaults; it returns the scrape of that registry.
+// scrapeShimApp is what applications whose Go shim leaders cannot reach
+// assignd serve: a kgoassign leader and a saramaassign leader each fall
+// back once, and export their metrics with the OpenTelemetry Prometheus
+// exporter's defaults. It returns the union of the two scrapes, after
+// checking that each has the fallback counter.
 func scrapeShimApp(t *testing.T) scrape {
 	t.Helper()
-	reg := prometheus.NewRegistry()
-	exp, err := otelprom.New(otelprom.WithRegisterer(reg))
-	if err != nil {
-		t.Fatal(err)
+	app := func(lead func(mp metric.MeterProvider)) scrape {
+		reg := prometheus.NewRegistry()
+		exp, err := otelprom.New(otelprom.WithRegisterer(reg))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
+		t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+		lead(mp)
+		rec := httptest.NewRecorder()
+		promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		s := parseScrape(t, rec.Body.String())
+		if !s.names["assignd_client_fallbacks_total"] || !s.labels["reason=Unavailable"] {
+			t.Errorf("an application's scrape lacks assignd_client_fallbacks_total{reason=\"Unavailable\"}:\n%s", rec.Body.String())
+		}
+		return s
 	}
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exp))
-	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
-	b := kgoassign.CooperativeSticky(shimtest.NewClient(t, shimtest.ClosedAddr(t)),
-		kgoassign.WithMeterProvider(mp), kgoassign.WithLogger(shimtest.Quiet))
-	var members []kmsg.JoinGroupResponseMember
-	for _, id := range []string{"m1", "m2"} {
-		meta := kmsg.ConsumerMemberMetadata{Version: 0, Topics: []string{"orders"}}
-		members = append(members, kmsg.JoinGroupResponseMember{MemberID: id, ProtocolMetadata: meta.AppendTo(nil)})
+	franz := app(func(mp metric.MeterProvider) {
+		b := kgoassign.CooperativeSticky(shimtest.NewClient(t, shimtest.ClosedAddr(t)),
+			kgoassign.WithMeterProvider(mp), kgoassign.WithLogger(shimtest.Quiet))
+		var members []kmsg.JoinGroupResponseMember
+		for _, id := range []string{"m1", "m2"} {
+			meta := kmsg.ConsumerMemberMetadata{Version: 0, Topics: []string{"orders"}}
+			members = append(members, kmsg.JoinGroupResponseMember{MemberID: id, ProtocolMetadata: meta.AppendTo(nil)})
+		}
+		mb, _, err := b.MemberBalancer(members)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(map[string]int32{"orders": 4}); err != nil {
+			t.Fatal(err)
+		}
+		if st := b.Stats(); st.Fallbacks != 1 {
+			t.Fatalf("kgoassign stats %+v, want one fallback", st)
+		}
+	})
+	sar := app(func(mp metric.MeterProvider) {
+		s := saramaassign.Range(shimtest.NewClient(t, shimtest.ClosedAddr(t)),
+			saramaassign.WithMeterProvider(mp), saramaassign.WithLogger(shimtest.Quiet))
+		members := map[string]sarama.ConsumerGroupMemberMetadata{"m1": {Topics: []string{"orders"}}, "m2": {Topics: []string{"orders"}}}
+		if _, err := s.Plan(members, map[string][]int32{"orders": {0, 1, 2, 3}}); err != nil {
+			t.Fatal(err)
+		}
+		if st := s.Stats(); st.Fallbacks != 1 {
+			t.Fatalf("saramaassign stats %+v, want one fallback", st)
+		}
+	})
+	for k := range sar.names {
+		franz.names[k] = true
 	}
-	mb, _, err := b.MemberBalancer(members)
-	if err != nil {
-		t.Fatal(err)
+	for k := range sar.labels {
+		franz.labels[k] = true
 	}
-	if _, err := mb.(kgo.GroupMemberBalancerOrError).BalanceOrError(map[string]int32{"orders": 4}); err != nil {
-		t.Fatal(err)
-	}
-	if st := b.Stats(); st.Fallbacks != 1 {
-		t.Fatalf("balancer stats %+v, want one fallback", st)
-	}
-	rec := httptest.NewRecorder()
-	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	return parseScrape(t, rec.Body.String())
+	return franz
 }
 
 // dashboard is the part of a Grafana dashboard the test reads.
