@@ -115,9 +115,8 @@ rules:
 // by a live assignd that served Assign calls (one refused, one rejected
 // before the handler), compared a shadow and reloaded its policy (once
 // rejected), or by applications whose kgoassign and saramaassign leaders
-// fell back. Label
-// values the expressions match on exist too: in the scrape, or as an
-// ErrorReason or GroupSignal name.
+// fell back. Label values the expressions match on exist too: in the
+// scrapes, or as an ErrorReason or GroupSignal name.
 func TestOpsPackMetricsExist(t *testing.T) {
 	served := scrapeAssignd(t)
 	client := scrapeShimApp(t)
