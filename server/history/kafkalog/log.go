@@ -1,0 +1,314 @@
+package kafkalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"go.opentelemetry.io/otel/metric"
+	"google.golang.org/protobuf/proto"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/history"
+)
+
+const meterName = "github.com/assignd/assignd/server/history/kafkalog"
+
+// Log is one replica's end of the shared history: a [history.Publisher]
+// producing to the topic and a consumer applying the topic to a Store.
+type Log struct {
+	cfg   config
+	cl    *kgo.Client
+	store *history.Store
+
+	dropped, produced, consumed, invalid metric.Int64Counter
+
+	mu      sync.Mutex
+	gap     pending
+	sending bool // a gap record is in flight
+	healthy bool // the last record was delivered
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// New returns a Log producing to and consuming from the brokers. It does
+// not contact them: [Log.Start] does, in the background.
+func New(brokers []string, opts ...Option) (*Log, error) {
+	cfg := defaults()
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	switch {
+	case len(brokers) == 0:
+		return nil, errors.New("kafkalog: no brokers")
+	case cfg.topic == "":
+		return nil, errors.New("kafkalog: empty topic name")
+	case cfg.buffer < 1 || cfg.maxRecordBytes < 1024 || cfg.deliveryTimeout <= 0 || cfg.gapRetry <= 0 || cfg.partitions < 1 || cfg.retention <= 0:
+		return nil, errors.New("kafkalog: buffer, partitions, retention and timeouts must be positive, the record cap at least 1 KiB")
+	}
+	kopts := []kgo.Opt{
+		kgo.SeedBrokers(brokers...),
+		kgo.ClientID("assignd-history"),
+		kgo.DefaultProduceTopic(cfg.topic),
+		kgo.MaxBufferedRecords(cfg.buffer),
+		kgo.RecordDeliveryTimeout(cfg.deliveryTimeout),
+		// A record is the cap plus the batch's overhead.
+		kgo.ProducerBatchMaxBytes(int32(cfg.maxRecordBytes + 16<<10)),
+		kgo.ProducerLinger(5 * time.Millisecond),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxBytes(16 << 20),
+	}
+	if cfg.tls != nil {
+		kopts = append(kopts, kgo.DialTLSConfig(cfg.tls))
+	}
+	if cfg.sasl != nil {
+		kopts = append(kopts, kgo.SASL(cfg.sasl))
+	}
+	cl, err := kgo.NewClient(append(kopts, cfg.kgo...)...)
+	if err != nil {
+		return nil, fmt.Errorf("kafkalog: %w", err)
+	}
+	l := &Log{cfg: cfg, cl: cl, done: make(chan struct{}), healthy: true}
+	m := cfg.meters.Meter(meterName)
+	if l.dropped, err = m.Int64Counter("assignd.history.records.dropped", metric.WithUnit("{record}"),
+		metric.WithDescription("History records this replica could not share through Kafka: its buffer was full, or Kafka did not take them in time.")); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	if l.produced, err = m.Int64Counter("assignd.history.records.produced", metric.WithUnit("{record}"),
+		metric.WithDescription("History records this replica shared through Kafka.")); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	if l.consumed, err = m.Int64Counter("assignd.history.records.consumed", metric.WithUnit("{record}"),
+		metric.WithDescription("History records read from Kafka, this replica's included.")); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	if l.invalid, err = m.Int64Counter("assignd.history.records.invalid", metric.WithUnit("{record}"),
+		metric.WithDescription("Records of the history topic that are not an assignd.v1.HistoryRecord; skipped.")); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// Start creates the topic if it is missing, then consumes it from its
+// start into s, in the background until Close. s is the Store that
+// publishes through l (history.WithPublisher(l)). Start returns at once:
+// with Kafka unreachable, it keeps trying.
+func (l *Log) Start(s *history.Store) {
+	l.store = s
+	ctx, cancel := context.WithCancel(context.Background())
+	l.cancel = cancel
+	go func() {
+		defer close(l.done)
+		go l.retryGaps(ctx)
+		if !l.ensureTopic(ctx) {
+			return
+		}
+		l.cl.AddConsumeTopics(l.cfg.topic)
+		l.consume(ctx)
+	}()
+}
+
+// Close stops consuming, waits up to the delivery timeout for the
+// records buffered, and closes the client.
+func (l *Log) Close() {
+	if l.cancel != nil {
+		l.cancel()
+		<-l.done
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.cfg.deliveryTimeout)
+	defer cancel()
+	_ = l.cl.Flush(ctx) // what is not delivered by now is dropped
+	l.cl.Close()
+}
+
+// ensureTopic creates the topic unless it exists, retrying while Kafka is
+// unreachable. It reports false when ctx ended first.
+func (l *Log) ensureTopic(ctx context.Context) bool {
+	adm := kadm.NewClient(l.cl)
+	retention := strconv.FormatInt(l.cfg.retention.Milliseconds(), 10)
+	// Retention deletes whole segments: roll them at an eighth of it so
+	// that records go within about 1.125 times the retention.
+	segment := strconv.FormatInt(max(l.cfg.retention.Milliseconds()/8, 60_000), 10)
+	configs := map[string]*string{
+		"cleanup.policy": kadm.StringPtr("delete"),
+		"retention.ms":   &retention,
+		"segment.ms":     &segment,
+	}
+	backoff := 250 * time.Millisecond
+	for warned := false; ; {
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		resp, err := adm.CreateTopic(rctx, l.cfg.partitions, l.cfg.replicationFactor, configs, l.cfg.topic)
+		cancel()
+		if err == nil {
+			err = resp.Err
+		}
+		switch {
+		case err == nil:
+			l.cfg.logger.Info("history topic created", "topic", l.cfg.topic, "partitions", l.cfg.partitions,
+				"retention", l.cfg.retention)
+			return true
+		case errors.Is(err, kerr.TopicAlreadyExists):
+			return true
+		case ctx.Err() != nil:
+			return false
+		case kerrNonRetriable(err):
+			// Not allowed to create topics, say: the topic may exist all
+			// the same, created by the operator.
+			l.cfg.logger.Warn("cannot create the history topic; consuming it as it is", "topic", l.cfg.topic, "error", err)
+			return true
+		}
+		if !warned {
+			l.cfg.logger.Warn("history: Kafka unreachable; Assign is unaffected, retrying", "topic", l.cfg.topic, "error", err)
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 10*time.Second)
+	}
+}
+
+func kerrNonRetriable(err error) bool {
+	var ke *kerr.Error
+	return errors.As(err, &ke) && !ke.Retriable
+}
+
+// consume applies every record of the topic to the Store until ctx ends.
+func (l *Log) consume(ctx context.Context) {
+	var lastErr time.Time
+	for {
+		fs := l.cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return
+		}
+		fs.EachError(func(topic string, p int32, err error) {
+			if time.Since(lastErr) > time.Minute {
+				lastErr = time.Now()
+				l.cfg.logger.Warn("history: reading the topic failed; retrying", "topic", topic, "partition", p, "error", err)
+			}
+		})
+		n := int64(0)
+		fs.EachRecord(func(r *kgo.Record) {
+			rec := new(assigndv1.HistoryRecord)
+			if err := proto.Unmarshal(r.Value, rec); err != nil {
+				l.invalid.Add(ctx, 1)
+				return
+			}
+			n++
+			l.store.Apply(rec)
+		})
+		l.consumed.Add(ctx, n)
+	}
+}
+
+// Publish produces d (and its input, when the record stays within the
+// cap and d is no shadow run) without blocking; see [history.Publisher].
+func (l *Log) Publish(d *assigndv1.Decision, input []byte) {
+	rec := &assigndv1.HistoryRecord{Record: &assigndv1.HistoryRecord_Decision{Decision: d}}
+	if !d.GetShadow() && input != nil && proto.Size(rec)+len(input)+8 <= l.cfg.maxRecordBytes {
+		rec.Input = input
+	}
+	b, err := proto.Marshal(rec)
+	if err != nil || len(b) > l.cfg.maxRecordBytes {
+		l.drop(d.GetGroupId(), d.GetTime().AsTime(), fmt.Errorf("record of %d bytes over the cap of %d", len(b), l.cfg.maxRecordBytes))
+		return
+	}
+	at := d.GetTime().AsTime()
+	group := d.GetGroupId()
+	l.cl.TryProduce(context.Background(), &kgo.Record{Key: []byte(group), Value: b}, func(_ *kgo.Record, err error) {
+		if err != nil {
+			l.drop(group, at, err)
+			return
+		}
+		l.delivered()
+	})
+}
+
+// drop counts a record not shared.
+func (l *Log) drop(group string, at time.Time, err error) {
+	l.dropped.Add(context.Background(), 1)
+	l.mu.Lock()
+	first := l.healthy
+	l.healthy = false
+	l.gap.add(group, at, time.Now(), err.Error())
+	l.mu.Unlock()
+	if first {
+		l.cfg.logger.Warn("history: records are not reaching Kafka; dropping them (Assign is unaffected)", "topic", l.cfg.topic, "error", err)
+	}
+}
+
+// delivered notes a record Kafka took: sharing works, so a gap waiting
+// can be shared.
+func (l *Log) delivered() {
+	l.produced.Add(context.Background(), 1)
+	l.mu.Lock()
+	l.healthy = true
+	send := l.gap.dropped > 0 && !l.sending
+	l.mu.Unlock()
+	if send {
+		// Promises must not produce: a goroutine does.
+		go l.sendGap()
+	}
+}
+
+// retryGaps shares a waiting gap every gapRetry, for when no decision
+// comes to show that Kafka is back.
+func (l *Log) retryGaps(ctx context.Context) {
+	t := time.NewTicker(l.cfg.gapRetry)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			l.sendGap()
+		}
+	}
+}
+
+// sendGap produces the gap waiting, if any and none is in flight. The
+// replica notes its own gap when Kafka has taken it, as every other
+// replica does on reading it; a gap Kafka does not take is merged back.
+func (l *Log) sendGap() {
+	l.mu.Lock()
+	if l.gap.dropped == 0 || l.sending || l.store == nil {
+		l.mu.Unlock()
+		return
+	}
+	g := l.gap.record()
+	l.gap = pending{}
+	l.sending = true
+	l.mu.Unlock()
+
+	g.Replica, g.Incarnation = l.store.Replica()
+	g.Sequence = l.store.NextSequence()
+	b, _ := proto.Marshal(&assigndv1.HistoryRecord{Record: &assigndv1.HistoryRecord_Gap{Gap: g}})
+	l.cl.TryProduce(context.Background(), &kgo.Record{Key: []byte("replica/" + g.Replica), Value: b}, func(_ *kgo.Record, err error) {
+		l.mu.Lock()
+		l.sending = false
+		if err != nil {
+			l.gap.merge(g)
+		}
+		l.mu.Unlock()
+		if err == nil {
+			l.store.NoteGap(g)
+			l.cfg.logger.Info("history: sharing resumed; the gap is recorded", "dropped", g.GetDropped(),
+				"first_dropped", g.GetFirstDropped().AsTime(), "last_dropped", g.GetLastDropped().AsTime(), "reason", g.GetReason())
+		}
+	})
+}
+
+var _ history.Publisher = (*Log)(nil)
