@@ -33,6 +33,11 @@ type Log struct {
 	gap     pending
 	sending bool // a gap record is in flight
 	healthy bool // the last record was delivered
+	// waiting counts the records handed to the client and not finished
+	// (delivered or failed); progress is when one last finished, or when
+	// the first of them was handed over.
+	waiting  int
+	progress time.Time
 
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -59,9 +64,18 @@ func New(brokers []string, opts ...Option) (*Log, error) {
 		kgo.DefaultProduceTopic(cfg.topic),
 		kgo.MaxBufferedRecords(cfg.buffer),
 		kgo.RecordDeliveryTimeout(cfg.deliveryTimeout),
+		// Records carry their own identity (replica, incarnation,
+		// sequence) and Store drops duplicates, so the idempotent
+		// producer is not needed; without it, aborting buffered records
+		// when Kafka stalls (watch) is safe, and no IDEMPOTENT_WRITE ACL
+		// is asked for.
+		kgo.DisableIdempotentWrite(),
 		// A record is the cap plus the batch's overhead.
 		kgo.ProducerBatchMaxBytes(int32(cfg.maxRecordBytes + 16<<10)),
 		kgo.ProducerLinger(5 * time.Millisecond),
+		// Find a broker that came back within a second, not the default
+		// 5: records made meanwhile would be dropped.
+		kgo.MetadataMinAge(time.Second),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		kgo.FetchMaxBytes(16 << 20),
 	}
@@ -110,7 +124,7 @@ func (l *Log) Start(s *history.Store) {
 	l.cancel = cancel
 	go func() {
 		defer close(l.done)
-		go l.retryGaps(ctx)
+		go l.watch(ctx)
 		if !l.ensureTopic(ctx) {
 			return
 		}
@@ -228,13 +242,39 @@ func (l *Log) Publish(d *assigndv1.Decision, input []byte) {
 	}
 	at := d.GetTime().AsTime()
 	group := d.GetGroupId()
-	l.cl.TryProduce(context.Background(), &kgo.Record{Key: []byte(group), Value: b}, func(_ *kgo.Record, err error) {
+	l.produce(&kgo.Record{Key: []byte(group), Value: b}, func(err error) {
 		if err != nil {
 			l.drop(group, at, err)
 			return
 		}
 		l.delivered()
 	})
+}
+
+// produce hands r to the client without blocking, keeping count of the
+// records waiting; done is called once with the outcome.
+func (l *Log) produce(r *kgo.Record, done func(error)) {
+	l.mu.Lock()
+	if l.waiting == 0 {
+		l.progress = time.Now()
+	}
+	l.waiting++
+	l.mu.Unlock()
+	l.cl.TryProduce(context.Background(), r, func(_ *kgo.Record, err error) {
+		l.mu.Lock()
+		l.waiting--
+		l.progress = time.Now()
+		l.mu.Unlock()
+		done(err)
+	})
+}
+
+// stalled reports whether records have waited a delivery timeout with
+// none finishing: Kafka is unreachable.
+func (l *Log) stalled(now time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.waiting > 0 && now.Sub(l.progress) > l.cfg.deliveryTimeout
 }
 
 // drop counts a record not shared.
@@ -264,17 +304,29 @@ func (l *Log) delivered() {
 	}
 }
 
-// retryGaps shares a waiting gap every gapRetry, for when no decision
-// comes to show that Kafka is back.
-func (l *Log) retryGaps(ctx context.Context) {
-	t := time.NewTicker(l.cfg.gapRetry)
-	defer t.Stop()
+// watch shares a waiting gap every gapRetry, for when no decision comes
+// to show that Kafka is back, and fails the records buffered when Kafka
+// has stalled for the delivery timeout. franz-go only checks a record's
+// delivery timeout around a produce request, and with the broker
+// unreachable no request is made: the buffer would stay full, and every
+// record after it would be dropped without a gap ever closing.
+func (l *Log) watch(ctx context.Context) {
+	gaps := time.NewTicker(l.cfg.gapRetry)
+	defer gaps.Stop()
+	stalls := time.NewTicker(max(l.cfg.deliveryTimeout/4, 10*time.Millisecond))
+	defer stalls.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-gaps.C:
 			l.sendGap()
+		case now := <-stalls.C:
+			if l.stalled(now) {
+				// Safe without idempotence or transactions: the records
+				// fail with ErrAborting and are counted as dropped.
+				l.cl.UnsafeAbortBufferedRecords()
+			}
 		}
 	}
 }
@@ -296,7 +348,7 @@ func (l *Log) sendGap() {
 	g.Replica, g.Incarnation = l.store.Replica()
 	g.Sequence = l.store.NextSequence()
 	b, _ := proto.Marshal(&assigndv1.HistoryRecord{Record: &assigndv1.HistoryRecord_Gap{Gap: g}})
-	l.cl.TryProduce(context.Background(), &kgo.Record{Key: []byte("replica/" + g.Replica), Value: b}, func(_ *kgo.Record, err error) {
+	l.produce(&kgo.Record{Key: []byte("replica/" + g.Replica), Value: b}, func(err error) {
 		l.mu.Lock()
 		l.sending = false
 		if err != nil {
