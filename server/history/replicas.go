@@ -47,7 +47,11 @@ func (r *replicaRun) note(at time.Time) {
 // stalest run when there are too many).
 func (s *Store) run(replica string, incarnation uint64) *replicaRun {
 	k := runKey{replica, incarnation}
+	if s.lastRun != nil && s.lastRun.key == k {
+		return s.lastRun // a run's records come in streaks: this one's own, a log's
+	}
 	if r := s.replicas[k]; r != nil {
+		s.lastRun = r
 		return r
 	}
 	if len(s.replicas) >= maxRuns {
@@ -61,6 +65,7 @@ func (s *Store) run(replica string, incarnation uint64) *replicaRun {
 	}
 	r := &replicaRun{key: k}
 	s.replicas[k] = r
+	s.lastRun = r
 	return r
 }
 

@@ -87,24 +87,33 @@ type unowned struct {
 	span     time.Duration
 }
 
-// longestUnowned finds, among consecutive decisions (newest first), the
-// longest wait from a decision that withheld partitions to the next
-// decision of a later generation, which assigns them (KIP-429: the owner
-// revokes them on receiving the first, rejoins, and the second gives
-// them to their new owner). The partitions are unowned from the owner's
-// revocation, just after the first decision, to the new owner's
-// assignment, just after the second: the span between the two decisions
-// is that time, plus the owner's reaction. A decision whose follow-up
-// has not come yet is the stuck-followup signal's.
+// longestUnowned finds, among the decisions (newest first), the longest
+// wait from a decision that withheld partitions to the next decision of a
+// later generation, which assigns them (KIP-429: the owner revokes them
+// on receiving the first, rejoins, and the second gives them to their new
+// owner); a retry of the same generation does not end the wait. The
+// partitions are unowned from the owner's revocation, just after the
+// first decision, to the new owner's assignment, just after the second:
+// the span between the two decisions is that time, plus the owner's
+// reaction. A wait not over yet is the stuck-followup signal's.
 func longestUnowned(newestFirst []*assigndv1.Decision) unowned {
 	var u unowned
-	for i := 0; i+1 < len(newestFirst); i++ {
-		newer, older := newestFirst[i], newestFirst[i+1]
-		if older.GetWithheld() == 0 || newer.GetGenerationId() <= older.GetGenerationId() {
-			continue
+	var open *assigndv1.Decision
+	for i := len(newestFirst) - 1; i >= 0; i-- {
+		d := newestFirst[i]
+		if open != nil {
+			if d.GetGenerationId() == open.GetGenerationId() {
+				continue // a retry: the wait goes on
+			}
+			if d.GetGenerationId() > open.GetGenerationId() {
+				if span := d.GetTime().AsTime().Sub(open.GetTime().AsTime()); span > u.span {
+					u = unowned{from: open, to: d, span: span}
+				}
+			}
+			open = nil // assigned, or the group started again
 		}
-		if span := newer.GetTime().AsTime().Sub(older.GetTime().AsTime()); span > u.span {
-			u = unowned{from: older, to: newer, span: span}
+		if d.GetWithheld() > 0 {
+			open = d
 		}
 	}
 	return u

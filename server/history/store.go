@@ -28,6 +28,7 @@ type Store struct {
 	inputs     inputEntry
 	inputBytes int64
 	replicas   map[runKey]*replicaRun
+	lastRun    *replicaRun // the run of the last record, or nil
 }
 
 // group is one group's state. Its fields are written under Store.mu only.
@@ -194,8 +195,11 @@ func (g *group) holds(d *assigndv1.Decision) bool {
 func (g *group) countHour(at time.Time) {
 	m := at.Unix() / 60
 	switch {
+	case m >= g.hourMin+60:
+		g.hour = [60]uint16{}
+		g.hourMin = m
 	case m > g.hourMin:
-		for i := g.hourMin + 1; i <= m && i <= g.hourMin+60; i++ {
+		for i := g.hourMin + 1; i <= m; i++ {
 			g.hour[i%60] = 0
 		}
 		g.hourMin = m
