@@ -131,8 +131,8 @@ func TestApplyShared(t *testing.T) {
 	}
 	s.Apply(&assigndv1.HistoryRecord{Record: &assigndv1.HistoryRecord_Decision{Decision: own}}) // read back: skipped
 	s.Apply(other("r2", 9, 1, 2, time.Second))
-	s.Apply(other("r2", 9, 1, 2, time.Second))      // delivered twice: once
-	s.Apply(other("r1", 5, 3, 0, -time.Hour))       // r1's earlier run: kept, in time order
+	s.Apply(other("r2", 9, 1, 2, time.Second)) // delivered twice: once
+	s.Apply(other("r1", 5, 3, 0, -time.Hour))  // r1's earlier run: kept, in time order
 	shadow := other("r2", 9, 2, 2, 2*time.Second)
 	shadow.GetDecision().Shadow = true
 	s.Apply(shadow)

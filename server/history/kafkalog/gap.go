@@ -23,7 +23,7 @@ type pending struct {
 	truncated   bool
 }
 
-func (p *pending) add(group string, _ time.Time, now time.Time, reason string) {
+func (p *pending) add(group string, now time.Time, reason string) {
 	if p.dropped == 0 {
 		p.first = now
 	}

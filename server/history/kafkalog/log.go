@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.opentelemetry.io/otel/metric"
+	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -25,7 +27,10 @@ const meterName = "github.com/assignd/assignd/server/history/kafkalog"
 type Log struct {
 	cfg   config
 	cl    *kgo.Client
-	store *history.Store
+	store atomic.Pointer[history.Store]
+	// queue holds the records Publish handed over, for pump to marshal
+	// and produce off the Assign path.
+	queue chan published
 
 	dropped, produced, consumed, invalid metric.Int64Counter
 
@@ -39,8 +44,15 @@ type Log struct {
 	waiting  int
 	progress time.Time
 
+	ctx    context.Context
 	cancel context.CancelFunc
-	done   chan struct{}
+	wg     sync.WaitGroup
+}
+
+// published is a record Publish took.
+type published struct {
+	d     *assigndv1.Decision
+	input []byte
 }
 
 // New returns a Log producing to and consuming from the brokers. It does
@@ -89,7 +101,7 @@ func New(brokers []string, opts ...Option) (*Log, error) {
 	if err != nil {
 		return nil, fmt.Errorf("kafkalog: %w", err)
 	}
-	l := &Log{cfg: cfg, cl: cl, done: make(chan struct{}), healthy: true}
+	l := &Log{cfg: cfg, cl: cl, queue: make(chan published, cfg.buffer), healthy: true}
 	m := cfg.meters.Meter(meterName)
 	if l.dropped, err = m.Int64Counter("assignd.history.records.dropped", metric.WithUnit("{record}"),
 		metric.WithDescription("History records this replica could not share through Kafka: its buffer was full, or Kafka did not take them in time.")); err != nil {
@@ -115,30 +127,38 @@ func New(brokers []string, opts ...Option) (*Log, error) {
 }
 
 // Start creates the topic if it is missing, then consumes it from its
-// start into s, in the background until Close. s is the Store that
-// publishes through l (history.WithPublisher(l)). Start returns at once:
-// with Kafka unreachable, it keeps trying.
+// start into s, in the background until Close; it also starts sharing the
+// records published. s is the Store that publishes through l
+// (history.WithPublisher(l)). Start returns at once: with Kafka
+// unreachable, it keeps trying.
 func (l *Log) Start(s *history.Store) {
-	l.store = s
-	ctx, cancel := context.WithCancel(context.Background())
-	l.cancel = cancel
+	l.store.Store(s)
+	l.ctx, l.cancel = context.WithCancel(context.Background())
+	l.wg.Add(3)
 	go func() {
-		defer close(l.done)
-		go l.watch(ctx)
-		if !l.ensureTopic(ctx) {
+		defer l.wg.Done()
+		l.pump(l.ctx)
+	}()
+	go func() {
+		defer l.wg.Done()
+		l.watch(l.ctx)
+	}()
+	go func() {
+		defer l.wg.Done()
+		if !l.ensureTopic(l.ctx) {
 			return
 		}
 		l.cl.AddConsumeTopics(l.cfg.topic)
-		l.consume(ctx)
+		l.consume(l.ctx)
 	}()
 }
 
-// Close stops consuming, waits up to the delivery timeout for the
-// records buffered, and closes the client.
+// Close stops consuming, produces the records queued, waits up to the
+// delivery timeout for them, and closes the client.
 func (l *Log) Close() {
 	if l.cancel != nil {
 		l.cancel()
-		<-l.done
+		l.wg.Wait()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), l.cfg.deliveryTimeout)
 	defer cancel()
@@ -222,29 +242,75 @@ func (l *Log) consume(ctx context.Context) {
 				return
 			}
 			n++
-			l.store.Apply(rec)
+			l.store.Load().Apply(rec)
 		})
 		l.consumed.Add(ctx, n)
 	}
 }
 
-// Publish produces d (and its input, when the record stays within the
-// cap and d is no shadow run) without blocking; see [history.Publisher].
+// Publish queues d and its input for sharing, without blocking; see
+// [history.Publisher]. A full queue, or Kafka known to be failing, drops
+// the record (counted).
 func (l *Log) Publish(d *assigndv1.Decision, input []byte) {
-	rec := &assigndv1.HistoryRecord{Record: &assigndv1.HistoryRecord_Decision{Decision: d}}
-	if !d.GetShadow() && input != nil && proto.Size(rec)+len(input)+8 <= l.cfg.maxRecordBytes {
-		rec.Input = input
-	}
-	b, err := proto.Marshal(rec)
-	if err != nil || len(b) > l.cfg.maxRecordBytes {
-		l.drop(d.GetGroupId(), d.GetTime().AsTime(), fmt.Errorf("record of %d bytes over the cap of %d", len(b), l.cfg.maxRecordBytes))
+	l.mu.Lock()
+	down := !l.healthy
+	l.mu.Unlock()
+	if down {
+		// Kafka failed the last record: drop at once until a gap record
+		// gets through (watch retries it every gapRetry) and shows Kafka
+		// is back.
+		l.drop(d.GetGroupId(), errKafkaDown)
 		return
 	}
-	at := d.GetTime().AsTime()
-	group := d.GetGroupId()
+	select {
+	case l.queue <- published{d, input}:
+	default:
+		l.fail()
+		l.drop(d.GetGroupId(), errQueueFull)
+	}
+}
+
+var errQueueFull = errors.New("the queue of records for Kafka is full")
+
+// pump marshals and produces the records queued, until ctx ends; then
+// it produces what is left in the queue.
+func (l *Log) pump(ctx context.Context) {
+	for {
+		select {
+		case p := <-l.queue:
+			l.send(p)
+		case <-ctx.Done():
+			for {
+				select {
+				case p := <-l.queue:
+					l.send(p)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+// send produces one record: its decision and, if the record stays within
+// the cap and it is no shadow run, its input. The input is appended as
+// field 3 to the decision's encoding (a valid HistoryRecord: fields may
+// come in any order), so it is copied, not marshaled.
+func (l *Log) send(p published) {
+	b, err := proto.Marshal(&assigndv1.HistoryRecord{Record: &assigndv1.HistoryRecord_Decision{Decision: p.d}})
+	if err == nil && !p.d.GetShadow() && p.input != nil && len(b)+len(p.input)+protowire.SizeTag(3)+protowire.SizeVarint(uint64(len(p.input))) <= l.cfg.maxRecordBytes {
+		b = protowire.AppendTag(b, 3, protowire.BytesType)
+		b = protowire.AppendBytes(b, p.input)
+	}
+	if err != nil || len(b) > l.cfg.maxRecordBytes {
+		l.drop(p.d.GetGroupId(), fmt.Errorf("record of %d bytes over the cap of %d", len(b), l.cfg.maxRecordBytes))
+		return
+	}
+	group := p.d.GetGroupId()
 	l.produce(&kgo.Record{Key: []byte(group), Value: b}, func(err error) {
 		if err != nil {
-			l.drop(group, at, err)
+			l.fail()
+			l.drop(group, err)
 			return
 		}
 		l.delivered()
@@ -277,16 +343,31 @@ func (l *Log) stalled(now time.Time) bool {
 	return l.waiting > 0 && now.Sub(l.progress) > l.cfg.deliveryTimeout
 }
 
+// errKafkaDown is the reason of records dropped while Kafka is known to
+// be failing.
+var errKafkaDown = errors.New("Kafka failed the records before; dropped without trying")
+
 // drop counts a record not shared.
-func (l *Log) drop(group string, at time.Time, err error) {
+func (l *Log) drop(group string, err error) {
 	l.dropped.Add(context.Background(), 1)
+	l.mu.Lock()
+	if !errors.Is(err, errKafkaDown) || l.gap.reason == "" {
+		l.gap.add(group, time.Now(), err.Error())
+	} else {
+		l.gap.add(group, time.Now(), l.gap.reason) // keep Kafka's own error
+	}
+	l.mu.Unlock()
+}
+
+// fail notes that Kafka failed a record: the records after it are
+// dropped at once until it is back.
+func (l *Log) fail() {
 	l.mu.Lock()
 	first := l.healthy
 	l.healthy = false
-	l.gap.add(group, at, time.Now(), err.Error())
 	l.mu.Unlock()
 	if first {
-		l.cfg.logger.Warn("history: records are not reaching Kafka; dropping them (Assign is unaffected)", "topic", l.cfg.topic, "error", err)
+		l.cfg.logger.Warn("history: records are not reaching Kafka; dropping them until it is back (Assign is unaffected)", "topic", l.cfg.topic)
 	}
 }
 
@@ -323,6 +404,7 @@ func (l *Log) watch(ctx context.Context) {
 			l.sendGap()
 		case now := <-stalls.C:
 			if l.stalled(now) {
+				l.fail()
 				// Safe without idempotence or transactions: the records
 				// fail with ErrAborting and are counted as dropped.
 				l.cl.UnsafeAbortBufferedRecords()
@@ -336,7 +418,8 @@ func (l *Log) watch(ctx context.Context) {
 // replica does on reading it; a gap Kafka does not take is merged back.
 func (l *Log) sendGap() {
 	l.mu.Lock()
-	if l.gap.dropped == 0 || l.sending || l.store == nil {
+	s := l.store.Load()
+	if l.gap.dropped == 0 || l.sending || s == nil {
 		l.mu.Unlock()
 		return
 	}
@@ -345,18 +428,20 @@ func (l *Log) sendGap() {
 	l.sending = true
 	l.mu.Unlock()
 
-	g.Replica, g.Incarnation = l.store.Replica()
-	g.Sequence = l.store.NextSequence()
+	g.Replica, g.Incarnation = s.Replica()
+	g.Sequence = s.NextSequence()
 	b, _ := proto.Marshal(&assigndv1.HistoryRecord{Record: &assigndv1.HistoryRecord_Gap{Gap: g}})
 	l.produce(&kgo.Record{Key: []byte("replica/" + g.Replica), Value: b}, func(err error) {
 		l.mu.Lock()
 		l.sending = false
 		if err != nil {
 			l.gap.merge(g)
+		} else {
+			l.healthy = true
 		}
 		l.mu.Unlock()
 		if err == nil {
-			l.store.NoteGap(g)
+			s.NoteGap(g)
 			l.cfg.logger.Info("history: sharing resumed; the gap is recorded", "dropped", g.GetDropped(),
 				"first_dropped", g.GetFirstDropped().AsTime(), "last_dropped", g.GetLastDropped().AsTime(), "reason", g.GetReason())
 		}
