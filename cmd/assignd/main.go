@@ -80,7 +80,18 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
-	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider())
+	var hist *history.Store
+	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
+		h, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider())
+		if err != nil {
+			return err
+		}
+		// Deferred before the policy's Close: shadow runs still finishing
+		// record into it, and then it flushes to Kafka.
+		defer closeHistory()
+		hist = h
+	}
+	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider(), hist)
 	if err != nil {
 		return err
 	}
@@ -111,12 +122,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))
 	}
-	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		h, err := history.New(history.WithDecisionsPerGroup(cfg.historyDecisions), history.WithMaxGroups(cfg.historyGroups))
-		if err != nil {
-			return err
-		}
-		opts = append(opts, server.WithHistory(h))
+	if hist != nil {
+		opts = append(opts, server.WithHistory(hist))
 	}
 	srv, err := server.New(src, logger, opts...)
 	if err != nil {

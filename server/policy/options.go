@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -24,6 +25,7 @@ type config struct {
 	shadowConcurrency   int
 	shadowMaxPartitions int
 	run                 runFunc
+	shadowRecorder      func(context.Context, ShadowRun)
 }
 
 func newConfig(opts []Option) config {
@@ -102,3 +104,22 @@ func WithShadowMaxPartitions(n int) Option {
 
 // withRunFunc replaces assign.Run for shadow evaluation (tests).
 func withRunFunc(f runFunc) Option { return optionFunc(func(c *config) { c.run = f }) }
+
+// ShadowRun is one completed shadow evaluation: the shadow assignor's
+// result on the input the primary ran on.
+type ShadowRun struct {
+	Group, ProtocolName string
+	Rule, Revision      string
+	// Shadow and Primary are the assignors, as assign.Ref names them.
+	Shadow, Primary string
+	Input           *assign.Group
+	Result          *assign.Result
+	Took            time.Duration
+}
+
+// WithShadowRecorder calls f after each completed shadow evaluation, on
+// the shadow's goroutine (off the request path), for the group history.
+// f must not modify the run's Input or Result. Default: none.
+func WithShadowRecorder(f func(context.Context, ShadowRun)) Option {
+	return optionFunc(func(c *config) { c.shadowRecorder = f })
+}

@@ -36,6 +36,7 @@ type shadowRunner struct {
 	slots         chan struct{}
 	maxPartitions int
 	run           runFunc
+	recorder      func(context.Context, ShadowRun)
 	m             *instruments
 	logger        *slog.Logger
 
@@ -50,7 +51,7 @@ func newShadowRunner(c config, m *instruments) *shadowRunner {
 	}
 	return &shadowRunner{
 		slots: make(chan struct{}, c.shadowConcurrency), maxPartitions: c.shadowMaxPartitions,
-		run: c.run, m: m, logger: c.logger,
+		run: c.run, recorder: c.shadowRecorder, m: m, logger: c.logger,
 	}
 }
 
@@ -60,6 +61,7 @@ type shadowJob struct {
 	rule     *rule
 	revision string
 	primary  assign.Assignor
+	protocol string // the group's protocol name
 }
 
 func (j shadowJob) attrs(extra ...attribute.KeyValue) metric.MeasurementOption {
@@ -134,6 +136,12 @@ func (s *shadowRunner) compare(ctx context.Context, j shadowJob, g *assign.Group
 	s.m.shadowRuns.Add(ctx, 1, j.attrs(attribute.String("outcome", ShadowCompared)))
 	s.record(ctx, j, "primary", r, took)
 	s.record(ctx, j, "shadow", sr, stook)
+	if s.recorder != nil {
+		s.recorder(ctx, ShadowRun{
+			Group: j.group, ProtocolName: j.protocol, Rule: j.rule.name, Revision: j.revision,
+			Shadow: assign.Ref(j.rule.shadow.assignor), Primary: assign.Ref(j.primary), Input: &sg, Result: sr, Took: stook,
+		})
+	}
 	s.logger.LogAttrs(ctx, slog.LevelInfo, "policy shadow comparison", j.logAttrs(
 		slog.String("protocol", r.Protocol.String()),
 		slog.Int("members", len(g.Members)),

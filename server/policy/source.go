@@ -82,7 +82,7 @@ func (s *Source) Select(ctx context.Context, q selection.Query) (selection.Selec
 	s.m.selections.Add(ctx, 1, r.selected[keyOf(a)]...)
 	sel := r.selection(a, q)
 	if r.shadow != nil && s.shadows != nil {
-		sel.Observe = s.shadows.observer(shadowJob{group: q.GroupID, rule: r, revision: p.revision, primary: a})
+		sel.Observe = s.shadows.observer(shadowJob{group: q.GroupID, rule: r, revision: p.revision, primary: a, protocol: q.ProtocolName})
 	}
 	return sel, nil
 }
