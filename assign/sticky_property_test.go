@@ -9,11 +9,6 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 )
 
-// checkRun runs a on g inside a property and fails on any violation.
-func checkRun(t *rapid.T, a assign.Assignor, g *assign.Group, opts ...assigntest.CheckOption) *assign.Result {
-	return runChecked(t, a, g, nil, opts...)
-}
-
 // cooperativeAssignors are the cooperative-sticky versions every property
 // runs against.
 var cooperativeAssignors = []assign.Assignor{assign.CooperativeSticky(), assign.CooperativeStickyPerTopic()}
@@ -22,7 +17,7 @@ var cooperativeAssignors = []assign.Assignor{assign.CooperativeSticky(), assign.
 // follow-ups it took; it fails past limit.
 func converge(t *rapid.T, a assign.Assignor, g *assign.Group, limit int) (*assign.Group, *assign.Result, int) {
 	for followups := 0; ; followups++ {
-		r := checkRun(t, a, g, assigntest.Balanced())
+		r := run(t, a, g, nil, balanced)
 		if !r.FollowupRequired {
 			return g, r, followups
 		}
@@ -41,12 +36,12 @@ func TestCooperativeStickyPropertyValidBalancedDeterministic(t *testing.T) {
 		a := rapid.SampledFrom(cooperativeAssignors).Draw(t, "assignor")
 		g := assigntest.GroupGen(assigntest.Owned(), assigntest.Conflicts(), assigntest.WithRacks(),
 			assigntest.MissingTopics(), assigntest.Members(0, 12)).Draw(t, "group")
-		r := checkRun(t, a, g, assigntest.Balanced())
+		r := run(t, a, g, nil, balanced)
 
 		h := assigntest.Edit(g).Build()
 		perm := rapid.Permutation(h.Members).Draw(t, "member order")
 		h.Members = perm
-		r2 := checkRun(t, a, h, assigntest.Balanced())
+		r2 := run(t, a, h, nil, balanced)
 		for i := range r.Members {
 			if !equalTPs(r.Members[i].Assigned, r2.Members[i].Assigned) || !equalTPs(r.Members[i].Revoked, r2.Members[i].Revoked) {
 				t.Fatalf("member order changed %s's result: %v vs %v", r.Members[i].ID, r.Members[i].Assigned, r2.Members[i].Assigned)
@@ -63,7 +58,7 @@ func TestCooperativeStickyPropertyValidBalancedDeterministic(t *testing.T) {
 func TestStickyPropertyValid(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := assigntest.GroupGen(assigntest.WithRacks(), assigntest.MissingTopics(), assigntest.Members(0, 12)).Draw(t, "group")
-		checkRun(t, assign.Sticky(), g, assigntest.Balanced())
+		run(t, assign.Sticky(), g, nil, balanced)
 	})
 }
 
@@ -141,13 +136,13 @@ func TestCooperativeStickyPropertyMinimalMoves(t *testing.T) {
 
 		leaver := rapid.SampledFrom(g.Members).Draw(t, "leaver").ID
 		left := assigntest.Edit(assigntest.NextGroup(g, r)).Remove(leaver).Build()
-		rl := checkRun(t, a, left, assigntest.Balanced())
+		rl := run(t, a, left, nil, balanced)
 		if m := assigntest.Moves(r, rl); m != 0 || rl.FollowupRequired {
 			t.Fatalf("leave moved %d partitions of staying members", m)
 		}
 
 		joined := assigntest.Edit(assigntest.NextGroup(g, r)).Member("zz-new", g.Members[0].Topics...).Build()
-		rj := checkRun(t, a, joined, assigntest.Balanced())
+		rj := run(t, a, joined, nil, balanced)
 		if want := total / (len(g.Members) + 1); rj.Stats.Moved != want {
 			t.Fatalf("join moved %d partitions, the minimum is %d", rj.Stats.Moved, want)
 		}
@@ -164,7 +159,7 @@ func FuzzRun(f *testing.F) {
 			if !assign.Supports(a, g.Protocol) && g.Protocol != assign.ProtocolUnspecified {
 				continue
 			}
-			checkRun(t, a, g)
+			run(t, a, g, nil)
 		}
 	}))
 }

@@ -246,7 +246,7 @@ func stopAt(t *testing.T, s stopShape, k int, best bool, want *assign.Result) {
 			t.Fatalf("still pending after %d follow-ups", followups)
 		}
 		g = assigntest.NextGroup(g, r)
-		r = runChecked(t, s.a, g, nil)
+		r = run(t, s.a, g, nil)
 	}
 	if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
 		t.Fatalf("settled plan:\n%v", err)
@@ -264,7 +264,7 @@ func cutAtRepair(t *testing.T, a assign.Assignor, g *assign.Group) *assign.Resul
 			cancel()
 		}
 	})()
-	return runChecked(t, a, g, []assign.Option{assign.WithContext(ctx), assign.WithBestEffort(true)})
+	return run(t, a, g, []assign.Option{assign.WithContext(ctx), assign.WithBestEffort(true)})
 }
 
 // TestCutShortCooperativePlanFollowsUp: a cooperative scale-out whose repair
@@ -287,7 +287,7 @@ func TestCutShortCooperativePlanFollowsUp(t *testing.T) {
 			t.Fatalf("still pending after %d follow-ups", followups)
 		}
 		g = assigntest.NextGroup(g, r)
-		r = runChecked(t, assign.CooperativeSticky(), g, nil)
+		r = run(t, assign.CooperativeSticky(), g, nil)
 	}
 	if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
 		t.Fatalf("settled plan:\n%v", err)
