@@ -209,8 +209,9 @@ func TestCooperativeStickyStaleOwnedIsIgnoredWithWarning(t *testing.T) {
 // KAFKA-15170: with racks, partitions an owner gives up because of rack
 // placement are withheld in the cooperative round (never revoked and
 // reassigned at once) and quotas stay right. assignd gives up off-rack
-// partitions first when a member must give some up anyway, and never moves
-// a partition for rack locality alone.
+// partitions first when a member must give some up anyway, and, as the
+// Java client does, trades partitions that are balanced but off their
+// owners' racks (KIP-881) unless told to keep them.
 func TestCooperativeStickyRacks(t *testing.T) {
 	r1, r2 := []string{"r1"}, []string{"r2"}
 	base := func() *assigntest.GroupBuilder {
@@ -228,11 +229,23 @@ func TestCooperativeStickyRacks(t *testing.T) {
 		t.Fatalf("round 2: b got %v, want its rack's t-3..5", assigned(r2run, "b"))
 	}
 
-	// Balanced but off-rack: nothing moves for locality alone.
+	// Balanced but off-rack: round 1 withholds everything and each owner
+	// revokes what it holds; round 2 brings every partition home.
 	swapped := base().Member("a", "t").Rack("a", "r1").Owns("a", "t", 3, 4, 5).Gen("a", 2).
 		Member("b", "t").Rack("b", "r2").Owns("b", "t", 0, 1, 2).Gen("b", 2).Build()
-	if r := run(t, assign.CooperativeSticky(), swapped, nil, balanced); r.Stats.Moved != 0 || r.FollowupRequired {
-		t.Errorf("off-rack but balanced group moved partitions: %+v", r.Stats)
+	r = run(t, assign.CooperativeSticky(), swapped, nil, balanced)
+	if !equalTPs(r.Pending, tps("t", []int32{0, 1, 2, 3, 4, 5})) || !equalTPs(revoked(r, "a"), tps("t", []int32{3, 4, 5})) ||
+		!equalTPs(revoked(r, "b"), tps("t", []int32{0, 1, 2})) || !r.FollowupRequired {
+		t.Fatalf("off-rack round 1: pending %v, revoked a %v b %v", r.Pending, revoked(r, "a"), revoked(r, "b"))
+	}
+	r2run = run(t, assign.CooperativeSticky(), assigntest.NextGroup(swapped, r), nil, balanced)
+	if !equalTPs(assigned(r2run, "a"), tps("t", []int32{0, 1, 2})) || !equalTPs(assigned(r2run, "b"), tps("t", []int32{3, 4, 5})) ||
+		r2run.FollowupRequired {
+		t.Fatalf("off-rack round 2: a %v b %v", assigned(r2run, "a"), assigned(r2run, "b"))
+	}
+	// With realignment off, nothing moves for locality alone.
+	if r := run(t, assign.CooperativeSticky(), swapped, []assign.Option{assign.WithKeepMisalignedRacks(true)}, balanced); r.Stats.Moved != 0 || r.FollowupRequired {
+		t.Errorf("off-rack group kept by option moved partitions: %+v", r.Stats)
 	}
 
 	// A first assignment is rack-local where the racks allow it.

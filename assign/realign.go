@@ -1,0 +1,342 @@
+package assign
+
+// realignPasses bounds how often realign walks the partitions it has not
+// realigned yet: a hand-over can make room for one an earlier walk could
+// not place, so a walk that moved something is followed by another, but
+// no input makes it walk the group more than this many times.
+const realignPasses = 4
+
+// realignWorkPerUnit is realign's work budget per partition, member and
+// member-class subscription: every candidate a search looks at costs one.
+// Candidates fail only when subscriptions differ, so a search usually
+// takes the first; the budget keeps groups whose subscriptions differ
+// from making the searches quadratic. A realignment it cuts short leaves
+// partitions with their owners, for a later rebalance to bring home.
+var realignWorkPerUnit = 32
+
+// realign brings home partitions that an owner kept although none of
+// their replicas is on its rack (KIP-881). The Java client's sticky
+// assignors drop such a partition from what its owner keeps and deal it to
+// a member on a matching rack that has room (AbstractStickyAssignor,
+// kafka-java-assignors.md §3.4 step 1 and §3.5); realign does the same on
+// the balanced plan, with moves that keep the plan balanced:
+//
+//   - exchange: the owner o and a member v on one of the partition's racks,
+//     with the same partition count (or within one, when every subscriber
+//     is), trade it for a partition v kept off its rack that o's rack
+//     hosts, so both are brought home and no count changes;
+//   - trade for a free partition: o takes a partition on one of its
+//     replica racks that the plan gives to another member v this round
+//     (nobody consumes it yet), and v, on one of p's racks, takes p; only
+//     p is revoked, and no count changes;
+//   - hand-over: when every subscriber's count is within one of every
+//     other's, an owner at the higher count hands the partition to a
+//     member on a matching rack at the lower; the two counts swap, so the
+//     plan stays as even as it was.
+//
+// A partition whose topic has no subscriber on a matching rack, or for
+// which no such member has room, stays with its owner: realignment never
+// unbalances a plan, and a group that is aligned already moves nothing.
+// Members without a rack are never off their rack and never receive here.
+// Under COOPERATIVE, the post-pass withholds each partition realign moved,
+// since its owner still holds it: the owner revokes it this round and the
+// follow-up gives it to its new member (KAFKA-15170 was the bug of
+// handing it over at once). [WithKeepMisalignedRacks] turns this off.
+//
+// Cost: linear in the partitions and the members' subscriptions, times
+// the replica racks per partition and at most realignPasses walks.
+func realign(st *state, cl *topicClasses, target, count []int32) {
+	if !st.rackAware || st.opts.keepMisaligned || st.stop.skip() {
+		return
+	}
+	ra := realigner{st: st, cl: cl, target: target, count: count}
+	// Partitions placed this round first: moving them revokes nothing.
+	var off, kept []int32
+	for p, m := range target {
+		st.stop.at(p)
+		if ra.misaligned(int32(p)) {
+			if m == st.prev[p] {
+				kept = append(kept, int32(p))
+			} else {
+				off = append(off, int32(p))
+			}
+		}
+	}
+	off = append(off, kept...)
+	if len(off) == 0 {
+		return
+	}
+	ra.index(off)
+	ra.budget = realignWorkPerUnit * (len(target) + len(st.members) + ra.subscriptions + len(off))
+	for pass := 0; pass < realignPasses && len(off) > 0; pass++ {
+		moved := false
+		w := 0
+		for i, p := range off {
+			if st.stop.skipAt(i) || ra.budget <= 0 {
+				return
+			}
+			if !ra.misaligned(p) {
+				continue // exchanged earlier in this walk
+			}
+			if ra.exchange(p) || ra.trade(p) || ra.handOver(p) {
+				moved = true
+				continue
+			}
+			off[w] = p
+			w++
+		}
+		off = off[:w]
+		if !moved {
+			return
+		}
+	}
+}
+
+// realigner is realign's state; see realign.
+type realigner struct {
+	st            *state
+	cl            *topicClasses
+	target, count []int32
+	// lo and hi are the lowest and highest counts among members that
+	// subscribe to something; realign's moves never change them. even is
+	// hi-lo <= 1: then any move that keeps the counts' multiset keeps the
+	// plan balanced, and hand-overs are allowed.
+	lo, hi int32
+	even   bool
+	// receivers[class, rack] holds the members on the rack that
+	// subscribe to the class and had count lo when pushed, lowest index
+	// first (entries whose count has changed since are stale and dropped).
+	receivers map[classRack]*minHeap[memberIndex]
+	// placed[holder rack, replica rack] lists the partitions with a
+	// replica on the rack that the plan gives to a member on the holder
+	// rack other than their previous owner: the candidates for a trade
+	// (entries whose target has changed since are stale).
+	placed map[rackPair]*partQueue
+	// wants[owner rack, replica rack] lists the partitions kept off their
+	// owner's rack, on a rack their owner is on, that have a replica on
+	// the other rack: the candidates for an exchange.
+	wants map[rackPair]*partQueue
+	// budget is the work left (see realignWorkPerUnit); work counts the
+	// work done, for the stop polls.
+	budget, work  int
+	subscriptions int // member-class subscriptions
+}
+
+// look spends one unit of work on a candidate; it is false once the
+// budget is spent.
+func (ra *realigner) look() bool {
+	ra.budget--
+	ra.work++
+	ra.st.stop.at(ra.work)
+	return ra.budget > 0
+}
+
+type classRack struct{ k, r int32 }
+type rackPair struct{ owner, replica int32 }
+
+// memberIndex orders members by index in a minHeap.
+type memberIndex int32
+
+func (a memberIndex) less(b memberIndex) bool { return a < b }
+
+type partQueue struct {
+	ps   []int32
+	head int
+}
+
+// misaligned reports whether p's target is a member on a rack that hosts
+// none of its replicas, while some replica rack exists.
+func (ra *realigner) misaligned(p int32) bool {
+	st := ra.st
+	o := ra.target[p]
+	if o < 0 || st.memberRack[o] < 0 || st.partRackIdx[p] == st.partRackIdx[p+1] {
+		return false
+	}
+	return !st.rackMatches(o, p)
+}
+
+// index builds the counts' bounds, the receivers and the wants lists.
+func (ra *realigner) index(off []int32) {
+	st, cl := ra.st, ra.cl
+	first := true
+	for m, ks := range cl.memberClasses {
+		ra.subscriptions += len(ks)
+		if len(ks) == 0 {
+			continue
+		}
+		if c := ra.count[m]; first {
+			ra.lo, ra.hi, first = c, c, false
+		} else {
+			ra.lo, ra.hi = min(ra.lo, c), max(ra.hi, c)
+		}
+	}
+	ra.even = ra.hi-ra.lo <= 1
+	ra.receivers = make(map[classRack]*minHeap[memberIndex])
+	if ra.even && ra.hi > ra.lo {
+		step := 0
+		for m, ks := range cl.memberClasses {
+			step = st.stop.over(step, len(ks))
+			if ra.count[m] == ra.lo {
+				ra.queue(int32(m))
+			}
+		}
+	}
+	ra.placed = make(map[rackPair]*partQueue)
+	for p, m := range ra.target {
+		st.stop.at(p)
+		if m < 0 || m == st.prev[p] || st.memberRack[m] < 0 {
+			continue
+		}
+		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+			key := rackPair{st.memberRack[m], r}
+			q := ra.placed[key]
+			if q == nil {
+				q = &partQueue{}
+				ra.placed[key] = q
+			}
+			q.ps = append(q.ps, int32(p))
+		}
+	}
+	ra.wants = make(map[rackPair]*partQueue)
+	for i, p := range off {
+		st.stop.at(i)
+		ro := st.memberRack[ra.target[p]]
+		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+			key := rackPair{ro, r}
+			q := ra.wants[key]
+			if q == nil {
+				q = &partQueue{}
+				ra.wants[key] = q
+			}
+			q.ps = append(q.ps, p)
+		}
+	}
+}
+
+// queue makes member m, now at count lo, a receiver of hand-overs.
+func (ra *realigner) queue(m int32) {
+	r := ra.st.memberRack[m]
+	if r < 0 {
+		return
+	}
+	for _, k := range ra.cl.memberClasses[m] {
+		key := classRack{k, r}
+		h := ra.receivers[key]
+		if h == nil {
+			h = &minHeap[memberIndex]{}
+			ra.receivers[key] = h
+		}
+		h.push(memberIndex(m))
+	}
+}
+
+// exchange trades p with a partition that a member on one of p's replica
+// racks kept off its own rack and that p's owner's rack hosts.
+func (ra *realigner) exchange(p int32) bool {
+	st := ra.st
+	o := ra.target[p]
+	ro := st.memberRack[o]
+	tp := st.topicOf[p]
+	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+		q := ra.wants[rackPair{r, ro}]
+		if q == nil {
+			continue
+		}
+		for q.head < len(q.ps) && !ra.misaligned(q.ps[q.head]) {
+			q.head++
+		}
+		for i := q.head; i < len(q.ps); i++ {
+			if !ra.look() {
+				return false
+			}
+			x := q.ps[i]
+			if !ra.misaligned(x) {
+				continue
+			}
+			v := ra.target[x]
+			if (ra.count[v] != ra.count[o] && !ra.even) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
+				continue
+			}
+			ra.target[p] = v // reason: rack
+			ra.target[x] = o // reason: rack
+			return true
+		}
+	}
+	return false
+}
+
+// trade gives p's owner o, for p, a partition on its rack that the plan
+// hands to another member v this round, when v's rack hosts a replica of
+// p. (A member without a rack does not qualify: the follow-up places p
+// afresh, by load, and it would not reliably land there again.)
+func (ra *realigner) trade(p int32) bool {
+	st := ra.st
+	o := ra.target[p]
+	ro := st.memberRack[o]
+	tp := st.topicOf[p]
+	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+		q := ra.placed[rackPair{r, ro}]
+		if q == nil {
+			continue
+		}
+		for q.head < len(q.ps) && !ra.tradable(q.ps[q.head], r) {
+			q.head++
+		}
+		for i := q.head; i < len(q.ps); i++ {
+			if !ra.look() {
+				return false
+			}
+			x := q.ps[i]
+			if !ra.tradable(x, r) {
+				continue
+			}
+			v := ra.target[x]
+			if (ra.count[v] != ra.count[o] && !ra.even) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
+				continue
+			}
+			ra.target[p] = v // reason: rack
+			ra.target[x] = o // reason: rack
+			return true
+		}
+	}
+	return false
+}
+
+// tradable reports whether x is still placed this round on a member on
+// rack r.
+func (ra *realigner) tradable(x, r int32) bool {
+	v := ra.target[x]
+	return v >= 0 && v != ra.st.prev[x] && ra.st.memberRack[v] == r
+}
+
+// handOver gives p to the lowest-indexed member at count lo on one of its
+// replica racks, when p's owner is at hi and the counts are even.
+func (ra *realigner) handOver(p int32) bool {
+	st := ra.st
+	o := ra.target[p]
+	if !ra.even || ra.count[o] != ra.hi || ra.hi == ra.lo {
+		return false
+	}
+	k := ra.cl.classOf[st.topicOf[p]]
+	best := int32(-1)
+	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+		h := ra.receivers[classRack{k, r}]
+		if h == nil {
+			continue
+		}
+		for len(h.items) > 0 && ra.count[h.items[0]] != ra.lo {
+			h.pop()
+		}
+		if len(h.items) > 0 && (best < 0 || int32(h.items[0]) < best) {
+			best = int32(h.items[0])
+		}
+	}
+	if best < 0 {
+		return false
+	}
+	ra.target[p] = best // reason: rack
+	ra.count[o]--
+	ra.count[best]++
+	ra.queue(o)
+	return true
+}
