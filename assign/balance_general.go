@@ -207,7 +207,7 @@ func placeByRack(st *state, subs []int32, free []int32, target []int32, count []
 		st.stop.at(i)
 		best, found := countEntry{}, false
 		consider := func(h *countHeap) {
-			if e, ok := h.top(count); ok && (!found || e.less(best)) {
+			if e, ok := h.top(count); ok && (!found || countLess(e, best)) {
 				best, found = e, true
 			}
 		}

@@ -10,7 +10,7 @@ package assign
 // the partitions receives a spread of topics too. Within a topic it keeps
 // the lowest partition numbers.
 type topicTrimmer struct {
-	runs     minHeap[topicRun]
+	runs     runHeap
 	keepable []int32
 }
 
@@ -19,14 +19,6 @@ type topicRun struct {
 	from, kept int32 // the member's keepable partitions of the topic: keepable[from : from+kept]
 	over       int64 // kept × members − partitions of the topic
 	tie        int32 // rotation of the topic relative to the member
-}
-
-// less puts first the run furthest above an even share, ties by rotation.
-func (a topicRun) less(b topicRun) bool {
-	if a.over != b.over {
-		return a.over > b.over
-	}
-	return a.tie < b.tie
 }
 
 // keep marks in target the quota partitions member m keeps out of claims.
