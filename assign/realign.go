@@ -104,14 +104,18 @@ type realigner struct {
 	lo, hi int32
 	even   bool
 	// receivers[class, rack] holds the members on the rack that
-	// subscribe to the class and had count lo when pushed, lowest index
-	// first (entries whose count has changed since are stale and dropped).
-	receivers map[classRack]*minHeap[memberIndex]
-	// placed[holder rack, replica rack] lists the partitions with a
-	// replica on the rack that the plan gives to a member on the holder
-	// rack other than their previous owner: the candidates for a trade
-	// (entries whose target has changed since are stale).
-	placed map[rackPair]*partQueue
+	// subscribe to the class, pushed at count lo: the heap's top is the
+	// lowest-indexed one still at lo (entries whose count has changed
+	// since are stale and dropped).
+	receivers map[classRack]*countHeap
+	// placed[placedAt[h*racks+r]:placedAt[h*racks+r+1]] lists the
+	// partitions with a replica on rack r that the plan gives to a member
+	// on rack h other than their previous owner: the candidates for a
+	// trade (entries whose target has changed since are stale, and
+	// placedHead skips those at the front). Empty when racks² would be
+	// out of proportion to the partitions; there are no trades then.
+	placed, placedAt, placedHead []int32
+	racks                        int32
 	// wants[owner rack, replica rack] lists the partitions kept off their
 	// owner's rack, on a rack their owner is on, that have a replica on
 	// the other rack: the candidates for an exchange.
@@ -133,11 +137,6 @@ func (ra *realigner) look() bool {
 
 type classRack struct{ k, r int32 }
 type rackPair struct{ owner, replica int32 }
-
-// memberIndex orders members by index in a minHeap.
-type memberIndex int32
-
-func (a memberIndex) less(b memberIndex) bool { return a < b }
 
 type partQueue struct {
 	ps   []int32
@@ -171,7 +170,7 @@ func (ra *realigner) index(off []int32) {
 		}
 	}
 	ra.even = ra.hi-ra.lo <= 1
-	ra.receivers = make(map[classRack]*minHeap[memberIndex])
+	ra.receivers = make(map[classRack]*countHeap)
 	if ra.even && ra.hi > ra.lo {
 		step := 0
 		for m, ks := range cl.memberClasses {
@@ -181,22 +180,7 @@ func (ra *realigner) index(off []int32) {
 			}
 		}
 	}
-	ra.placed = make(map[rackPair]*partQueue)
-	for p, m := range ra.target {
-		st.stop.at(p)
-		if m < 0 || m == st.prev[p] || st.memberRack[m] < 0 {
-			continue
-		}
-		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
-			key := rackPair{st.memberRack[m], r}
-			q := ra.placed[key]
-			if q == nil {
-				q = &partQueue{}
-				ra.placed[key] = q
-			}
-			q.ps = append(q.ps, int32(p))
-		}
-	}
+	ra.indexPlaced()
 	ra.wants = make(map[rackPair]*partQueue)
 	for i, p := range off {
 		st.stop.at(i)
@@ -213,6 +197,42 @@ func (ra *realigner) index(off []int32) {
 	}
 }
 
+// indexPlaced builds placed, by counting sort on (holder rack, replica
+// rack): flat, since a scale-out places nearly every partition.
+func (ra *realigner) indexPlaced() {
+	st := ra.st
+	ra.racks = int32(len(st.rackNames))
+	keys := int(ra.racks) * int(ra.racks)
+	if keys > 4*len(ra.target)+1024 {
+		return
+	}
+	ra.placedAt = make([]int32, keys+1)
+	each := func(visit func(key int32, p int32)) {
+		for p, m := range ra.target {
+			st.stop.at(p)
+			if m < 0 || m == st.prev[p] || st.memberRack[m] < 0 {
+				continue
+			}
+			h := st.memberRack[m] * ra.racks
+			for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+				visit(h+r, int32(p))
+			}
+		}
+	}
+	each(func(key, _ int32) { ra.placedAt[key+1]++ })
+	for k := range keys {
+		ra.placedAt[k+1] += ra.placedAt[k]
+	}
+	ra.placed = make([]int32, ra.placedAt[keys])
+	ra.placedHead = make([]int32, keys)
+	copy(ra.placedHead, ra.placedAt[:keys])
+	each(func(key, p int32) {
+		ra.placed[ra.placedHead[key]] = p
+		ra.placedHead[key]++
+	})
+	copy(ra.placedHead, ra.placedAt[:keys])
+}
+
 // queue makes member m, now at count lo, a receiver of hand-overs.
 func (ra *realigner) queue(m int32) {
 	r := ra.st.memberRack[m]
@@ -223,10 +243,10 @@ func (ra *realigner) queue(m int32) {
 		key := classRack{k, r}
 		h := ra.receivers[key]
 		if h == nil {
-			h = &minHeap[memberIndex]{}
+			h = &countHeap{}
 			ra.receivers[key] = h
 		}
-		h.push(memberIndex(m))
+		h.push(countEntry{m, ra.count[m]})
 	}
 }
 
@@ -275,18 +295,19 @@ func (ra *realigner) trade(p int32) bool {
 	ro := st.memberRack[o]
 	tp := st.topicOf[p]
 	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
-		q := ra.placed[rackPair{r, ro}]
-		if q == nil {
-			continue
+		if ra.placedAt == nil {
+			return false
 		}
-		for q.head < len(q.ps) && !ra.tradable(q.ps[q.head], r) {
-			q.head++
+		key := r*ra.racks + ro
+		end := ra.placedAt[key+1]
+		for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], r) {
+			ra.placedHead[key]++
 		}
-		for i := q.head; i < len(q.ps); i++ {
+		for i := ra.placedHead[key]; i < end; i++ {
 			if !ra.look() {
 				return false
 			}
-			x := q.ps[i]
+			x := ra.placed[i]
 			if !ra.tradable(x, r) {
 				continue
 			}
@@ -324,11 +345,8 @@ func (ra *realigner) handOver(p int32) bool {
 		if h == nil {
 			continue
 		}
-		for len(h.items) > 0 && ra.count[h.items[0]] != ra.lo {
-			h.pop()
-		}
-		if len(h.items) > 0 && (best < 0 || int32(h.items[0]) < best) {
-			best = int32(h.items[0])
+		if e, ok := h.top(ra.count); ok && (best < 0 || e.m < best) {
+			best = e.m
 		}
 	}
 	if best < 0 {
