@@ -171,6 +171,15 @@ func TestRackRealignTable(t *testing.T) {
 		want: want{pending: "t:1", revoked: map[string]string{"a": "t:1"},
 			final: map[string]string{"a": "t:0", "b": "t:1"}},
 	}, {
+		// java-oracle.md's shrunk seed 65 with the newcomer on rack r2:
+		// Java's plan (a: t-0 now, t-1 revoked for b).
+		name: "newcomer on the owner's partition's rack",
+		group: assigntest.NewGroup().Generation(8).Topic("t", 2).Racks("t", r3, r2).
+			Member("a", "t").Rack("a", "r3").Owns("a", "t", 1).Gen("a", 6).
+			Member("b", "t").Rack("b", "r2").Gen("b", 7).Build(),
+		want: want{pending: "t:1", revoked: map[string]string{"a": "t:1"},
+			final: map[string]string{"a": "t:0", "b": "t:1"}},
+	}, {
 		// Balanced and every partition on its owner's rack: nothing moves.
 		name: "aligned",
 		group: assigntest.NewGroup().Generation(3).Topic("t", 4).Racks("t", r1, r1, r2, r2).
