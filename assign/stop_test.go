@@ -172,6 +172,11 @@ func stopAtEveryPhase(t *testing.T, shapes []stopShape) {
 			if strings.Contains(s.name, "scale-out") && !seen["repair"] {
 				t.Fatal("no poll in the scale-out's repair")
 			}
+			// Rack realignment (KIP-881) is a refinement like the repair:
+			// a rack-aware group's run polls in it, so that it stops too.
+			if strings.Contains(s.name, "racks") && s.a != assign.Range() && !seen["realign"] {
+				t.Fatalf("no poll in the rack-aware group's realignment: polls %v", slices.Compact(slices.Clone(phases)))
+			}
 			points := append([]int{-1}, stopPoints(phases)...) // -1: deadline passed before Run
 			for _, k := range points {
 				for _, best := range []bool{false, true} {
