@@ -1,5 +1,10 @@
 package assign
 
+import (
+	"cmp"
+	"slices"
+)
+
 // realignPasses bounds how often realign walks the partitions it has not
 // realigned yet: a hand-over can make room for one an earlier walk could
 // not place, so a walk that moved something is followed by another, but
@@ -32,7 +37,15 @@ var realignWorkPerUnit = 32
 //   - hand-over: when every subscriber's count is within one of every
 //     other's, an owner at the higher count hands the partition to a
 //     member on a matching rack at the lower; the two counts swap, so the
-//     plan stays as even as it was.
+//     plan stays as even as it was. An owner at the lower count hands it
+//     over too if it can take in exchange a partition placed this round
+//     on its rack from a member at the higher count: then that member's
+//     count and the receiver's swap.
+//
+// The same moves also bring home partitions the plan places this round
+// off their new member's rack; those go first, since moving them revokes
+// nothing, and within each kind the partitions with the fewest
+// subscribers on their racks go first, as the Java client deals them.
 //
 // A partition whose topic has no subscriber on a matching rack, or for
 // which no such member has room, stays with its owner: realignment never
@@ -44,7 +57,8 @@ var realignWorkPerUnit = 32
 // handing it over at once). [WithKeepMisalignedRacks] turns this off.
 //
 // Cost: linear in the partitions and the members' subscriptions, times
-// the replica racks per partition and at most realignPasses walks.
+// the replica racks per partition, at most realignPasses walks and a work
+// budget (realignWorkPerUnit).
 func realign(st *state, cl *topicClasses, target, count []int32) {
 	if !st.rackAware || st.opts.keepMisaligned || st.stop.skip() {
 		return
@@ -62,11 +76,19 @@ func realign(st *state, cl *topicClasses, target, count []int32) {
 			}
 		}
 	}
-	off = append(off, kept...)
-	if len(off) == 0 {
+	if len(off)+len(kept) == 0 {
 		return
 	}
 	ra.index(off)
+	// Within each kind, the partitions with the fewest subscribers on
+	// their racks first (the Java client's numConsumersByPartition order):
+	// they have the fewest places to go, and a receiver taken by a
+	// partition that could have gone elsewhere would leave them off their
+	// racks until a later rebalance.
+	ra.byScarcity(off)
+	ra.byScarcity(kept)
+	off = append(off, kept...)
+	ra.indexWants(off)
 	ra.budget = realignWorkPerUnit * (len(target) + len(st.members) + ra.subscriptions + len(off))
 	for pass := 0; pass < realignPasses && len(off) > 0; pass++ {
 		moved := false
@@ -108,6 +130,8 @@ type realigner struct {
 	// lowest-indexed one still at lo (entries whose count has changed
 	// since are stale and dropped).
 	receivers map[classRack]*countHeap
+	// onRack counts the subscribers of each class on each rack.
+	onRack map[classRack]int32
 	// placed[placedAt[h*racks+r]:placedAt[h*racks+r+1]] lists the
 	// partitions with a replica on rack r that the plan gives to a member
 	// on rack h other than their previous owner: the candidates for a
@@ -170,6 +194,14 @@ func (ra *realigner) index(off []int32) {
 		}
 	}
 	ra.even = ra.hi-ra.lo <= 1
+	ra.onRack = make(map[classRack]int32)
+	for m, ks := range cl.memberClasses {
+		if r := st.memberRack[m]; r >= 0 {
+			for _, k := range ks {
+				ra.onRack[classRack{k, r}]++
+			}
+		}
+	}
 	ra.receivers = make(map[classRack]*countHeap)
 	if ra.even && ra.hi > ra.lo {
 		step := 0
@@ -181,20 +213,7 @@ func (ra *realigner) index(off []int32) {
 		}
 	}
 	ra.indexPlaced()
-	ra.wants = make(map[rackPair]*partQueue)
-	for i, p := range off {
-		st.stop.at(i)
-		ro := st.memberRack[ra.target[p]]
-		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
-			key := rackPair{ro, r}
-			q := ra.wants[key]
-			if q == nil {
-				q = &partQueue{}
-				ra.wants[key] = q
-			}
-			q.ps = append(q.ps, p)
-		}
-	}
+
 }
 
 // indexPlaced builds placed, by counting sort on (holder rack, replica
@@ -231,6 +250,40 @@ func (ra *realigner) indexPlaced() {
 		ra.placedHead[key]++
 	})
 	copy(ra.placedHead, ra.placedAt[:keys])
+}
+
+// indexWants builds wants from the partitions off their racks.
+func (ra *realigner) indexWants(off []int32) {
+	st := ra.st
+	ra.wants = make(map[rackPair]*partQueue)
+	for i, p := range off {
+		st.stop.at(i)
+		ro := st.memberRack[ra.target[p]]
+		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+			key := rackPair{ro, r}
+			q := ra.wants[key]
+			if q == nil {
+				q = &partQueue{}
+				ra.wants[key] = q
+			}
+			q.ps = append(q.ps, p)
+		}
+	}
+}
+
+// byScarcity sorts ps, stably, by how many subscribers of each one's
+// topic are on its replica racks, fewest first.
+func (ra *realigner) byScarcity(ps []int32) {
+	st := ra.st
+	scarcity := func(p int32) int32 {
+		k := ra.cl.classOf[st.topicOf[p]]
+		n := int32(0)
+		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
+			n += ra.onRack[classRack{k, r}]
+		}
+		return n
+	}
+	slices.SortStableFunc(ps, func(a, b int32) int { return cmp.Compare(scarcity(a), scarcity(b)) })
 }
 
 // queue makes member m, now at count lo, a receiver of hand-overs.
@@ -335,9 +388,56 @@ func (ra *realigner) tradable(x, r int32) bool {
 func (ra *realigner) handOver(p int32) bool {
 	st := ra.st
 	o := ra.target[p]
-	if !ra.even || ra.count[o] != ra.hi || ra.hi == ra.lo {
+	if !ra.even || ra.hi == ra.lo {
 		return false
 	}
+	v := ra.receiver(p)
+	if v < 0 {
+		return false
+	}
+	if ra.count[o] == ra.hi {
+		ra.target[p] = v // reason: rack
+		ra.count[o]--
+		ra.count[v]++
+		ra.queue(o)
+		return true
+	}
+	// o is at lo: it takes in p's place a partition placed this round on
+	// its rack from a member w at hi, so that the counts of w and v swap.
+	ro := st.memberRack[o]
+	if ra.placedAt == nil {
+		return false
+	}
+	for h := range ra.racks {
+		key := h*ra.racks + ro
+		end := ra.placedAt[key+1]
+		for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], h) {
+			ra.placedHead[key]++
+		}
+		for i := ra.placedHead[key]; i < end; i++ {
+			if !ra.look() {
+				return false
+			}
+			x := ra.placed[i]
+			w := ra.target[x]
+			if !ra.tradable(x, h) || w == o || w == v || ra.count[w] != ra.hi || !st.subscribes(o, st.topicOf[x]) {
+				continue
+			}
+			ra.target[p] = v // reason: rack
+			ra.target[x] = o // reason: rack
+			ra.count[w]--
+			ra.count[v]++
+			ra.queue(w)
+			return true
+		}
+	}
+	return false
+}
+
+// receiver is the lowest-indexed member at count lo on one of p's replica
+// racks that subscribes to its topic, or -1.
+func (ra *realigner) receiver(p int32) int32 {
+	st := ra.st
 	k := ra.cl.classOf[st.topicOf[p]]
 	best := int32(-1)
 	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
@@ -349,12 +449,5 @@ func (ra *realigner) handOver(p int32) bool {
 			best = e.m
 		}
 	}
-	if best < 0 {
-		return false
-	}
-	ra.target[p] = best // reason: rack
-	ra.count[o]--
-	ra.count[best]++
-	ra.queue(o)
-	return true
+	return best
 }
