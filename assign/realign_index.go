@@ -104,15 +104,21 @@ func (ra *realigner) indexWants(off []int32) {
 // topic are on its replica racks, fewest first.
 func (ra *realigner) byScarcity(ps []int32) {
 	st := ra.st
-	scarcity := func(p int32) int32 {
+	type keyed struct{ n, p int32 }
+	ks := make([]keyed, len(ps))
+	for i, p := range ps {
+		st.stop.at(i)
 		k := ra.cl.classOf[st.topicOf[p]]
 		n := int32(0)
 		for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
 			n += ra.onRack[classRack{k, r}]
 		}
-		return n
+		ks[i] = keyed{n, p}
 	}
-	slices.SortStableFunc(ps, func(a, b int32) int { return cmp.Compare(scarcity(a), scarcity(b)) })
+	slices.SortStableFunc(ks, func(a, b keyed) int { return cmp.Compare(a.n, b.n) })
+	for i, k := range ks {
+		ps[i] = k.p
+	}
 }
 
 // queue makes member m, now at count lo, a receiver of hand-overs.
