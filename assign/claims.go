@@ -18,6 +18,7 @@ import (
 func (st *state) resolveClaims(a Assignor) {
 	n := st.numPartitions()
 	st.prev = st.ints.filled(n, -1)
+	st.reasons = make([]MoveReason, n)
 	prevGen := st.ints.take(n)
 	st.gen = st.ints.take(len(st.members))
 
@@ -80,9 +81,11 @@ func (st *state) resolveClaims(a Assignor) {
 			case g > prevGen[p]:
 				if o == -1 {
 					st.contested[p] = false
+					st.reasons[p] = ReasonNone
 					contested--
 				}
 				st.prev[p], prevGen[p] = m, g
+				st.loseClaim(p, o)
 				stale++
 			case g == prevGen[p]:
 				if o != -1 {
@@ -90,11 +93,13 @@ func (st *state) resolveClaims(a Assignor) {
 						st.contested = make([]bool, n)
 					}
 					st.contested[p] = true
+					st.reasons[p] = ReasonContested
 					st.prev[p] = -1
 					contested++
 				}
 				stale++
 			default:
+				st.loseClaim(p, m)
 				stale++
 			}
 		}
@@ -195,4 +200,13 @@ func strictlyAscending(ps []int32) bool {
 		}
 	}
 	return true
+}
+
+// loseClaim records that member loser's claim on p lost to a higher
+// generation (-1: the claims of several members, contested until then).
+func (st *state) loseClaim(p, loser int32) {
+	if st.staleLoser == nil {
+		st.staleLoser = make(map[int32]int32)
+	}
+	st.staleLoser[p] = loser
 }

@@ -1,9 +1,10 @@
 package assign
 
 // planStats measures a plan before the cooperative post-pass: how many
-// partitions leave their previous owner and how far apart the members'
-// partition counts are.
-func (st *state) planStats(target []int32) (moved, imbalance int) {
+// partitions leave their previous owner, how far apart the members'
+// partition counts are, and why partitions change owner or stay (why;
+// the post-pass withholds partitions but changes no reason).
+func (st *state) planStats(target []int32, why *ReasonCounts) (moved, imbalance int) {
 	counts := st.ints.take(len(st.members))
 	for p, t := range target {
 		st.stop.at(p)
@@ -11,10 +12,18 @@ func (st *state) planStats(target []int32) (moved, imbalance int) {
 			continue
 		}
 		counts[t]++
-		if o := st.prev[p]; o >= 0 && o != t {
-			moved++
+		if o := st.prev[p]; o != t {
+			r := st.reasons[p]
+			if o >= 0 {
+				moved++
+			} else if r == ReasonNone {
+				r = ReasonNoOwner
+			}
+			why[r]++
 		}
 	}
+	why[ReasonHeld] += st.held
+	st.countStale(target, why)
 	if len(counts) == 0 {
 		return moved, 0
 	}
@@ -28,7 +37,7 @@ func (st *state) planStats(target []int32) (moved, imbalance int) {
 // result turns the final target (withheld partitions already -1) into the
 // public Result. Lists share two backing arrays so that a million-partition
 // group costs a handful of allocations, not one per member and topic.
-func (st *state) result(a Assignor, target []int32, pending []int32, moved, imbalance int) *Result {
+func (st *state) result(a Assignor, target []int32, pending []int32, moved, imbalance int, why *ReasonCounts) *Result {
 	nm := len(st.members)
 	r := &Result{
 		Assignor:         a.Name(),
@@ -100,10 +109,13 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	// Under both protocols: an EAGER member that reports owned partitions
 	// (subscription v1+) learns what it no longer has as well.
 	revoked := st.fillRevoked(r, target)
+	if st.opts.moveDetail > 0 {
+		r.Moves = st.moveDetail(target, st.opts.moveDetail)
+	}
 	if len(pending) > 0 {
 		r.Pending = st.appendRuns(nil, pending)
 	}
-	r.Stats = Stats{Partitions: assigned, Moved: moved, Revoked: revoked, Pending: len(pending), Imbalance: imbalance}
+	r.Stats = Stats{Partitions: assigned, Moved: moved, Revoked: revoked, Pending: len(pending), Imbalance: imbalance, Reasons: *why}
 	return r
 }
 

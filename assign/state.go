@@ -40,6 +40,15 @@ type state struct {
 	// contested[p] set (KAFKA-12984).
 	prev      []int32
 	contested []bool // nil when nothing is contested
+	// reasons[p] is why p leaves its previous owner (or, ReasonHeld, why
+	// it stays), written where that is decided (reasons.go); it is only
+	// read where p's target is not its previous owner, or for ReasonHeld.
+	reasons []MoveReason
+	// staleLoser maps a partition with a stale claim to the member whose
+	// claim lost (-1: several, contested before); nil when there are none.
+	staleLoser map[int32]int32
+	// held counts the partitions freeze and capMoves kept (ReasonHeld).
+	held int
 	// claims[i] lists, ascending and without duplicates, the existing
 	// partitions member i reported in memberData, stale claims included.
 	claims [][]int32
