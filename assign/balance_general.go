@@ -33,7 +33,7 @@ func planGeneral(st *state, target []int32) {
 					target[p] = m
 					count[m]++
 				} else {
-					st.reasons[p] = ReasonUnsubscribed // reason: unsubscribed
+					st.setReason(p, ReasonUnsubscribed) // reason: unsubscribed
 				}
 			}
 		}

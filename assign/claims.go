@@ -18,7 +18,6 @@ import (
 func (st *state) resolveClaims(a Assignor) {
 	n := st.numPartitions()
 	st.prev = st.ints.filled(n, -1)
-	st.reasons = make([]MoveReason, n)
 	prevGen := st.ints.take(n)
 	st.gen = st.ints.take(len(st.members))
 
@@ -81,7 +80,7 @@ func (st *state) resolveClaims(a Assignor) {
 			case g > prevGen[p]:
 				if o == -1 {
 					st.contested[p] = false
-					st.reasons[p] = ReasonNone
+					st.setReason(p, ReasonNone)
 					contested--
 				}
 				st.prev[p], prevGen[p] = m, g
@@ -93,7 +92,7 @@ func (st *state) resolveClaims(a Assignor) {
 						st.contested = make([]bool, n)
 					}
 					st.contested[p] = true
-					st.reasons[p] = ReasonContested
+					st.setReason(p, ReasonContested)
 					st.prev[p] = -1
 					contested++
 				}

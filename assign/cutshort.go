@@ -47,7 +47,7 @@ func (st *state) cutShort(target, pending []int32, why *ReasonCounts) []int32 {
 		if was := st.keptReason(p); was != ReasonNone {
 			why[was]--
 		}
-		st.reasons[p] = ReasonBalance // reason: balance (relief of a plan cut short)
+		st.setReason(p, ReasonBalance) // reason: balance (relief of a plan cut short)
 		why[ReasonBalance]++
 		target[p] = -1
 		return []int32{p}

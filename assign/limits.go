@@ -9,7 +9,7 @@ func (st *state) freeze(target []int32) {
 		st.stop.at(p)
 		if o >= 0 && st.keepable(o, int32(p)) {
 			if target[p] != o {
-				st.reasons[p] = ReasonHeld // reason: held (freeze)
+				st.setReason(int32(p), ReasonHeld) // reason: held (freeze)
 				st.held++
 			}
 			target[p] = o
@@ -32,7 +32,7 @@ func (st *state) capMoves(target []int32, max int) {
 			moved++
 			continue
 		}
-		st.reasons[p] = ReasonHeld // reason: held (move budget)
+		st.setReason(int32(p), ReasonHeld) // reason: held (move budget)
 		st.held++
 		target[p] = o
 	}

@@ -118,6 +118,25 @@ type Move struct {
 	Reason MoveReason
 }
 
+// setReason records why p leaves its previous owner (or, ReasonHeld, why
+// it stays). The table is allocated at the first reason: a first
+// assignment, or a group whose members only left, records none (no
+// previous owner is the reason of every partition without one).
+func (st *state) setReason(p int32, r MoveReason) {
+	if st.reasons == nil {
+		st.reasons = make([]MoveReason, st.numPartitions())
+	}
+	st.reasons[p] = r
+}
+
+// reasonAt is the reason recorded for p, ReasonNone if none.
+func (st *state) reasonAt(p int32) MoveReason {
+	if st.reasons == nil {
+		return ReasonNone
+	}
+	return st.reasons[p]
+}
+
 // markTrimmed records that member m's owned partitions among claims may be
 // given up for balance: m owns more than its quota. Reasons are only read
 // where a partition's target differs from its previous owner, so marking
@@ -125,7 +144,7 @@ type Move struct {
 func (st *state) markTrimmed(m int32, claims []int32) {
 	for _, p := range claims {
 		if st.prev[p] == m {
-			st.reasons[p] = ReasonBalance
+			st.setReason(p, ReasonBalance)
 		}
 	}
 }
@@ -136,7 +155,7 @@ func (st *state) markTrimmed(m int32, claims []int32) {
 // replica; otherwise the assignor's layout moves it.
 func (st *state) noteRackPlacement(p, m int32) {
 	if o := st.prev[p]; o >= 0 && o != m && !st.rackMatches(o, p) && st.subscribes(o, st.topicOf[p]) {
-		st.reasons[p] = ReasonRack
+		st.setReason(p, ReasonRack)
 	}
 }
 
@@ -149,13 +168,13 @@ func (st *state) noteRackPlacement(p, m int32) {
 func (st *state) layoutReasons(target []int32) {
 	for p, o := range st.prev {
 		st.stop.at(p)
-		if o < 0 || target[p] == o || st.reasons[p] != ReasonNone {
+		if o < 0 || target[p] == o || st.reasonAt(int32(p)) != ReasonNone {
 			continue
 		}
 		if st.subscribes(o, st.topicOf[p]) {
-			st.reasons[p] = ReasonBalance
+			st.setReason(int32(p), ReasonBalance)
 		} else {
-			st.reasons[p] = ReasonUnsubscribed
+			st.setReason(int32(p), ReasonUnsubscribed)
 		}
 	}
 }
@@ -163,7 +182,7 @@ func (st *state) layoutReasons(target []int32) {
 // keptReason is the reason of partition p that stays with its owner: held
 // back, a stale claim that lost to it, or none.
 func (st *state) keptReason(p int32) MoveReason {
-	if st.reasons[p] == ReasonHeld {
+	if st.reasonAt(p) == ReasonHeld {
 		return ReasonHeld
 	}
 	if _, ok := st.staleLoser[p]; ok {
@@ -178,10 +197,10 @@ func (st *state) reasonOf(p, final int32) MoveReason {
 	switch {
 	case o >= 0 && final == o:
 		return st.keptReason(p)
-	case o < 0 && st.reasons[p] == ReasonNone:
+	case o < 0 && st.reasonAt(p) == ReasonNone:
 		return ReasonNoOwner
 	}
-	return st.reasons[p]
+	return st.reasonAt(p)
 }
 
 // countStale adds to why the partitions kept by the member whose claim
@@ -189,7 +208,7 @@ func (st *state) reasonOf(p, final int32) MoveReason {
 // on counts under its move's reason).
 func (st *state) countStale(target []int32, why *ReasonCounts) {
 	for p := range st.staleLoser {
-		if o := st.prev[p]; o >= 0 && target[p] == o && st.reasons[p] != ReasonHeld {
+		if o := st.prev[p]; o >= 0 && target[p] == o && st.reasonAt(p) != ReasonHeld {
 			why[ReasonStaleClaim]++
 		}
 	}

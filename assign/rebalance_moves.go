@@ -231,7 +231,7 @@ func (r *rebalancer) move(p, u, v int32) {
 	}
 	r.target[p] = v
 	if r.st.prev[p] == u {
-		r.st.reasons[p] = ReasonBalance // reason: balance (repair)
+		r.st.setReason(p, ReasonBalance) // reason: balance (repair)
 	}
 	if r.racks != nil {
 		r.racks.move(r, p, u, v, k, su, sv)

@@ -471,7 +471,7 @@ func (r *refRebalancer) move(p, u, v int32) {
 	}
 	r.target[p] = v
 	if r.st.prev[p] == u {
-		r.st.reasons[p] = ReasonBalance
+		r.st.setReason(p, ReasonBalance)
 	}
 	r.holding[sv] = append(r.holding[sv], p)
 	if o := r.st.prev[p]; o >= 0 {

@@ -13,7 +13,7 @@ func (st *state) planStats(target []int32, why *ReasonCounts) (moved, imbalance 
 		}
 		counts[t]++
 		if o := st.prev[p]; o != t {
-			r := st.reasons[p]
+			r := st.reasonAt(int32(p))
 			if o >= 0 {
 				moved++
 			} else if r == ReasonNone {

@@ -41,8 +41,9 @@ type state struct {
 	prev      []int32
 	contested []bool // nil when nothing is contested
 	// reasons[p] is why p leaves its previous owner (or, ReasonHeld, why
-	// it stays), written where that is decided (reasons.go); it is only
+	// it stays), written where that is decided (setReason); it is only
 	// read where p's target is not its previous owner, or for ReasonHeld.
+	// nil until a reason is recorded.
 	reasons []MoveReason
 	// staleLoser maps a partition with a stale claim to the member whose
 	// claim lost (-1: several, contested before); nil when there are none.

@@ -52,7 +52,7 @@ func (tt *topicTrimmer) keep(st *state, m int32, claims []int32, quota int32, ta
 		if st.prev[p] != m {
 			continue
 		}
-		st.reasons[p] = ReasonBalance // reason: balance (over quota); read only if not kept
+		st.setReason(p, ReasonBalance) // reason: balance (over quota); read only if not kept
 		t := st.topicOf[p]
 		if k := len(tt.runs); k == 0 || tt.runs[k-1].topic != t {
 			tt.runs = append(tt.runs, topicRun{topic: t, from: int32(len(tt.keepable)), tie: ((t-m%nt)%nt + nt) % nt})
