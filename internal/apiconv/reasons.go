@@ -48,3 +48,12 @@ func MovesToAPI(ms []assign.Move) []*assigndv1.PartitionMove {
 	}
 	return out
 }
+
+// MoveReasonFromAPI maps the API's reason to the engine's; values the
+// engine does not know (a newer server's) map to assign.ReasonNone.
+func MoveReasonFromAPI(r assigndv1.MoveReason) assign.MoveReason {
+	if r < 0 || int(r) >= assign.NumReasons {
+		return assign.ReasonNone
+	}
+	return assign.MoveReason(r)
+}
