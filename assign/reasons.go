@@ -214,10 +214,11 @@ func (st *state) countStale(target []int32, why *ReasonCounts) {
 	}
 }
 
-// moveDetail lists, in (topic, partition) order, up to limit partitions
-// with a reason; target is final (withheld partitions -1).
+// moveDetail lists, in (topic, partition) order, the first limit
+// partitions with a reason (limit > 0, at most as many as have one);
+// target is final (withheld partitions -1).
 func (st *state) moveDetail(target []int32, limit int) []Move {
-	var out []Move
+	out := make([]Move, 0, limit)
 	for t := range int32(len(st.topics)) {
 		base := st.start[t]
 		for p := base; p < st.start[t+1]; p++ {
@@ -226,9 +227,6 @@ func (st *state) moveDetail(target []int32, limit int) []Move {
 			why := st.reasonOf(p, f)
 			if why == ReasonNone {
 				continue
-			}
-			if len(out) == limit {
-				return out
 			}
 			mv := Move{Topic: st.topics[t].Name, Partition: p - base, Reason: why}
 			if o := st.prev[p]; o >= 0 {
@@ -243,7 +241,9 @@ func (st *state) moveDetail(target []int32, limit int) []Move {
 			if f >= 0 {
 				mv.To = st.members[f].ID
 			}
-			out = append(out, mv)
+			if out = append(out, mv); len(out) == limit {
+				return out
+			}
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/assign/wire"
 )
 
 // TestMoveReasons: one group per reason, under EAGER and COOPERATIVE where
@@ -72,6 +73,19 @@ func TestMoveReasons(t *testing.T) {
 		b: assigntest.NewGroup().Topic("t", 2).Racks("t", az("az1"), az("az2")).
 			Member("a", "t").Rack("a", "az2").Member("b", "t").Rack("b", "az1").Owns("a", "t", 0).Owns("b", "t", 1),
 		moves: []string{"t-0 a>b rack", "t-1 b>a rack"},
+	}, {
+		name: "sticky: over quota, history in user data",
+		a:    assign.Sticky(),
+		b: assigntest.NewGroup().Topic("t", 4).Member("a", "t").Member("b", "t").
+			UserData("a", wire.AppendStickyUserData(nil, []assign.TopicPartitions{{Topic: "t", Partitions: []int32{0, 1, 2, 3}}}, 1, true)),
+		moves: []string{"t-2 a>b balance", "t-3 a>b balance"},
+	}, {
+		name: "sticky: claim lost to a higher generation, in user data",
+		a:    assign.Sticky(),
+		b: assigntest.NewGroup().Topic("t", 2).Member("a", "t").Member("b", "t").
+			UserData("a", wire.AppendStickyUserData(nil, []assign.TopicPartitions{{Topic: "t", Partitions: []int32{0, 1}}}, 3, true)).
+			UserData("b", wire.AppendStickyUserData(nil, []assign.TopicPartitions{{Topic: "t", Partitions: []int32{0}}}, 2, true)),
+		moves: []string{"t-0 b>a stale_claim", "t-1 a>b balance"},
 	}, {
 		name:  "range: layout",
 		a:     assign.Range(),

@@ -6,6 +6,10 @@ package assign
 // the post-pass withholds partitions but changes no reason).
 func (st *state) planStats(target []int32, why *ReasonCounts) (moved, imbalance int) {
 	counts := st.ints.take(len(st.members))
+	// A partition nobody owned is counted in a local: on a first
+	// assignment that is every partition, and a counter in the array
+	// would be a store and a load per partition.
+	rs, noOwner := st.reasons, 0
 	for p, t := range target {
 		st.stop.at(p)
 		if t < 0 {
@@ -13,15 +17,22 @@ func (st *state) planStats(target []int32, why *ReasonCounts) (moved, imbalance 
 		}
 		counts[t]++
 		if o := st.prev[p]; o != t {
-			r := st.reasonAt(int32(p))
-			if o >= 0 {
-				moved++
-			} else if r == ReasonNone {
-				r = ReasonNoOwner
+			r := ReasonNone
+			if rs != nil {
+				r = rs[p]
 			}
-			why[r]++
+			switch {
+			case o >= 0:
+				moved++
+				why[r]++
+			case r == ReasonNone:
+				noOwner++
+			default:
+				why[r]++
+			}
 		}
 	}
+	why[ReasonNoOwner] += noOwner
 	why[ReasonHeld] += st.held
 	st.countStale(target, why)
 	if len(counts) == 0 {
@@ -109,8 +120,10 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	// Under both protocols: an EAGER member that reports owned partitions
 	// (subscription v1+) learns what it no longer has as well.
 	revoked := st.fillRevoked(r, target)
-	if st.opts.moveDetail > 0 {
-		r.Moves = st.moveDetail(target, st.opts.moveDetail)
+	// The list stops at the last partition with a reason: none to find,
+	// no pass at all.
+	if n := min(st.opts.moveDetail, why.Total()); n > 0 {
+		r.Moves = st.moveDetail(target, n)
 	}
 	if len(pending) > 0 {
 		r.Pending = st.appendRuns(nil, pending)

@@ -46,6 +46,10 @@ const (
 	// of many topics cost the cooperative assignors' owner tables about
 	// 76 per owned partition.
 	estimatePerOwned = 64
+	// estimatePerListedMove covers a partition listed with its reason
+	// (move_detail_limit): the engine's Move and the response's
+	// PartitionMove message and pointer, about 130.
+	estimatePerListedMove = 160
 )
 
 // estimateBytes is the memory one Assign call may take, computed from the
@@ -83,7 +87,8 @@ func estimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
 		estimatePerSubscription*subscriptions +
 		estimatePerAssignedTopic*min(subscriptions, partitions) +
 		estimatePerRequestByte*int64(reqBytes) +
-		estimatePerOwned*owned
+		estimatePerOwned*owned +
+		estimatePerListedMove*min(int64(max(req.GetMoveDetailLimit(), 0)), partitions, maxMoveDetail)
 }
 
 // subscribedTopics is the topic count of a raw ConsumerProtocolSubscription
