@@ -1,6 +1,9 @@
 package assign
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // MoveReason says why a partition changes owner this round, is withheld
 // from every member, or stays with its owner although the plan would have
@@ -216,20 +219,34 @@ func (st *state) countStale(target []int32, why *ReasonCounts) {
 
 // moveDetail lists, in (topic, partition) order, the first limit
 // partitions with a reason (limit > 0, at most as many as have one);
-// target is final (withheld partitions -1).
+// target is final (withheld partitions -1). A server keeping a history
+// runs it on every call, so a partition its owner keeps costs two loads
+// and a compare: stale claims are walked alongside, not looked up.
 func (st *state) moveDetail(target []int32, limit int) []Move {
 	out := make([]Move, 0, limit)
+	stale := make([]int32, 0, len(st.staleLoser))
+	for p := range st.staleLoser {
+		stale = append(stale, p)
+	}
+	slices.Sort(stale)
+	rs := st.reasons
 	for t := range int32(len(st.topics)) {
 		base := st.start[t]
 		for p := base; p < st.start[t+1]; p++ {
 			st.stop.at(int(p))
-			f := target[p]
+			o, f := st.prev[p], target[p]
+			for len(stale) > 0 && stale[0] < p {
+				stale = stale[1:]
+			}
+			if o == f && o >= 0 && (rs == nil || rs[p] != ReasonHeld) && (len(stale) == 0 || stale[0] != p) {
+				continue // kept
+			}
 			why := st.reasonOf(p, f)
 			if why == ReasonNone {
 				continue
 			}
 			mv := Move{Topic: st.topics[t].Name, Partition: p - base, Reason: why}
-			if o := st.prev[p]; o >= 0 {
+			if o >= 0 {
 				mv.From = st.members[o].ID
 			}
 			if why == ReasonStaleClaim {
