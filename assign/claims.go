@@ -203,9 +203,13 @@ func strictlyAscending(ps []int32) bool {
 
 // loseClaim records that member loser's claim on p lost to a higher
 // generation (-1: the claims of several members, contested until then).
+// The table is allocated at the first stale claim.
 func (st *state) loseClaim(p, loser int32) {
 	if st.staleLoser == nil {
-		st.staleLoser = make(map[int32]int32)
+		st.staleLoser = st.ints.filled(st.numPartitions(), noStaleClaim)
 	}
 	st.staleLoser[p] = loser
 }
+
+// noStaleClaim marks, in staleLoser, a partition without a stale claim.
+const noStaleClaim = -2

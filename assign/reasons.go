@@ -1,9 +1,6 @@
 package assign
 
-import (
-	"fmt"
-	"slices"
-)
+import "fmt"
 
 // MoveReason says why a partition changes owner this round, is withheld
 // from every member, or stays with its owner although the plan would have
@@ -188,7 +185,7 @@ func (st *state) keptReason(p int32) MoveReason {
 	if st.reasonAt(p) == ReasonHeld {
 		return ReasonHeld
 	}
-	if _, ok := st.staleLoser[p]; ok {
+	if st.staleLoser != nil && st.staleLoser[p] != noStaleClaim {
 		return ReasonStaleClaim
 	}
 	return ReasonNone
@@ -210,8 +207,9 @@ func (st *state) reasonOf(p, final int32) MoveReason {
 // beat a stale one (after the plan and its limits: a partition that moved
 // on counts under its move's reason).
 func (st *state) countStale(target []int32, why *ReasonCounts) {
-	for p := range st.staleLoser {
-		if o := st.prev[p]; o >= 0 && target[p] == o && st.reasonAt(p) != ReasonHeld {
+	for p, l := range st.staleLoser {
+		st.stop.at(p)
+		if o := st.prev[p]; l != noStaleClaim && o >= 0 && target[p] == o && st.reasonAt(int32(p)) != ReasonHeld {
 			why[ReasonStaleClaim]++
 		}
 	}
@@ -220,25 +218,17 @@ func (st *state) countStale(target []int32, why *ReasonCounts) {
 // moveDetail lists, in (topic, partition) order, the first limit
 // partitions with a reason (limit > 0, at most as many as have one);
 // target is final (withheld partitions -1). A server keeping a history
-// runs it on every call, so a partition its owner keeps costs two loads
-// and a compare: stale claims are walked alongside, not looked up.
+// runs it on every call, so a partition its owner keeps costs a few loads
+// and compares.
 func (st *state) moveDetail(target []int32, limit int) []Move {
 	out := make([]Move, 0, limit)
-	stale := make([]int32, 0, len(st.staleLoser))
-	for p := range st.staleLoser {
-		stale = append(stale, p)
-	}
-	slices.Sort(stale)
-	rs := st.reasons
+	rs, stale := st.reasons, st.staleLoser
 	for t := range int32(len(st.topics)) {
 		base := st.start[t]
 		for p := base; p < st.start[t+1]; p++ {
 			st.stop.at(int(p))
 			o, f := st.prev[p], target[p]
-			for len(stale) > 0 && stale[0] < p {
-				stale = stale[1:]
-			}
-			if o == f && o >= 0 && (rs == nil || rs[p] != ReasonHeld) && (len(stale) == 0 || stale[0] != p) {
+			if o == f && o >= 0 && (rs == nil || rs[p] != ReasonHeld) && (stale == nil || stale[p] == noStaleClaim) {
 				continue // kept
 			}
 			why := st.reasonOf(p, f)

@@ -45,9 +45,10 @@ type state struct {
 	// read where p's target is not its previous owner, or for ReasonHeld.
 	// nil until a reason is recorded.
 	reasons []MoveReason
-	// staleLoser maps a partition with a stale claim to the member whose
-	// claim lost (-1: several, contested before); nil when there are none.
-	staleLoser map[int32]int32
+	// staleLoser[p] is the member whose claim on p lost to a higher
+	// generation (-1: several, contested before; noStaleClaim: none); nil
+	// when no claim is stale.
+	staleLoser []int32
 	// held counts the partitions freeze and capMoves kept (ReasonHeld).
 	held int
 	// claims[i] lists, ascending and without duplicates, the existing
