@@ -166,6 +166,13 @@ func (st *state) noteRackPlacement(p, m int32) {
 // topic evenly over its subscribers, gives it to another (balance), unless
 // its placement already recorded a rack move.
 func (st *state) layoutReasons(target []int32) {
+	claimed := false
+	for _, c := range st.claims {
+		claimed = claimed || len(c) > 0
+	}
+	if !claimed {
+		return // a first assignment: nobody owned anything
+	}
 	for p, o := range st.prev {
 		st.stop.at(p)
 		if o < 0 || target[p] == o || st.reasonAt(int32(p)) != ReasonNone {
