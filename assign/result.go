@@ -6,33 +6,37 @@ package assign
 // the post-pass withholds partitions but changes no reason).
 func (st *state) planStats(target []int32, why *ReasonCounts) (moved, imbalance int) {
 	counts := st.ints.take(len(st.members))
-	// A partition nobody owned is counted in a local: on a first
-	// assignment that is every partition, and a counter in the array
-	// would be a store and a load per partition.
-	rs, noOwner := st.reasons, 0
+	// Partitions nobody owned are counted afterwards, as the assigned ones
+	// less the owned ones and those with a reason (contested): on a first
+	// assignment every partition is one, and this loop is the engine's
+	// tightest.
+	rs, owned, unownedWhy := st.reasons, 0, 0
 	for p, t := range target {
 		st.stop.at(p)
 		if t < 0 {
 			continue
 		}
 		counts[t]++
-		if o := st.prev[p]; o != t {
-			r := ReasonNone
-			if rs != nil {
-				r = rs[p]
-			}
-			switch {
-			case o >= 0:
+		if o := st.prev[p]; o >= 0 {
+			owned++
+			if o != t {
 				moved++
-				why[r]++
-			case r == ReasonNone:
-				noOwner++
-			default:
+				r := ReasonNone
+				if rs != nil {
+					r = rs[p]
+				}
 				why[r]++
 			}
+		} else if rs != nil && rs[p] != ReasonNone {
+			why[rs[p]]++
+			unownedWhy++
 		}
 	}
-	why[ReasonNoOwner] += noOwner
+	assigned := 0
+	for _, c := range counts {
+		assigned += int(c)
+	}
+	why[ReasonNoOwner] += assigned - owned - unownedWhy
 	why[ReasonHeld] += st.held
 	st.countStale(target, why)
 	if len(counts) == 0 {
