@@ -21,7 +21,7 @@ const (
 	decisionMembers    = 32 // DecisionMember entries
 	decisionPartitions = 64 // withheld, and revoked, partitions
 	decisionWarnings   = 8
-	decisionMoves      = 64 // PartitionMove entries
+	decisionMoves      = 32 // PartitionMove entries: about 115 bytes each
 )
 
 // decisionInput is what an answered Assign call leaves for its Decision:

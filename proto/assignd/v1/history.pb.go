@@ -170,7 +170,7 @@ type Decision struct {
 	// held back, by reason; reasons with no partition are left out.
 	MoveReasons []*MoveReasonCount `protobuf:"bytes,30,rep,name=move_reasons,json=moveReasons,proto3" json:"move_reasons,omitempty"`
 	// The first of those partitions in (topic, partition) order, with their
-	// reasons, up to a cap (64); move_reasons has the complete counts.
+	// reasons, up to a cap (32); move_reasons has the complete counts.
 	Moves         []*PartitionMove `protobuf:"bytes,31,rep,name=moves,proto3" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
