@@ -11,6 +11,7 @@ type options struct {
 	freeze     bool
 	ctx        context.Context
 	bestEffort bool
+	target     bool // [WithTarget]
 }
 
 func defaultOptions() options { return options{rackAware: true} }

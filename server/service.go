@@ -129,8 +129,13 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if ctx.Err() != nil {
 		return nil, callEnded(ctx)
 	}
+	opts := append(slices.Clip(sel.Options), assign.WithContext(ctx))
+	if req.GetTargetAssignment() {
+		// A KIP-848 broker reconciles moves itself (docs/kip848-plugin.md).
+		opts = append(opts, assign.WithTarget(true))
+	}
 	start := time.Now()
-	res, err := s.run(ctx, sel.Assignor, g, append(slices.Clip(sel.Options), assign.WithContext(ctx))...)
+	res, err := s.run(ctx, sel.Assignor, g, opts...)
 	took := time.Since(start)
 	if err != nil {
 		return nil, engineError(stopped(ctx, err), req, raw)
@@ -148,7 +153,9 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		// written (reportInterceptor), off the call's latency.
 		rep.noteDecision(ctx, req, g, res, took, caller)
 	}
-	return response(res, sel.Policy, versions, decoded), nil
+	resp := response(res, sel.Policy, versions, decoded)
+	resp.TargetAssignment = req.GetTargetAssignment()
+	return resp, nil
 }
 
 // stopOnShutdown returns ctx, canceled with cause errShuttingDown when the

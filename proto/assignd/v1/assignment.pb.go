@@ -560,9 +560,21 @@ type AssignRequest struct {
 	// assignments to SyncGroup as they are asks for ASSIGNMENT_VIEW_ENCODED
 	// and neither side builds or parses the same partitions twice (on a
 	// million-partition group, half of the response).
-	View          AssignmentView `protobuf:"varint,8,opt,name=view,proto3,enum=assignd.v1.AssignmentView" json:"view,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	View AssignmentView `protobuf:"varint,8,opt,name=view,proto3,enum=assignd.v1.AssignmentView" json:"view,omitempty"`
+	// Asks for a target assignment, as a KIP-848 group coordinator wants it
+	// from its server-side assignor (ConsumerGroupPartitionAssignor in the
+	// broker's group.consumer.assignors): every partition goes to its planned
+	// owner at once, even one that another member still owns; nothing is
+	// withheld and no follow-up is asked for, because the broker itself
+	// revokes a partition from its old owner before the new owner gets it
+	// (member epochs, KIP-848). Each member's owned_partitions is the broker's
+	// current assignment, which keeps the plan sticky. Default false: a
+	// classic leader's round, with the KIP-429 step under COOPERATIVE. A
+	// server that predates this field ignores it; the caller checks
+	// AssignResponse.target_assignment.
+	TargetAssignment bool `protobuf:"varint,25,opt,name=target_assignment,json=targetAssignment,proto3" json:"target_assignment,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *AssignRequest) Reset() {
@@ -649,6 +661,13 @@ func (x *AssignRequest) GetView() AssignmentView {
 		return x.View
 	}
 	return AssignmentView_ASSIGNMENT_VIEW_UNSPECIFIED
+}
+
+func (x *AssignRequest) GetTargetAssignment() bool {
+	if x != nil {
+		return x.TargetAssignment
+	}
+	return false
 }
 
 // MemberAssignment is what one member receives.
@@ -759,9 +778,14 @@ type AssignResponse struct {
 	Policy string `protobuf:"bytes,7,opt,name=policy,proto3" json:"policy,omitempty"`
 	// Input that was ignored rather than rejected, e.g. subscribed topics
 	// missing from the metadata or stale ownership claims.
-	Warnings      []string `protobuf:"bytes,8,rep,name=warnings,proto3" json:"warnings,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Warnings []string `protobuf:"bytes,8,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// The assignments are a target (AssignRequest.target_assignment was
+	// honoured): nothing was withheld. A caller that asked for a target and
+	// gets false is talking to a server that does not know the mode, and
+	// must not apply the response.
+	TargetAssignment bool `protobuf:"varint,25,opt,name=target_assignment,json=targetAssignment,proto3" json:"target_assignment,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *AssignResponse) Reset() {
@@ -848,6 +872,13 @@ func (x *AssignResponse) GetWarnings() []string {
 		return x.Warnings
 	}
 	return nil
+}
+
+func (x *AssignResponse) GetTargetAssignment() bool {
+	if x != nil {
+		return x.TargetAssignment
+	}
+	return false
 }
 
 // ListAssignorsRequest has no fields.
@@ -1497,7 +1528,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x12_group_instance_idB\r\n" +
 	"\v_generationB\n" +
 	"\n" +
-	"\b_rack_id\"\xe8\x02\n" +
+	"\b_rack_id\"\x95\x03\n" +
 	"\rAssignRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rgeneration_id\x18\x02 \x01(\x05R\fgenerationId\x12#\n" +
@@ -1506,7 +1537,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\amembers\x18\x05 \x03(\v2\x12.assignd.v1.MemberR\amembers\x12)\n" +
 	"\x06topics\x18\x06 \x03(\v2\x11.assignd.v1.TopicR\x06topics\x12\x1b\n" +
 	"\tleader_id\x18\a \x01(\tR\bleaderId\x12.\n" +
-	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\"\xe0\x01\n" +
+	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\x12+\n" +
+	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\"\xe0\x01\n" +
 	"\x10MemberAssignment\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12;\n" +
 	"\n" +
@@ -1516,7 +1548,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x04 \x01(\fR\n" +
 	"assignment\x125\n" +
-	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xfd\x02\n" +
+	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xaa\x03\n" +
 	"\x0eAssignResponse\x12>\n" +
 	"\vassignments\x18\x01 \x03(\v2\x1c.assignd.v1.MemberAssignmentR\vassignments\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12)\n" +
@@ -1525,7 +1557,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x11followup_required\x18\x05 \x01(\bR\x10followupRequired\x125\n" +
 	"\apending\x18\x06 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\apending\x12\x16\n" +
 	"\x06policy\x18\a \x01(\tR\x06policy\x12\x1a\n" +
-	"\bwarnings\x18\b \x03(\tR\bwarnings\"\x16\n" +
+	"\bwarnings\x18\b \x03(\tR\bwarnings\x12+\n" +
+	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\"\x16\n" +
 	"\x14ListAssignorsRequest\"y\n" +
 	"\fAssignorInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
