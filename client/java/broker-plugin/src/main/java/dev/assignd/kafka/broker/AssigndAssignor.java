@@ -165,7 +165,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       for (String w : resp.getWarningsList()) {
         LOG.debug("assignd plugin {}: assignd warns: {}", c.name, w);
       }
-      record(c, "SERVED", took, built.request(), resp);
+      record(c, "SERVED", took, built.request(), resp, out);
       return out;
     } catch (Channels.Misconfigured e) {
       logOnce(c, "misconfigured", "check " + e.property + ": " + e.getMessage());
@@ -265,7 +265,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     long took = System.nanoTime() - start;
     stats.fellBack(reason, took);
-    record(c, reason.name(), took, req, resp);
+    record(c, reason.name(), took, req, resp, out);
     return out;
   }
 
@@ -279,10 +279,11 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
   }
 
-  private static void record(PluginConfig c, String outcome, long nanos, AssignRequest req, AssignResponse resp) {
+  private static void record(PluginConfig c, String outcome, long nanos, AssignRequest req, AssignResponse resp,
+      GroupAssignment applied) {
     Recorder r = recorder;
     if (r != null) {
-      r.record(c.name, outcome, nanos, req, resp);
+      r.record(c.name, outcome, nanos, req, resp, applied);
     }
   }
 

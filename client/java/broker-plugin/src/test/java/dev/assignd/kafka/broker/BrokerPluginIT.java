@@ -1,0 +1,414 @@
+package dev.assignd.kafka.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import assignd.v1.Assignment.AssignResponse;
+import assignd.v1.AssignmentServiceGrpc;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewPartitions;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The plugin on a real Kafka 4.1.1 broker (KRaft, internal/kafkabroker):
+ * the broker loads the packaged jar and its lib/ from
+ * group.consumer.assignors, and Java consumers on the KIP-848 protocol with
+ * group.remote.assignor=assignd join, leave, restart one by one, restart a
+ * static member within its session and see their topic gain partitions,
+ * while a producer writes throughout. After each step the group converges
+ * to exactly what the plugin returned (and, when assignd served it, what
+ * assignd answers again to the same request); no partition ever has two
+ * owners; every acknowledged record is consumed. assignd hung (SIGSTOP) and
+ * then dead: the group converges through the fallback, counted; assignd
+ * back: used again. It prints the latency assignd adds per assignment,
+ * from the plugin's records and from the broker's own log.
+ */
+class BrokerPluginIT {
+  private static final String TOPIC = "kip848-orders";
+  private static final String OTHER_TOPIC = "kip848-other";
+  private static final long BACKOFF_MS = 1000;
+
+  private static Path dir;
+  private static AssigndProcess assignd;
+  private static TestBroker broker;
+  private static Admin admin;
+  private static Path records;
+
+  @BeforeAll
+  static void start() throws Exception {
+    String jar = System.getProperty("plugin.jar", "");
+    String lib = System.getProperty("plugin.lib", "");
+    if (jar.isEmpty() || !Files.exists(Path.of(jar))) {
+      fail("plugin.jar is not set or missing (run through mvn verify, which packages the plugin first): " + jar);
+    }
+    dir = Files.createTempDirectory("kip848-plugin-it");
+    records = dir.resolve("records.txt");
+    assignd = AssigndProcess.start();
+    Map<String, String> settings = new LinkedHashMap<>();
+    settings.put("group.consumer.assignors", "uniform,range," + AssigndAssignor.class.getName());
+    settings.put("assignd.target", assignd.target());
+    settings.put("assignd.backoff.ms", Long.toString(BACKOFF_MS));
+    settings.put("assignd.record.file", records.toString());
+    // KIP-848 timings fit for a test: heartbeats every 500 ms, sessions of 10 s.
+    settings.put("group.consumer.min.heartbeat.interval.ms", "100");
+    settings.put("group.consumer.heartbeat.interval.ms", "500");
+    settings.put("group.consumer.min.session.timeout.ms", "1000");
+    settings.put("group.consumer.session.timeout.ms", "10000");
+    broker = TestBroker.start(dir.resolve("broker-run"), List.of(jar, lib), settings);
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
+    admin = Admin.create(p);
+    admin.createTopics(List.of(new NewTopic(TOPIC, 6, (short) 1), new NewTopic(OTHER_TOPIC, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    if (admin != null) {
+      admin.close();
+    }
+    if (broker != null) {
+      broker.close();
+    }
+    if (assignd != null) {
+      assignd.close();
+    }
+  }
+
+  private final Ownership ownership = new Ownership();
+  private final Set<String> consumed = ConcurrentHashMap.newKeySet();
+  private final Map<String, Member> members = new LinkedHashMap<>();
+
+  private Member join(String name, String instanceId) {
+    Member m = new Member(name, broker.bootstrap, "kip848-g1", "assignd", instanceId, List.of(TOPIC), ownership, consumed);
+    members.put(name, m);
+    return m;
+  }
+
+  private void leave(String name) throws InterruptedException {
+    members.remove(name).close();
+  }
+
+  @Test
+  void groupOnThePlugin() throws Exception {
+    Producer producer = new Producer(broker.bootstrap, TOPIC);
+    List<String> steps = new ArrayList<>();
+    try {
+      join("c1", null);
+      join("c2", null);
+      join("s3", "static-3");
+      steps.add(converge("joins", true));
+
+      mark();
+      leave("c2");
+      steps.add(converge("a leave", true, 6, true));
+
+      mark();
+      admin.createPartitions(Map.of(TOPIC, NewPartitions.increaseTo(9))).all().get(30, TimeUnit.SECONDS);
+      steps.add(converge("the topic grows to 9 partitions", true, 9, true));
+      assertEquals(9, owners().size());
+
+      // The static member restarts within its session (10 s): it gets its
+      // own partitions back.
+      Set<TopicPartition> before = members.get("s3").owned();
+      String oldId = members.get("s3").memberId();
+      leave("s3");
+      Member s3 = join("s3", "static-3");
+      // The coordinator hands the departed static member's target to its
+      // replacement (a new member id) without calling the assignor: the
+      // plugin's last assignment holds under the old id.
+      waitFor(() -> !s3.memberId().isEmpty(), "the restarted static member's id");
+      renamed = Map.of(oldId, s3.memberId());
+      steps.add(converge("a static member restarting within its session (the assignor is not called)", true));
+      renamed = Map.of();
+      assertEquals(before, members.get("s3").owned(), "the static member's partitions after its restart");
+
+      // A rolling restart of the dynamic members, one at a time.
+      mark();
+      join("c4", null);
+      steps.add(converge("a join", true, 9, true));
+      for (String name : List.of("c1", "c4")) {
+        mark();
+        leave(name);
+        join(name, null);
+        steps.add(converge("rolling restart of " + name, true, 9, true));
+      }
+
+      // assignd hung: the call waits for its deadline, then the broker's
+      // uniform assigns. Another group on the same coordinator thread
+      // meanwhile is timed.
+      int fallbacksBefore = fallbacks();
+      ProcessBuilder stopCmd = new ProcessBuilder("kill", "-STOP", Long.toString(assignd.pid()));
+      assertEquals(0, stopCmd.inheritIO().start().waitFor());
+      long otherMs;
+      try {
+        mark();
+        join("c5", null);
+        otherMs = timeOtherGroupJoin();
+        steps.add(converge("a join with assignd hung", false, 9, true));
+      } finally {
+        new ProcessBuilder("kill", "-CONT", Long.toString(assignd.pid())).inheritIO().start().waitFor();
+      }
+      // assignd dead.
+      assignd.kill();
+      mark();
+      leave("c5");
+      steps.add(converge("a leave with assignd dead", false, 9, true));
+      assertTrue(fallbacks() > fallbacksBefore, "fallbacks were recorded");
+
+      // assignd back: after the backoff, the plugin uses it again.
+      assignd.restart();
+      Thread.sleep(BACKOFF_MS + 200);
+      mark();
+      join("c6", null);
+      steps.add(converge("a join with assignd back", true, 9, true));
+
+      producer.stop();
+      assertNoLoss(producer);
+      assertEquals(List.of(), ownership.violations(), "no partition has two owners");
+      for (Member m : members.values()) {
+        assertEquals(null, m.failure(), m.name + " failed");
+      }
+      report(steps, otherMs);
+    } catch (AssertionError | Exception e) {
+      System.err.println("broker log tail:\n" + broker.logTail(80));
+      throw e;
+    } finally {
+      producer.stop();
+      for (Member m : members.values()) {
+        m.close();
+      }
+    }
+  }
+
+  /** Members' current partitions, partition → member name. */
+  private Map<TopicPartition, String> owners() {
+    Map<TopicPartition, String> out = new HashMap<>();
+    for (Member m : members.values()) {
+      for (TopicPartition p : m.owned()) {
+        out.put(p, m.name);
+      }
+    }
+    return out;
+  }
+
+  private int fallbacks() throws IOException {
+    return (int) Records.read(records).stream().filter(e -> !e.served()).count();
+  }
+
+  /**
+   * Waits until every member has its member id and exactly the partitions
+   * of the plugin's last assignment of the group, and that assignment came
+   * from assignd (served) or from the fallback, as the step expects. A
+   * served one must be what assignd answers again to the same request,
+   * byte for byte.
+   */
+  private String converge(String step, boolean served) throws Exception {
+    return converge(step, served, -1, false);
+  }
+
+  /** The number of records so far: a step that must make a new assignment marks it before acting. */
+  private int mark() throws IOException {
+    mark = Records.read(records).size();
+    return mark;
+  }
+
+  private int mark;
+  /** Member ids the coordinator replaced (static members) since the plugin's last assignment: old → new. */
+  private Map<String, String> renamed = Map.of();
+
+  private Map<String, Set<String>> renamed(Map<String, Set<String>> byMember) {
+    Map<String, Set<String>> out = new TreeMap<>();
+    byMember.forEach((id, ps) -> out.put(renamed.getOrDefault(id, id), ps));
+    return out;
+  }
+
+  private static void waitFor(java.util.function.BooleanSupplier cond, String what) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!cond.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError(what + ": not within 60 s");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /**
+   * converge, where the plugin's assignment must cover this many partitions
+   * (-1: any) and, when fresh, be newer than the last {@link #mark()}.
+   */
+  private String converge(String step, boolean served, int partitions, boolean fresh) throws Exception {
+    String topicId = admin.describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC).topicId().toString();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    String last = "";
+    while (System.nanoTime() < deadline) {
+      List<Records.Entry> all = Records.read(records);
+      Records.Entry e = Records.last(fresh ? all.subList(Math.min(mark, all.size()), all.size()) : all, Set.of(topicId));
+      if (e != null && partitions >= 0 && e.byMember().values().stream().mapToInt(Set::size).sum() != partitions) {
+        e = null;
+      }
+      Map<String, Set<String>> got = new TreeMap<>();
+      for (Member m : members.values()) {
+        Set<String> ps = new TreeSet<>();
+        m.owned().forEach(tp -> ps.add(topicId + "-" + tp.partition()));
+        got.put(m.memberId(), ps);
+      }
+      if (e != null && e.served() == served && renamed(e.byMember()).equals(got)) {
+        if (served) {
+          assertEquals(e.response(), askAgain(e), step + ": assignd's answer to the recorded request");
+        }
+        return step + ": " + e.outcome() + ", " + members.size() + " members";
+      }
+      last = "plugin " + (e == null ? "none" : e.outcome() + " " + e.byMember()) + " vs members " + got;
+      Thread.sleep(200);
+    }
+    throw new AssertionError(step + ": the group did not converge to the plugin's assignment in 60 s: " + last);
+  }
+
+  private static AssignResponse askAgain(Records.Entry e) {
+    ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
+    try {
+      return AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS).assign(e.request());
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  /** How long a new member of another group (on uniform) waits for its partitions, in ms. */
+  private long timeOtherGroupJoin() throws Exception {
+    Ownership own = new Ownership();
+    long t0 = System.nanoTime();
+    try (Member m = new Member("other", broker.bootstrap, "kip848-g2-" + System.nanoTime(), "uniform", null, List.of(OTHER_TOPIC),
+        own, ConcurrentHashMap.newKeySet())) {
+      while (m.owned().size() < 4) {
+        if (System.nanoTime() - t0 > TimeUnit.SECONDS.toNanos(60)) {
+          throw new AssertionError("the other group's member got no partitions in 60 s");
+        }
+        Thread.sleep(10);
+      }
+      return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+    }
+  }
+
+  private void assertNoLoss(Producer producer) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    Set<String> missing;
+    do {
+      missing = new TreeSet<>(producer.acked);
+      missing.removeAll(consumed);
+      if (missing.isEmpty()) {
+        return;
+      }
+      Thread.sleep(200);
+    } while (System.nanoTime() < deadline);
+    fail(missing.size() + " of " + producer.acked.size() + " acknowledged records never consumed, e.g. "
+        + missing.stream().limit(5).toList());
+  }
+
+  /** Latency per assignment: the plugin's records, and the broker's own log line per target assignment. */
+  private void report(List<String> steps, long otherMs) throws IOException {
+    List<Records.Entry> all = Records.read(records);
+    long[] served = all.stream().filter(Records.Entry::served).mapToLong(Records.Entry::nanos).sorted().toArray();
+    long[] fellBack = all.stream().filter(e -> !e.served()).mapToLong(Records.Entry::nanos).sorted().toArray();
+    Map<String, List<Long>> brokerMs = new TreeMap<>();
+    Pattern line = Pattern.compile("Computed a new target assignment for epoch \\d+ with '([^']+)' assignor in (\\d+)ms");
+    for (String l : Files.readAllLines(broker.log())) {
+      Matcher m = line.matcher(l);
+      if (m.find()) {
+        brokerMs.computeIfAbsent(m.group(1), k -> new ArrayList<>()).add(Long.parseLong(m.group(2)));
+      }
+    }
+    Map<String, Long> reasons = new TreeMap<>();
+    all.stream().filter(e -> !e.served()).forEach(e -> reasons.merge(e.outcome(), 1L, Long::sum));
+    StringBuilder b = new StringBuilder("KIP-848 plugin on Kafka 4.1.1\n");
+    steps.forEach(s -> b.append("  step ").append(s).append('\n'));
+    b.append(String.format("  plugin, served by assignd: %d assignments, p50 %.2f ms, p99 %.2f ms%n",
+        served.length, q(served, 0.50) / 1e6, q(served, 0.99) / 1e6));
+    b.append(String.format("  plugin, fallback: %d assignments %s, p50 %.2f ms, p99 %.2f ms%n",
+        fellBack.length, reasons, q(fellBack, 0.50) / 1e6, q(fellBack, 0.99) / 1e6));
+    brokerMs.forEach((k, v) -> {
+      long[] s = v.stream().mapToLong(Long::longValue).sorted().toArray();
+      b.append(String.format("  broker log, '%s': %d target assignments, p50 %d ms, p99 %d ms, max %d ms%n",
+          k, s.length, q(s, 0.5), q(s, 0.99), s[s.length - 1]));
+    });
+    b.append(String.format("  another group's first assignment while assignd hung: %d ms%n", otherMs));
+    System.out.print(b);
+    Files.writeString(Path.of("target", "kip848-plugin-report.txt"), b.toString());
+  }
+
+  private static long q(long[] sorted, double q) {
+    if (sorted.length == 0) {
+      return -1;
+    }
+    return sorted[Math.max(0, Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1))];
+  }
+
+  /** Writes numbered records round-robin over the topic's partitions, remembering the acknowledged ones. */
+  static final class Producer {
+    final Set<String> acked = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final Thread thread;
+
+    Producer(String bootstrap, String topic) {
+      Properties p = new Properties();
+      p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      p.put(ProducerConfig.ACKS_CONFIG, "all");
+      p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "1000");
+      p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+      thread = new Thread(() -> {
+        try (KafkaProducer<String, String> pr = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+          for (long i = 0; !stop.get(); i++) {
+            int n = pr.partitionsFor(topic).size();
+            String v = Long.toString(i);
+            pr.send(new ProducerRecord<>(topic, (int) (i % n), null, v), (md, err) -> {
+              if (err == null) {
+                acked.add(v);
+              }
+            });
+            Thread.sleep(5);
+          }
+          pr.flush();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "producer");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    void stop() throws InterruptedException {
+      stop.set(true);
+      thread.join(30_000);
+    }
+  }
+
+}
