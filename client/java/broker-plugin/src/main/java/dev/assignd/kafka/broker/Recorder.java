@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Appends one line per assignment to {@code assignd.record.file}, for
  * debugging and for the real-broker test: {@code instance outcome nanos
- * request response applied}, the last three base64 protobuf ({@code -}
+ * thread request response applied}, the thread that called the plugin, then three base64 protobufs ({@code -}
  * when there is none): the request sent to assignd, its answer, and what
  * the plugin returned to the coordinator (written as an AssignResponse,
  * topics named by topic id), from assignd or from the fallback. The
@@ -43,7 +43,7 @@ final class Recorder {
       return;
     }
     Base64.Encoder b64 = Base64.getEncoder();
-    String line = instance + " " + outcome + " " + nanos + " "
+    String line = instance + " " + outcome + " " + nanos + " " + Thread.currentThread().getName().replace(' ', '_') + " "
         + (req == null ? "-" : b64.encodeToString(req.toByteArray())) + " "
         + (resp == null ? "-" : b64.encodeToString(resp.toByteArray())) + " "
         + b64.encodeToString(encode(applied).toByteArray()) + "\n";
