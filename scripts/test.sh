@@ -316,11 +316,13 @@ step "java (client/java, mvn test)" java_test
 kip848_plugin_test() {
 	local bin rc=0
 	bin=$(mktemp -d)
-	go build -o "$bin/assignd" ./cmd/assignd && go build -o "$bin/testbroker" ./internal/cmd/testbroker || {
+	go build -o "$bin/assignd" ./cmd/assignd && go build -o "$bin/testbroker" ./internal/cmd/testbroker &&
+		go build -o "$bin/kgomember" ./internal/cmd/kgomember || {
 		rm -rf "$bin"
 		return 1
 	}
-	(cd client/java/broker-plugin && mvn -B -ntp verify -Dassignd.binary="$bin/assignd" -Dassignd.testbroker="$bin/testbroker") || rc=1
+	(cd client/java/broker-plugin && mvn -B -ntp verify -Dassignd.binary="$bin/assignd" \
+		-Dassignd.testbroker="$bin/testbroker" -Dassignd.kgomember="$bin/kgomember") || rc=1
 	rm -rf "$bin"
 	return $rc
 }

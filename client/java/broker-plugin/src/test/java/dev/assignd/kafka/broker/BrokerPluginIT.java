@@ -57,6 +57,7 @@ class BrokerPluginIT {
   private static final String TOPIC = "kip848-orders";
   private static final String OTHER_TOPIC = "kip848-other";
   private static final long BACKOFF_MS = 1000;
+  private static final String CLASSIC_GROUP = "kip848-classic";
 
   private static Path dir;
   private static AssigndProcess assignd;
@@ -73,7 +74,22 @@ class BrokerPluginIT {
     }
     dir = Files.createTempDirectory("kip848-plugin-it");
     records = dir.resolve("records.txt");
-    assignd = AssigndProcess.start();
+    // One policy for both kinds of group: KIP-848 groups arrive under the
+    // plugin's label, classic groups under their own id.
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(policy, String.join("\n",
+        "version: 1",
+        "rules:",
+        "  - name: kip848",
+        "    description: groups on the KIP-848 protocol, through the broker plugin",
+        "    match: {group_prefixes: [\"kip848:\"]}",
+        "    assignor: cooperative-sticky@2",
+        "  - name: classic",
+        "    description: classic groups led through a shim",
+        "    match: {groups: [" + CLASSIC_GROUP + "]}",
+        "    assignor: cooperative-sticky@2",
+        ""));
+    assignd = AssigndProcess.start("--policy=" + policy);
     Map<String, String> settings = new LinkedHashMap<>();
     settings.put("group.consumer.assignors", "uniform,range," + AssigndAssignor.class.getName());
     settings.put("assignd.target", assignd.target());
@@ -244,6 +260,212 @@ class BrokerPluginIT {
     }
   }
 
+  /**
+   * A mixed fleet on one assignd and one policy file: a classic group led
+   * through a shim (franz-go with kgoassign) and a KIP-848 group through the
+   * plugin. Both are served, each by its own rule of the same revision.
+   */
+  @Test
+  void mixedFleet() throws Exception {
+    String classicTopic = "kip848-mixed-classic";
+    String kip848Topic = "kip848-mixed";
+    admin.createTopics(List.of(new NewTopic(classicTopic, 4, (short) 1), new NewTopic(kip848Topic, 4, (short) 1)))
+        .all().get(30, TimeUnit.SECONDS);
+    List<Process> shim = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        shim.add(new ProcessBuilder(kgomember().toString(), "-brokers", broker.bootstrap, "-group", CLASSIC_GROUP,
+            "-topic", classicTopic, "-assignd", assignd.target()).redirectErrorStream(true)
+            .redirectOutput(dir.resolve("kgomember-" + i + ".log").toFile()).start());
+      }
+      for (int i = 0; i < 2; i++) {
+        members.put("x" + i, new Member("x" + i, broker.bootstrap, "kip848-mixed", "assignd", null, List.of(kip848Topic),
+            ownership, consumed));
+      }
+      String kip848Id = topicId(kip848Topic);
+      waitFor(() -> {
+        Records.Entry e = Records.last(Records.read(records), Set.of(kip848Id));
+        return e != null && e.served() && e.byMember().size() == 2 && e.byMember().values().stream().noneMatch(Set::isEmpty);
+      }, "the KIP-848 group's assignment from assignd");
+      waitFor(() -> finishedCalls(CLASSIC_GROUP).stream().anyMatch(l -> l.contains("members=2") && l.contains("followup=false")),
+          "a settled assignment of the classic group from assignd");
+      String classicPolicy = field(finishedCalls(CLASSIC_GROUP).get(0), "policy");
+      Records.Entry e = Records.last(Records.read(records), Set.of(kip848Id));
+      String kip848Policy = e.response().getPolicy();
+      assertTrue(classicPolicy.startsWith("classic/"), classicPolicy);
+      assertTrue(kip848Policy.startsWith("kip848/"), kip848Policy);
+      assertEquals(classicPolicy.substring("classic/".length()), kip848Policy.substring("kip848/".length()), "one revision");
+      assertEquals("cooperative-sticky", e.response().getAssignor());
+      assertEquals(2, e.response().getAssignorVersion());
+      System.out.println("mixed fleet: classic group " + CLASSIC_GROUP + " under " + classicPolicy
+          + ", KIP-848 group under " + kip848Policy + " (" + e.response().getAssignor() + "@" + e.response().getAssignorVersion() + ")");
+    } finally {
+      for (Process p : shim) {
+        p.getOutputStream().close(); // kgomember leaves when its stdin closes
+      }
+      for (Process p : shim) {
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+      for (String n : List.of("x0", "x1")) {
+        Member m = members.remove(n);
+        if (m != null) {
+          m.close();
+        }
+      }
+    }
+  }
+
+  /**
+   * Online migration of a classic group to the KIP-848 protocol, which the
+   * broker does by itself (group.consumer.migration.policy, default
+   * bidirectional): three classic Java consumers (cooperative-sticky) own
+   * twelve partitions; a member on the new protocol joins, which converts
+   * the group, and then each classic member is restarted on the new
+   * protocol. Counted: partitions whose owner (by consumer name) changed at
+   * each step, once with the plugin and once with the broker's uniform.
+   */
+  @Test
+  void onlineMigration() throws Exception {
+    StringBuilder b = new StringBuilder("online migration of a classic group (3 members, 12 partitions) to KIP-848:\n");
+    for (String assignor : List.of("assignd", "uniform")) {
+      List<Integer> moved = migrate(assignor);
+      int total = moved.stream().mapToInt(Integer::intValue).sum();
+      b.append(String.format("  %-8s moved at the switch (a new-protocol member joins): %d; at each classic member's restart: %s; total %d%n",
+          assignor, moved.get(0), moved.subList(1, moved.size()), total));
+    }
+    System.out.print(b);
+    Files.writeString(Path.of("target", "kip848-migration-report.txt"), b.toString());
+  }
+
+  private List<Integer> migrate(String assignor) throws Exception {
+    String topic = "kip848-migrate-" + assignor;
+    String group = "kip848-migrate-" + assignor;
+    admin.createTopics(List.of(new NewTopic(topic, 12, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    Ownership own = new Ownership();
+    Map<String, Member> ms = new LinkedHashMap<>();
+    List<Integer> moved = new ArrayList<>();
+    try {
+      for (int i = 0; i < 3; i++) {
+        ms.put("m" + i, Member.classic("m" + i, broker.bootstrap, group, List.of(topic), own, consumed));
+      }
+      Map<TopicPartition, String> before = stable(ms, 12);
+      ms.put("new", new Member("new", broker.bootstrap, group, assignor, null, List.of(topic), own, consumed));
+      Map<TopicPartition, String> after = stable(ms, 12);
+      moved.add(moves(before, after));
+      for (int i = 0; i < 3; i++) {
+        before = after;
+        ms.remove("m" + i).close();
+        ms.put("m" + i, new Member("m" + i, broker.bootstrap, group, assignor, null, List.of(topic), own, consumed));
+        after = stable(ms, 12);
+        moved.add(moves(before, after));
+      }
+      assertEquals(List.of(), own.violations(), "no partition has two owners during the migration");
+      return moved;
+    } finally {
+      for (Member m : ms.values()) {
+        m.close();
+      }
+    }
+  }
+
+  private static int moves(Map<TopicPartition, String> before, Map<TopicPartition, String> after) {
+    int n = 0;
+    for (Map.Entry<TopicPartition, String> e : after.entrySet()) {
+      if (!e.getValue().equals(before.get(e.getKey()))) {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Waits until the members own all n partitions, each once, unchanged for 2 s; returns the owners. */
+  private static Map<TopicPartition, String> stable(Map<String, Member> ms, int n) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+    Map<TopicPartition, String> last = null;
+    long since = System.nanoTime();
+    while (System.nanoTime() < deadline) {
+      Map<TopicPartition, String> now = new HashMap<>();
+      int count = 0;
+      for (Member m : ms.values()) {
+        for (TopicPartition p : m.owned()) {
+          now.put(p, m.name);
+          count++;
+        }
+      }
+      boolean whole = now.size() == n && count == n;
+      if (!whole || !now.equals(last)) {
+        last = now;
+        since = System.nanoTime();
+      } else if (System.nanoTime() - since > TimeUnit.SECONDS.toNanos(2)) {
+        return now;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("the group did not settle on " + n + " partitions in 90 s: " + last);
+  }
+
+  /** The topic's id, once the broker's metadata has the new topic. */
+  private static String topicId(String topic) throws Exception {
+    String[] id = new String[1];
+    waitFor(() -> {
+      try {
+        id[0] = admin.describeTopics(List.of(topic)).allTopicNames().get(10, TimeUnit.SECONDS).get(topic).topicId().toString();
+        return true;
+      } catch (java.util.concurrent.ExecutionException e) {
+        return false; // just created: not in the metadata yet
+      }
+    }, "topic " + topic + " in the metadata");
+    return id[0];
+  }
+
+  /** assignd's log lines for the calls of this group. */
+  private static List<String> finishedCalls(String group) {
+    List<String> out = new ArrayList<>();
+    for (String l : assignd.log) {
+      if (l.contains("msg=\"finished call\"") && l.contains("grpc.method=Assign ") && l.contains(" group=" + group + " ")) {
+        out.add(l);
+      }
+    }
+    return out;
+  }
+
+  private static String field(String line, String key) {
+    Matcher m = Pattern.compile("(?:^| )" + Pattern.quote(key) + "=(\\S+)").matcher(line);
+    return m.find() ? m.group(1) : "";
+  }
+
+  /** A Go duration as slog prints it (204.653µs, 1.2ms, 1.5s), in ns. */
+  static long goDuration(String d) {
+    Matcher m = Pattern.compile("([0-9.]+)(ns|µs|us|ms|s)").matcher(d);
+    if (!m.matches()) {
+      return -1;
+    }
+    double v = Double.parseDouble(m.group(1));
+    return (long) switch (m.group(2)) {
+      case "ns" -> v;
+      case "µs", "us" -> v * 1e3;
+      case "ms" -> v * 1e6;
+      default -> v * 1e9;
+    };
+  }
+
+  private static Path kgomember() throws IOException, InterruptedException {
+    String prop = System.getProperty("assignd.kgomember", "");
+    if (!prop.isEmpty()) {
+      return Path.of(prop);
+    }
+    synchronized (BrokerPluginIT.class) {
+      if (kgomemberBin == null) {
+        kgomemberBin = AssigndProcess.goBuild("./internal/cmd/kgomember", "kgomember");
+      }
+      return kgomemberBin;
+    }
+  }
+
+  private static Path kgomemberBin;
+
   /** Members' current partitions, partition → member name. */
   private Map<TopicPartition, String> owners() {
     Map<TopicPartition, String> out = new HashMap<>();
@@ -305,7 +527,7 @@ class BrokerPluginIT {
    * (-1: any) and, when fresh, be newer than the last {@link #mark()}.
    */
   private String converge(String step, boolean served, int partitions, boolean fresh) throws Exception {
-    String topicId = admin.describeTopics(List.of(TOPIC)).allTopicNames().get().get(TOPIC).topicId().toString();
+    String topicId = topicId(TOPIC);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
     String last = "";
     while (System.nanoTime() < deadline) {
@@ -398,6 +620,10 @@ class BrokerPluginIT {
     b.append(String.format("  plugin, first call (cold): %.2f ms%n", first / 1e6));
     b.append(String.format("  plugin, served by assignd after the first: %d assignments, p50 %.2f ms, p99 %.2f ms%n",
         served.length, q(served, 0.50) / 1e6, q(served, 0.99) / 1e6));
+    long[] server = finishedCalls("kip848:assignd").stream().mapToLong(l -> goDuration(field(l, "grpc.duration")))
+        .filter(v -> v >= 0).sorted().toArray();
+    b.append(String.format("  assignd's own time per call (its log, grpc.duration): %d calls, p50 %.3f ms, p99 %.3f ms%n",
+        server.length, q(server, 0.50) / 1e6, q(server, 0.99) / 1e6));
     b.append(String.format("  plugin, fallback: %d assignments %s, p50 %.2f ms, p99 %.2f ms%n",
         fellBack.length, reasons, q(fellBack, 0.50) / 1e6, q(fellBack, 0.99) / 1e6));
     brokerMs.forEach((k, v) -> {

@@ -34,12 +34,29 @@ final class Member implements AutoCloseable {
 
   Member(String name, String bootstrap, String group, String remoteAssignor, String instanceId, List<String> topics,
       Ownership ownership, Set<String> consumed) {
+    this(name, bootstrap, group, remoteAssignor, instanceId, topics, ownership, consumed, false);
+  }
+
+  /** A member on the classic protocol with Java's built-in cooperative-sticky assignor. */
+  static Member classic(String name, String bootstrap, String group, List<String> topics, Ownership ownership, Set<String> consumed) {
+    return new Member(name, bootstrap, group, null, null, topics, ownership, consumed, true);
+  }
+
+  private Member(String name, String bootstrap, String group, String remoteAssignor, String instanceId, List<String> topics,
+      Ownership ownership, Set<String> consumed, boolean classic) {
     this.name = name;
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-    p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
-    p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, remoteAssignor);
+    if (classic) {
+      p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "classic");
+      p.put(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, "org.apache.kafka.clients.consumer.CooperativeStickyAssignor");
+      p.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "500");
+      p.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "10000");
+    } else {
+      p.put(ConsumerConfig.GROUP_PROTOCOL_CONFIG, "consumer");
+      p.put(ConsumerConfig.GROUP_REMOTE_ASSIGNOR_CONFIG, remoteAssignor);
+    }
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     p.put(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, "200");
     p.put(ConsumerConfig.CLIENT_ID_CONFIG, name);
