@@ -30,10 +30,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -189,17 +193,25 @@ class BrokerPluginIT {
       // uniform assigns. Another group on the same coordinator thread
       // meanwhile is timed.
       int fallbacksBefore = fallbacks();
-      ProcessBuilder stopCmd = new ProcessBuilder("kill", "-STOP", Long.toString(assignd.pid()));
-      assertEquals(0, stopCmd.inheritIO().start().waitFor());
       long otherMs;
-      try {
-        mark();
-        join("c5", null);
-        otherMs = timeOtherGroupJoin();
-        steps.add(converge("a join with assignd hung", false, 9, true));
-      } finally {
-        new ProcessBuilder("kill", "-CONT", Long.toString(assignd.pid())).inheritIO().start().waitFor();
+      long[] commits = new long[2];
+      try (CommitProbe probe = new CommitProbe(broker.bootstrap, OTHER_TOPIC)) {
+        Thread.sleep(3000);
+        commits[0] = probe.maxMillis();
+        ProcessBuilder stopCmd = new ProcessBuilder("kill", "-STOP", Long.toString(assignd.pid()));
+        assertEquals(0, stopCmd.inheritIO().start().waitFor());
+        try {
+          probe.reset();
+          mark();
+          join("c5", null);
+          otherMs = timeOtherGroupJoin();
+          steps.add(converge("a join with assignd hung", false, 9, true));
+          commits[1] = probe.maxMillis();
+        } finally {
+          new ProcessBuilder("kill", "-CONT", Long.toString(assignd.pid())).inheritIO().start().waitFor();
+        }
       }
+      commitMaxMs = commits;
       // assignd dead.
       assignd.kill();
       mark();
@@ -499,6 +511,8 @@ class BrokerPluginIT {
   }
 
   private int mark;
+  /** The longest offset commit of another group: in 3 s with assignd healthy, and while it hung. */
+  private long[] commitMaxMs = {-1, -1};
   /** Member ids the coordinator replaced (static members) since the plugin's last assignment: old → new. */
   private Map<String, String> renamed = Map.of();
 
@@ -633,6 +647,8 @@ class BrokerPluginIT {
     });
     b.append(String.format("  a member of another group (on uniform, same coordinator thread) waits for its partitions: "
         + "%d ms with assignd healthy, %d ms while assignd hung%n", otherBaselineMs, otherMs));
+    b.append(String.format("  the longest offset commit of another group (same coordinator thread): "
+        + "%d ms in 3 s with assignd healthy, %d ms while assignd hung%n", commitMaxMs[0], commitMaxMs[1]));
     try {
       b.append("  load average (1, 5, 15 min) at the end: ").append(Files.readString(Path.of("/proc/loadavg")).trim()).append('\n');
     } catch (IOException e) {
@@ -647,6 +663,55 @@ class BrokerPluginIT {
       return -1;
     }
     return sorted[Math.max(0, Math.min(sorted.length - 1, (int) Math.ceil(q * sorted.length) - 1))];
+  }
+
+  /**
+   * Commits an offset for another group (a simple consumer, no membership)
+   * in a loop and keeps the longest commit: commits are written by the same
+   * coordinator thread that runs the assignor, so a stalled assignor call
+   * shows here.
+   */
+  static final class CommitProbe implements AutoCloseable {
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final java.util.concurrent.atomic.AtomicLong max = new java.util.concurrent.atomic.AtomicLong();
+    private final Thread thread;
+
+    CommitProbe(String bootstrap, String topic) {
+      Properties p = new Properties();
+      p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+      p.put(ConsumerConfig.GROUP_ID_CONFIG, "kip848-probe");
+      p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+      TopicPartition tp = new TopicPartition(topic, 0);
+      thread = new Thread(() -> {
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+          c.assign(List.of(tp));
+          while (!stop.get()) {
+            long t0 = System.nanoTime();
+            c.commitSync(Map.of(tp, new OffsetAndMetadata(0)));
+            max.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), Math::max);
+            Thread.sleep(20);
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }, "commit-probe");
+      thread.setDaemon(true);
+      thread.start();
+    }
+
+    long maxMillis() {
+      return max.get();
+    }
+
+    void reset() {
+      max.set(0);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop.set(true);
+      thread.join(30_000);
+    }
   }
 
   /** Writes numbered records round-robin over the topic's partitions, remembering the acknowledged ones. */
