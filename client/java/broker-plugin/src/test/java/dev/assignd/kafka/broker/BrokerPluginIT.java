@@ -342,25 +342,27 @@ class BrokerPluginIT {
   void onlineMigration() throws Exception {
     StringBuilder b = new StringBuilder("online migration of a classic group (3 members, 12 partitions) to KIP-848:\n");
     for (String assignor : List.of("assignd", "uniform")) {
-      List<Integer> moved = migrate(assignor);
-      int total = moved.stream().mapToInt(Integer::intValue).sum();
-      b.append(String.format("  %-8s moved at the switch (a new-protocol member joins): %d; at each classic member's restart: %s; total %d%n",
-          assignor, moved.get(0), moved.subList(1, moved.size()), total));
+      for (boolean statics : new boolean[] {false, true}) {
+        List<Integer> moved = migrate(assignor, statics);
+        int total = moved.stream().mapToInt(Integer::intValue).sum();
+        b.append(String.format("  %-8s %-7s moved at the switch (a new-protocol member joins): %d; at each classic member's restart: %s; total %d%n",
+            assignor, statics ? "static" : "dynamic", moved.get(0), moved.subList(1, moved.size()), total));
+      }
     }
     System.out.print(b);
     Files.writeString(Path.of("target", "kip848-migration-report.txt"), b.toString());
   }
 
-  private List<Integer> migrate(String assignor) throws Exception {
-    String topic = "kip848-migrate-" + assignor;
-    String group = "kip848-migrate-" + assignor;
+  private List<Integer> migrate(String assignor, boolean statics) throws Exception {
+    String topic = "kip848-migrate-" + assignor + (statics ? "-static" : "");
+    String group = topic;
     admin.createTopics(List.of(new NewTopic(topic, 12, (short) 1))).all().get(30, TimeUnit.SECONDS);
     Ownership own = new Ownership();
     Map<String, Member> ms = new LinkedHashMap<>();
     List<Integer> moved = new ArrayList<>();
     try {
       for (int i = 0; i < 3; i++) {
-        ms.put("m" + i, Member.classic("m" + i, broker.bootstrap, group, List.of(topic), own, consumed));
+        ms.put("m" + i, Member.classic("m" + i, statics ? group + "-m" + i : null, broker.bootstrap, group, List.of(topic), own, consumed));
       }
       Map<TopicPartition, String> before = stable(ms, 12);
       ms.put("new", new Member("new", broker.bootstrap, group, assignor, null, List.of(topic), own, consumed));
@@ -369,7 +371,8 @@ class BrokerPluginIT {
       for (int i = 0; i < 3; i++) {
         before = after;
         ms.remove("m" + i).close();
-        ms.put("m" + i, new Member("m" + i, broker.bootstrap, group, assignor, null, List.of(topic), own, consumed));
+        ms.put("m" + i, new Member("m" + i, broker.bootstrap, group, assignor, statics ? group + "-m" + i : null, List.of(topic), own,
+            consumed));
         after = stable(ms, 12);
         moved.add(moves(before, after));
       }

@@ -38,8 +38,9 @@ final class Member implements AutoCloseable {
   }
 
   /** A member on the classic protocol with Java's built-in cooperative-sticky assignor. */
-  static Member classic(String name, String bootstrap, String group, List<String> topics, Ownership ownership, Set<String> consumed) {
-    return new Member(name, bootstrap, group, null, null, topics, ownership, consumed, true);
+  static Member classic(String name, String instanceId, String bootstrap, String group, List<String> topics, Ownership ownership,
+      Set<String> consumed) {
+    return new Member(name, bootstrap, group, null, instanceId, topics, ownership, consumed, true);
   }
 
   private Member(String name, String bootstrap, String group, String remoteAssignor, String instanceId, List<String> topics,
