@@ -135,8 +135,8 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     Requests.Built built = null;
     try {
-      built = Requests.build(c.groupId, c.protocol, spec, topics);
       ManagedChannel ch = Channels.get(c);
+      built = Requests.build(c.groupId, c.protocol, spec, topics);
       AssignResponse resp = AssignmentServiceGrpc.newBlockingStub(ch)
           .withDeadlineAfter(c.deadlineMs, TimeUnit.MILLISECONDS)
           .assign(built.request());
@@ -190,11 +190,11 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     switch (code) {
       case DEADLINE_EXCEEDED:
         reason = FallbackReason.DEADLINE;
-        transient_(c, reason, what + " (" + PluginConfig.DEADLINE_MS + "=" + c.deadlineMs + ")");
+        logTransient(c, reason, what + " (" + PluginConfig.DEADLINE_MS + "=" + c.deadlineMs + ")");
         break;
       case RESOURCE_EXHAUSTED:
         reason = FallbackReason.OVERLOADED;
-        transient_(c, reason, what + errorReason(e));
+        logTransient(c, reason, what + errorReason(e));
         break;
       case UNAVAILABLE: {
         Throwable tls = causeOf(e, SSLException.class);
@@ -208,7 +208,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
           logOnce(c, "resolve", "check " + PluginConfig.TARGET + ": " + what + ": the target does not resolve");
         } else {
           reason = FallbackReason.UNAVAILABLE;
-          transient_(c, reason, what);
+          logTransient(c, reason, what);
         }
         break;
       }
@@ -240,7 +240,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
   }
 
   /** A failure that may pass: WARN when it starts, DEBUG while it lasts. */
-  private void transient_(PluginConfig c, FallbackReason reason, String what) {
+  private void logTransient(PluginConfig c, FallbackReason reason, String what) {
     if (!failing) {
       failing = true;
       LOG.warn("assignd plugin {}: assignd failed ({}): {}; assigning with {} and not calling assignd for {} ms",
