@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
 )
@@ -169,7 +170,7 @@ func (r *rolloutService) engine(ctx context.Context, rp *replay, a assign.Assign
 // owned is not nil) and follows up to the settled plan. It returns the
 // first round's result, the settled one, and the figures.
 func (r *rolloutService) outcome(ctx context.Context, rp *replay, a assign.Assignor, proto assign.RebalanceProtocol, opts []assign.Option, owned map[string][]assign.TopicPartitions) (first, settled *assign.Result, fig *assigndv1.RebalanceFigures, err error) {
-	g := withOwners(rp.g, owned)
+	g := withOwners(rp.g, owned, a)
 	if g.Protocol == assign.ProtocolUnspecified {
 		g.Protocol = proto
 	}
@@ -179,7 +180,7 @@ func (r *rolloutService) outcome(ctx context.Context, rp *replay, a assign.Assig
 	fig = firstFigures(first)
 	settled = first
 	for settled.FollowupRequired && fig.FollowupRounds < rolloutSettleRounds {
-		next := withOwners(g, assignedOf(settled))
+		next := withOwners(g, assignedOf(settled), a)
 		next.Generation++
 		if settled, err = r.engine(ctx, rp, a, next, opts); err != nil {
 			return nil, nil, nil, err
@@ -192,13 +193,23 @@ func (r *rolloutService) outcome(ctx context.Context, rp *replay, a assign.Assig
 
 // withOwners copies g with each member's owned partitions replaced by
 // owned[member id] (members not in owned own nothing); owned nil keeps
-// g's owners. The copy shares topics and subscriptions.
-func withOwners(g *assign.Group, owned map[string][]assign.TopicPartitions) *assign.Group {
+// g's owners. The copy shares topics and subscriptions. For sticky@1,
+// which reads a member's history from its user data (as the Java
+// StickyAssignor does), not from its owned partitions, the user data is
+// rewritten too: StickyAssignorUserData V1 with the new owners and the
+// generation before g's, as the member would send it.
+func withOwners(g *assign.Group, owned map[string][]assign.TopicPartitions, a assign.Assignor) *assign.Group {
 	c := *g
 	c.Members = slices.Clone(g.Members)
-	if owned != nil {
-		for i := range c.Members {
-			c.Members[i].Owned = owned[c.Members[i].ID]
+	if owned == nil {
+		return &c
+	}
+	sticky := a.Name() == assign.NameSticky
+	for i := range c.Members {
+		m := &c.Members[i]
+		m.Owned = owned[m.ID]
+		if sticky {
+			m.UserData = wire.AppendStickyUserData(nil, m.Owned, g.Generation-1, true)
 		}
 	}
 	return &c

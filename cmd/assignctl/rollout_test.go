@@ -27,7 +27,15 @@ import (
 // to a file; it returns the address and the file.
 func startFleetServer(t *testing.T) (addr, candidate string) {
 	t.Helper()
-	cur, err := policy.Parse("current.yaml", []byte(rollouttest.CurrentPolicy))
+	return startRecorded(t, rollouttest.CurrentPolicy, rollouttest.CandidatePolicy, rollouttest.Record, rollouttest.Groups)
+}
+
+// startRecorded serves assignd under the current policy, records a fleet
+// with record, waits for each group's two inputs, and writes the candidate
+// policy to a file.
+func startRecorded(t *testing.T, current, cand string, record func(context.Context, assigndv1.AssignmentServiceClient) error, groups []string) (addr, candidate string) {
+	t.Helper()
+	cur, err := policy.Parse("current.yaml", []byte(current))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,11 +68,11 @@ func startFleetServer(t *testing.T) (addr, candidate string) {
 	defer cc.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := rollouttest.Record(ctx, assigndv1.NewAssignmentServiceClient(cc)); err != nil {
+	if err := record(ctx, assigndv1.NewAssignmentServiceClient(cc)); err != nil {
 		t.Fatal(err)
 	}
 	// Decisions are recorded once the responses are written.
-	for _, g := range rollouttest.Groups {
+	for _, g := range groups {
 		for range 200 {
 			if ins := h.Inputs(g); len(ins) == 2 {
 				break
@@ -73,7 +81,7 @@ func startFleetServer(t *testing.T) (addr, candidate string) {
 		}
 	}
 	candidate = filepath.Join(t.TempDir(), "candidate.yaml")
-	if err := os.WriteFile(candidate, []byte(rollouttest.CandidatePolicy), 0o600); err != nil {
+	if err := os.WriteFile(candidate, []byte(cand), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return lis.Addr().String(), candidate
@@ -219,4 +227,32 @@ func TestMigrateReport(t *testing.T) {
 		resp.GetGroups()[0].GetRackLocalityLost() != 2 || resp.GetGroups()[0].GetVerdict() != assigndv1.MigrationVerdict_MIGRATION_VERDICT_CAUTION {
 		t.Errorf("json: exit %d, %v\n%s", code, err, out)
 	}
+}
+
+// TestLargeFleet: docs/rollout.md's example, the preview's gate and the
+// migration report's summary on rollouttest's large fleet.
+func TestLargeFleet(t *testing.T) {
+	groups := []string{"analytics-etl", "billing-invoices", "billing-ledger-eu", "etl-nightly", "fraud-scoring",
+		"orders-consumer", "payments-ledger", "payments-refunds", "search-indexer", "search-suggest"}
+	addr, cand := startRecorded(t, rollouttest.LargeCurrentPolicy, rollouttest.LargeCandidatePolicy, rollouttest.RecordLarge, groups)
+	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "diff", cand, "--fail-moved-ratio", "0.25")
+	if code != exitGate {
+		t.Errorf("exit %d, want %d: %s", code, exitGate, errOut)
+	}
+	for _, want := range []string{
+		"10 groups, 7 change, 0 the candidate cannot serve",
+		"gate: FAILED (3)",
+		"billing-invoices: moves 13 of 20 partitions (65%)",
+		"billing-ledger-eu: moves 10 of 16 partitions (62%)",
+		"search-suggest: moves 2 of 6 partitions (33%)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("diff: missing %q in\n%s", want, out)
+		}
+	}
+	code, out, errOut = ctl(t, "", "--addr", addr, "migrate-report")
+	if code != exitOK || !strings.Contains(out, "10 groups: 7 ready, 2 caution, 1 blocked; 6 of 224 partitions move at the switch, 6 lose rack locality") {
+		t.Errorf("migrate-report: exit %d %s\n%s", code, errOut, out)
+	}
+	t.Logf("\n%s", out)
 }
