@@ -112,12 +112,11 @@ func (r *rolloutService) page(prefix, token string, size int32) ([]string, strin
 		size = rolloutMaxPage
 	}
 	var ids []string
-	r.store.LatestInputs(func(group string, _ *assigndv1.AssignRequest) bool {
-		if strings.HasPrefix(group, prefix) {
-			ids = append(ids, group)
+	for _, g := range r.store.InputGroups() {
+		if strings.HasPrefix(g, prefix) {
+			ids = append(ids, g)
 		}
-		return true
-	})
+	}
 	sort.Strings(ids)
 	total := len(ids)
 	start := sort.SearchStrings(ids, token)
