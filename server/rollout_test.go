@@ -2,6 +2,9 @@ package server_test
 
 import (
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -18,6 +21,11 @@ import (
 // startFleet serves the rollout test fleet under its current policy, with
 // a history and the policy parser, and records the fleet.
 func startFleet(t *testing.T) assigndv1.RolloutServiceClient {
+	t.Helper()
+	return assigndv1.NewRolloutServiceClient(startFleetServer(t).conn)
+}
+
+func startFleetServer(t *testing.T) *testServer {
 	t.Helper()
 	cur, err := policy.Parse("current.yaml", []byte(rollouttest.CurrentPolicy))
 	if err != nil {
@@ -41,7 +49,39 @@ func startFleet(t *testing.T) assigndv1.RolloutServiceClient {
 	for _, g := range rollouttest.Groups {
 		waitGroup(t, hc, g, 2)
 	}
-	return assigndv1.NewRolloutServiceClient(ts.conn)
+	return ts
+}
+
+// TestMigrationConsolePage: /console/migration lists the fleet, blocked
+// first, with the verdicts and group links.
+func TestMigrationConsolePage(t *testing.T) {
+	ts := startFleetServer(t)
+	ops := httptest.NewServer(ts.srv.OpsHandler(nil))
+	defer ops.Close()
+	resp, err := http.Get(ops.URL + "/console/migration")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(page, "4 of 4 groups") {
+		t.Fatalf("status %d:\n%s", resp.StatusCode, page)
+	}
+	blocked, caution, ready := strings.Index(page, "etl-nightly"), strings.Index(page, ">search-eu<"), strings.Index(page, ">billing-eu<")
+	if blocked < 0 || caution < blocked || ready < caution || !strings.Contains(page, `href="group?id=search-eu"`) ||
+		!strings.Contains(page, `class="caution">caution<`) {
+		t.Errorf("page:\n%s", page)
+	}
+	resp, err = http.Get(ops.URL + "/console/migration?prefix=pay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "1 of 1 groups") || strings.Contains(string(body), "etl-nightly") {
+		t.Errorf("prefix pay:\n%s", body)
+	}
 }
 
 // figures is the part of RebalanceFigures the fleet's tests compare.
