@@ -72,10 +72,10 @@ func (r *rolloutService) previewGroup(ctx context.Context, id string, cand Expla
 	gp := &assigndv1.GroupPreview{GroupId: id, ProtocolName: rp.req.GetProtocolName(), InputTime: timestamppb.New(rp.at), GenerationId: rp.req.GetGenerationId()}
 	q := Query{GroupID: id, ProtocolName: rp.req.GetProtocolName(), Caller: r.caller(id)}
 	var curExp, candExp *Explanation
-	if gp.Current, curExp, err = r.policyOutcome(ctx, rp, r.explainer, q); err != nil {
+	if gp.Current, curExp, err = r.policyOutcome(ctx, rp, r.explainer, q, nil, nil); err != nil {
 		return nil, err
 	}
-	if gp.Candidate, candExp, err = r.policyOutcome(ctx, rp, cand, q); err != nil {
+	if gp.Candidate, candExp, err = r.policyOutcome(ctx, rp, cand, q, curExp, gp.GetCurrent()); err != nil {
 		return nil, err
 	}
 	if curExp != nil && candExp != nil {
@@ -93,13 +93,20 @@ func (r *rolloutService) previewGroup(ctx context.Context, id string, cand Expla
 
 // policyOutcome runs what e chooses for q on rp. A failure of the group's
 // own (no rule for its protocol name, a failed run) is in the outcome; the
-// error is the call's end.
-func (r *rolloutService) policyOutcome(ctx context.Context, rp *replay, e Explainer, q Query) (*assigndv1.PolicyOutcome, *Explanation, error) {
+// error is the call's end. When same, the outcome of another explanation
+// on the same input, runs the same assignor with the same parameters and
+// protocol, its figures are reused: the engine is deterministic, and most
+// groups of a candidate policy do not change.
+func (r *rolloutService) policyOutcome(ctx context.Context, rp *replay, e Explainer, q Query, sameExp *Explanation, same *assigndv1.PolicyOutcome) (*assigndv1.PolicyOutcome, *Explanation, error) {
 	exp, err := e.ExplainPolicy(ctx, q)
 	if err != nil {
 		return &assigndv1.PolicyOutcome{Error: clipN(err.Error(), maxMessage)}, nil, nil
 	}
 	out := &assigndv1.PolicyOutcome{Rule: exp.Rule, Assignor: exp.Assignor, Params: paramsOut(exp.Params), Revision: exp.Revision}
+	if sameExp != nil && same.GetError() == "" && sameExp.Assignor == exp.Assignor && sameExp.Params == exp.Params && sameExp.Protocol == exp.Protocol {
+		out.Figures = same.GetFigures()
+		return out, &exp, nil
+	}
 	a, err := lookupAssignor(exp.Assignor)
 	if err != nil {
 		out.Error = err.Error()
