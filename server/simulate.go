@@ -139,8 +139,10 @@ func simulateParams(kv map[string]string) (PolicyParams, error) {
 			}
 		case "freeze":
 			p.Freeze, err = strconv.ParseBool(v)
+		case "keep_misaligned_racks":
+			p.KeepMisalignedRacks, err = strconv.ParseBool(v)
 		default:
-			return p, fmt.Errorf("unknown parameter %q (rack_aware, max_moves_per_rebalance, freeze)", k)
+			return p, fmt.Errorf("unknown parameter %q (rack_aware, max_moves_per_rebalance, freeze, keep_misaligned_racks)", k)
 		}
 		if err != nil {
 			return p, fmt.Errorf("%s=%q: %v", k, v, err)

@@ -25,7 +25,7 @@ partitions off their rack. The other assignor runs on the same inputs, each
 round's owned partitions replaced by what it gave in the round before (the
 recorded owned partitions are what the real assignor produced). --param takes
 the policy file's parameters: rack_aware (default true),
-max_moves_per_rebalance, freeze. -o json prints the SimulateGroupResponse.`,
+max_moves_per_rebalance, freeze, keep_misaligned_racks. -o json prints the SimulateGroupResponse.`,
 		Args: exactArgs(1),
 		RunE: a.runE(func(ctx context.Context, args []string) error {
 			if assignor == "" {
@@ -55,7 +55,7 @@ max_moves_per_rebalance, freeze. -o json prints the SimulateGroupResponse.`,
 		}),
 	}
 	cmd.Flags().StringVar(&assignor, "assignor", "", "the assignor to replay under, `NAME[@VERSION]`")
-	cmd.Flags().StringArrayVar(&params, "param", nil, "an assignor parameter, `K=V` (rack_aware, max_moves_per_rebalance, freeze); repeatable")
+	cmd.Flags().StringArrayVar(&params, "param", nil, "an assignor parameter, `K=V` (rack_aware, max_moves_per_rebalance, freeze, keep_misaligned_racks); repeatable")
 	return cmd
 }
 

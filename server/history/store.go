@@ -125,7 +125,7 @@ func (s *Store) RecordInput(d *assigndv1.Decision, input []byte) {
 // changes nothing. Apply never publishes.
 func (s *Store) Apply(rec *assigndv1.HistoryRecord) {
 	if d := rec.GetDecision(); d != nil {
-		if s.own(d.GetReplica(), d.GetIncarnation()) || d.GetGroupId() == "" && d.GetTime() == nil {
+		if s.own(d.GetReplica(), d.GetIncarnation()) {
 			return
 		}
 		s.mu.Lock()
@@ -194,6 +194,9 @@ func (g *group) holds(d *assigndv1.Decision) bool {
 // countHour counts a decision at at in the minute buckets.
 func (g *group) countHour(at time.Time) {
 	m := at.Unix() / 60
+	if m <= 0 {
+		return // no time, or before 1970: nothing of the last hour
+	}
 	switch {
 	case m >= g.hourMin+60:
 		g.hour = [60]uint16{}

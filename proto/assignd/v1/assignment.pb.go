@@ -1145,9 +1145,14 @@ type PolicyParams struct {
 	// cooperative rebalance; 0 means no cap.
 	MaxMovesPerRebalance int32 `protobuf:"varint,2,opt,name=max_moves_per_rebalance,json=maxMovesPerRebalance,proto3" json:"max_moves_per_rebalance,omitempty"`
 	// Keep every partition with its live owner and only place unowned ones.
-	Freeze        bool `protobuf:"varint,3,opt,name=freeze,proto3" json:"freeze,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Freeze bool `protobuf:"varint,3,opt,name=freeze,proto3" json:"freeze,omitempty"`
+	// Let an owner keep a partition none of whose replicas is on its rack.
+	// False (the default, as in the Java client): in rack-aware groups such a
+	// partition goes to a member on a replica's rack when the balance allows
+	// (KIP-881 realignment).
+	KeepMisalignedRacks bool `protobuf:"varint,20,opt,name=keep_misaligned_racks,json=keepMisalignedRacks,proto3" json:"keep_misaligned_racks,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *PolicyParams) Reset() {
@@ -1197,6 +1202,13 @@ func (x *PolicyParams) GetMaxMovesPerRebalance() int32 {
 func (x *PolicyParams) GetFreeze() bool {
 	if x != nil {
 		return x.Freeze
+	}
+	return false
+}
+
+func (x *PolicyParams) GetKeepMisalignedRacks() bool {
+	if x != nil {
+		return x.KeepMisalignedRacks
 	}
 	return false
 }
@@ -1541,12 +1553,13 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0eCallerIdentity\x12\x18\n" +
 	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1f\n" +
 	"\vcommon_name\x18\x02 \x01(\tR\n" +
-	"commonName\"|\n" +
+	"commonName\"\xb0\x01\n" +
 	"\fPolicyParams\x12\x1d\n" +
 	"\n" +
 	"rack_aware\x18\x01 \x01(\bR\trackAware\x125\n" +
 	"\x17max_moves_per_rebalance\x18\x02 \x01(\x05R\x14maxMovesPerRebalance\x12\x16\n" +
-	"\x06freeze\x18\x03 \x01(\bR\x06freeze\"\\\n" +
+	"\x06freeze\x18\x03 \x01(\bR\x06freeze\x122\n" +
+	"\x15keep_misaligned_racks\x18\x14 \x01(\bR\x13keepMisalignedRacks\"\\\n" +
 	"\fShadowPolicy\x12\x1a\n" +
 	"\bassignor\x18\x01 \x01(\tR\bassignor\x120\n" +
 	"\x06params\x18\x02 \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\"9\n" +

@@ -587,7 +587,8 @@ type SimulateGroupRequest struct {
 	// "name@version"; "name" alone means version 1.
 	Assignor string `protobuf:"bytes,2,opt,name=assignor,proto3" json:"assignor,omitempty"`
 	// Parameters as in a policy file: rack_aware (default true),
-	// max_moves_per_rebalance (default 0), freeze (default false).
+	// max_moves_per_rebalance (default 0), freeze (default false),
+	// keep_misaligned_racks (default false).
 	Params        map[string]string `protobuf:"bytes,3,rep,name=params,proto3" json:"params,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

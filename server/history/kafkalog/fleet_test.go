@@ -239,7 +239,11 @@ func TestThreeReplicasShareOneTopic(t *testing.T) {
 	t.Logf("recording resumed with generation %d (the outage's last was %d)", gen, 1+during)
 	for _, r := range rs {
 		eventually(t, "the gap is visible", func() error {
-			for _, rep := range r.store.Replicas() {
+			resp, err := r.history.ListGroups(context.Background(), &assigndv1.ListGroupsRequest{})
+			if err != nil {
+				return err
+			}
+			for _, rep := range resp.GetReplicas() {
 				if rep.GetReplica() != "r1" || rep.GetDropped() < during {
 					continue
 				}
@@ -250,7 +254,7 @@ func TestThreeReplicasShareOneTopic(t *testing.T) {
 				}
 				return nil
 			}
-			return fmt.Errorf("%s: no gap of %d records of r1 in %v", r.name, during, r.store.Replicas())
+			return fmt.Errorf("%s: no gap of %d records of r1 in %v", r.name, during, resp.GetReplicas())
 		})
 	}
 	// Records made before the outage were not lost: r2 still holds r0's

@@ -345,7 +345,7 @@ func (l *Log) stalled(now time.Time) bool {
 
 // errKafkaDown is the reason of records dropped while Kafka is known to
 // be failing.
-var errKafkaDown = errors.New("Kafka failed the records before; dropped without trying")
+var errKafkaDown = errors.New("dropped without trying: Kafka failed the records before")
 
 // drop counts a record not shared.
 func (l *Log) drop(group string, err error) {
