@@ -67,7 +67,7 @@ func (r *rolloutService) PreviewPolicy(ctx context.Context, req *assigndv1.Previ
 func (r *rolloutService) previewGroup(ctx context.Context, id string, cand Explainer) (*assigndv1.GroupPreview, error) {
 	rp, err := r.latest(id)
 	if err != nil {
-		return nil, nil //nolint:nilerr // forgotten, or not decodable: nothing to preview
+		return nil, nil // forgotten since the page was listed: nothing to preview
 	}
 	gp := &assigndv1.GroupPreview{GroupId: id, ProtocolName: rp.req.GetProtocolName(), InputTime: timestamppb.New(rp.at), GenerationId: rp.req.GetGenerationId()}
 	q := Query{GroupID: id, ProtocolName: rp.req.GetProtocolName(), Caller: r.caller(id)}
