@@ -86,7 +86,7 @@ func (r *rolloutService) migrateGroup(ctx context.Context, rp *replay) *assigndv
 		if err != nil {
 			return blocked("%v", err)
 		}
-		if _, today, gm.Today, err = r.outcome(ctx, rp, a, exp.Protocol, paramsOptions(exp.Params), nil); err != nil {
+		if _, today, gm.Today, err = r.outcome(ctx, rp, a, exp.Protocol, exp.Params.Options(), nil); err != nil {
 			return blocked("replaying today's assignor failed: %s", clipN(runError(err), maxMessage))
 		}
 	}

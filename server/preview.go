@@ -112,7 +112,7 @@ func (r *rolloutService) policyOutcome(ctx context.Context, rp *replay, e Explai
 		out.Error = err.Error()
 		return out, &exp, nil
 	}
-	_, _, fig, err := r.outcome(ctx, rp, a, exp.Protocol, paramsOptions(exp.Params), nil)
+	_, _, fig, err := r.outcome(ctx, rp, a, exp.Protocol, exp.Params.Options(), nil)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, callEnded(ctx)

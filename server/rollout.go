@@ -223,13 +223,6 @@ func assignedOf(res *assign.Result) map[string][]assign.TopicPartitions {
 	return out
 }
 
-// paramsOptions converts a rule's parameters to the engine options the
-// policy passes (server/policy's Params.options).
-func paramsOptions(p PolicyParams) []assign.Option {
-	return []assign.Option{assign.WithRackAware(p.RackAware), assign.WithMaxMoves(p.MaxMovesPerRebalance), assign.WithFreeze(p.Freeze),
-		assign.WithKeepMisalignedRacks(p.KeepMisalignedRacks)}
-}
-
 // lookupAssignor resolves "name@version" or "name" (version 1).
 func lookupAssignor(ref string) (assign.Assignor, error) {
 	name, ver, _ := strings.Cut(ref, "@")

@@ -65,7 +65,7 @@ func (r *rolloutService) SimulateGroup(ctx context.Context, req *assigndv1.Simul
 				return nil, toStatus(callEnded(ctx))
 			}
 		}
-		_, res, fig, err := r.outcome(ctx, rp, a, proto, paramsOptions(params), prev)
+		_, res, fig, err := r.outcome(ctx, rp, a, proto, params.Options(), prev)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, toStatus(callEnded(ctx))
@@ -107,7 +107,7 @@ func (r *rolloutService) actualChoice(ctx context.Context, rp *replay, digest []
 	var opts []assign.Option
 	if r.explainer != nil {
 		if exp, err := r.explainer.ExplainPolicy(ctx, Query{GroupID: rp.group, ProtocolName: rp.req.GetProtocolName(), Caller: r.caller(rp.group)}); err == nil {
-			opts = paramsOptions(exp.Params)
+			opts = exp.Params.Options()
 			if ref == "" {
 				ref = exp.Assignor
 			}
