@@ -72,6 +72,7 @@ func ExampleLookup() {
 	// cooperative-sticky@1 [COOPERATIVE EAGER]
 	// cooperative-sticky@1
 	// cooperative-sticky@2
+	// load-sticky@1
 	// range@1
 	// roundrobin@1
 	// sticky@1

@@ -11,9 +11,12 @@ type options struct {
 	freeze     bool
 	ctx        context.Context
 	bestEffort bool
+	load       loadOptions
 }
 
-func defaultOptions() options { return options{rackAware: true} }
+func defaultOptions() options {
+	return options{rackAware: true, load: defaultLoadOptions()}
+}
 
 type optionFunc func(*options)
 

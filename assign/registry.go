@@ -33,7 +33,7 @@ func CooperativeSticky() Assignor { return cooperativeStickyAssignor{} }
 func CooperativeStickyPerTopic() Assignor { return cooperativeStickyV2{} }
 
 // all is every runnable assignor, including older versions.
-var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky(), CooperativeStickyPerTopic()}
+var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky(), CooperativeStickyPerTopic(), LoadSticky()}
 
 // Assignors returns every runnable assignor, sorted by name, then version.
 func Assignors() []Assignor {

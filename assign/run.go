@@ -45,6 +45,10 @@ func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
 	}
 	st.stop.phase = "stats"
 	moved, imbalance := st.planStats(target)
+	var load *LoadStats
+	if _, ok := a.(loadAware); ok && st.weight != nil {
+		load = st.loadStats(target)
+	}
 	var pending []int32
 	if st.protocol == Cooperative {
 		st.stop.phase = "cooperative"
@@ -54,5 +58,7 @@ func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
 		pending = st.cutShort(target, pending)
 	}
 	st.stop.phase = "result"
-	return st.result(a, target, pending, moved, imbalance), nil
+	res = st.result(a, target, pending, moved, imbalance)
+	res.Load = load
+	return res, nil
 }
