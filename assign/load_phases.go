@@ -76,27 +76,38 @@ func (lp *loadPlan) place() {
 }
 
 // moves brings the most loaded member within the tolerance once it is
-// past the hysteresis: it gives, one partition at a time, to the least
-// loaded subscriber of the partition's topic. Every move lowers the sum
-// of squared loads (the receiver ends lighter than the donor was), so
-// moves never cycle; they stop when the most loaded member is within the
-// tolerance, when no single move lowers its load, or when the move budget
-// is spent. It reports whether anything moved.
+// past the hysteresis, and, with equal subscriptions, the least loaded one
+// up to the floor once it is below the floor's hysteresis: the most loaded
+// member gives, one partition at a time, to the least loaded subscriber
+// of the partition's topic. Every move lowers the sum of squared loads
+// (the receiver ends lighter than the donor was), so moves never cycle;
+// they stop when both ends are within the tolerance, when no single move
+// lowers the largest load, or when the move budget is spent. It reports
+// whether anything moved.
 func (lp *loadPlan) moves() (moved bool) {
 	st := lp.st
-	if lp.heaviest() < 0 || lp.load[lp.heaviest()] <= lp.trigger {
+	if !lp.tracking {
+		lp.tracking = true
+		for m := range int32(len(st.members)) {
+			lp.donors.push(loadEntry{load: lp.load[m], c: lp.count[m], m: m})
+		}
+	}
+	if !lp.outside(lp.trigger, lp.floorTrigger) {
 		return false // hysteresis: nothing moves for load within it
 	}
 	limit := 2*st.numPartitions() + len(st.members) + 16
 	for i := 0; i < limit; i++ {
-		if st.stop.skipAt(i) {
+		if st.stop.skipAt(i) || !lp.outside(lp.within, lp.floor) {
 			return moved
 		}
 		h := lp.heaviest()
-		if lp.load[h] <= lp.within {
-			return moved
-		}
 		p, r := lp.bestMove(h)
+		if p < 0 && lp.load[h] <= lp.within {
+			// Only the floor is missed, and the most loaded member
+			// cannot help (its partitions are too heavy): the next
+			// ones may.
+			h, p, r = lp.pullMove(h)
+		}
 		if p < 0 {
 			return moved // no single move lowers the largest load
 		}
@@ -113,6 +124,54 @@ func (lp *loadPlan) moves() (moved bool) {
 	return moved
 }
 
+// outside reports whether the most loaded member is above ceiling or the
+// least loaded one that can take partitions is below floor.
+func (lp *loadPlan) outside(ceiling, floor float64) bool {
+	h := lp.heaviest()
+	if h < 0 {
+		return false
+	}
+	if lp.load[h] > ceiling {
+		return true
+	}
+	if floor <= 0 {
+		return false
+	}
+	l := lp.receiver(0, -1)
+	return l >= 0 && lp.load[l] < floor
+}
+
+// maxPullScan bounds how many donors pullMove tries per move.
+const maxPullScan = 64
+
+// pullMove looks for a move to an underloaded member among the most
+// loaded members after skip, in order; it returns the donor, the
+// partition and the receiver, or p = -1.
+func (lp *loadPlan) pullMove(skip int32) (h, p, r int32) {
+	var held []loadEntry
+	h, p, r = -1, -1, -1
+	for tried := 0; tried < maxPullScan && len(lp.donors.items) > 0; {
+		e := lp.donors.items[0]
+		lp.donors.pop()
+		if !lp.live(e) {
+			continue
+		}
+		held = append(held, e)
+		if e.m == skip {
+			continue
+		}
+		tried++
+		if q, s := lp.bestMove(e.m); q >= 0 {
+			h, p, r = e.m, q, s
+			break
+		}
+	}
+	for _, e := range held {
+		lp.donors.push(e)
+	}
+	return h, p, r
+}
+
 // heaviest returns the most loaded member (ties: the lowest index).
 func (lp *loadPlan) heaviest() int32 {
 	h := &lp.donors
@@ -126,8 +185,9 @@ func (lp *loadPlan) heaviest() int32 {
 }
 
 // bestMove picks, for donor h, the partition and receiver of the best
-// single move: first one that brings h within the tolerance and keeps
-// the receiver within it (the lightest such partition), then one that
+// single move: first one that brings h within the tolerance, the
+// receiver up to the floor, and keeps the receiver within the tolerance
+// (the lightest such partition), then one that
 // keeps the receiver within it (the heaviest such partition), then the
 // one that lowers the pair's larger load the most. Ties go to the lower
 // resulting largest load, then the lower partition. It returns -1 when
@@ -165,8 +225,13 @@ func (lp *loadPlan) bestMove(h int32) (p, r int32) {
 		}
 		wh, wr := lp.load[h], lp.load[r]
 		weightAt := func(i int) float64 { return lp.w[run[i]] }
-		// The lightest partition that brings h within the tolerance.
-		i, _ := slices.BinarySearchFunc(run, wh-lp.within, func(p int32, x float64) int { return cmp.Compare(lp.w[p], x) })
+		// The lightest partition that brings h within the tolerance and
+		// the receiver up to the floor.
+		need := max(wh-lp.within, lp.floor-wr, 0)
+		i, _ := slices.BinarySearchFunc(run, need, func(p int32, x float64) int { return cmp.Compare(lp.w[p], x) })
+		for i < len(run) && weightAt(i) == 0 {
+			i++
+		}
 		if i < len(run) && wr+weightAt(i) <= lp.within {
 			consider(0, run[i], lp.localFirst(k, run[i], r, h))
 		}

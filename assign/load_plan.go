@@ -29,7 +29,10 @@ type loadPlan struct {
 	// rackReceivers holds, per (class, rack), the class's subscribers in
 	// that rack, built on first use for KIP-881 placement.
 	rackReceivers map[[2]int32]*loadHeap
-	donors        loadHeap // every member, most loaded first
+	// donors holds every member, most loaded first, once moves begin
+	// (tracking is on): placement alone never needs it.
+	donors   loadHeap
+	tracking bool
 
 	// parts[m] lists what member m holds, with entries of partitions it
 	// gave away left in (target tells); sorted[m] is parts[m] live and
@@ -41,8 +44,14 @@ type loadPlan struct {
 
 	cap                    int32   // count cap per member
 	bound, within, trigger float64 // lower bound; bound×(1+tolerance); ×(1+tolerance+hysteresis)
-	budget                 int     // moves left this round; <0: no cap
-	pool                   []int32 // partitions to place
+	// With equal subscriptions a member below the mean×(1−tolerance) is
+	// underloaded (a member that just joined holds nothing): past
+	// floorTrigger, mean×(1−tolerance−hysteresis), it pulls load until
+	// it reaches floor. -1 when subscriptions differ (a member that only
+	// subscribes to idle topics is rightly idle).
+	floor, floorTrigger float64
+	budget              int     // moves left this round; <0: no cap
+	pool                []int32 // partitions to place
 }
 
 // planLoad fills target with a load-balanced plan that keeps partitions
@@ -80,9 +89,16 @@ func newLoadPlan(st *state, target []int32) *loadPlan {
 	lp.receivers = make([]loadHeap, len(lp.cls.subscribers))
 	lp.uncapped = make([]bool, len(lp.cls.subscribers))
 	o := st.opts.load
-	_, lp.bound = st.loadBound(lp.cls)
-	lp.within = lp.bound * (1 + o.tolerance)
-	lp.trigger = lp.bound * (1 + o.tolerance + o.hysteresis)
+	total, bound := st.loadBound(lp.cls)
+	lp.bound = bound
+	lp.within = bound * (1 + o.tolerance)
+	lp.trigger = bound * (1 + o.tolerance + o.hysteresis)
+	lp.floor, lp.floorTrigger = -1, -1
+	if st.equalSubs && len(lp.cls.subscribers) == 1 {
+		mean := total / float64(nm)
+		lp.floor = mean * (1 - o.tolerance)
+		lp.floorTrigger = mean * (1 - o.tolerance - o.hysteresis)
+	}
 	share := int32((st.numPartitions() + nm - 1) / nm)
 	skew := int32(o.countSkew)
 	if skew <= 0 {
@@ -119,7 +135,9 @@ func (lp *loadPlan) keep() {
 // holds it.
 func (lp *loadPlan) changed(m int32) {
 	e := loadEntry{load: lp.load[m], c: lp.count[m], m: m}
-	lp.donors.push(e)
+	if lp.tracking {
+		lp.donors.push(e)
+	}
 	for _, k := range lp.cls.memberClasses[m] {
 		lp.receivers[k].push(e)
 		if lp.rackReceivers != nil && lp.st.rackAware && lp.st.memberRack[m] >= 0 {
