@@ -1,6 +1,12 @@
 package assign
 
-import "slices"
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"math"
+	"slices"
+)
 
 // maxBoundClasses bounds the subset test of loadBound: with more topic
 // classes than this, each class is compared with itself only, which
@@ -75,7 +81,7 @@ func (st *state) loadStats(target []int32) *LoadStats {
 			loads[m] += st.weight[p]
 		}
 	}
-	s := &LoadStats{Total: total, Bound: bound}
+	s := &LoadStats{Total: total, Bound: bound, Snapshot: st.weightSnapshot()}
 	for _, l := range loads {
 		s.Max = max(s.Max, l)
 	}
@@ -83,4 +89,19 @@ func (st *state) loadStats(target []int32) *LoadStats {
 		s.Mean = total / float64(len(loads))
 	}
 	return s
+}
+
+// weightSnapshot is [LoadStats.Snapshot].
+func (st *state) weightSnapshot() string {
+	h := sha256.New()
+	var buf [8 * 512]byte
+	for i := 0; i < len(st.weight); i += 512 {
+		st.stop.at(i)
+		chunk := st.weight[i:min(i+512, len(st.weight))]
+		for j, w := range chunk {
+			binary.BigEndian.PutUint64(buf[8*j:], math.Float64bits(w))
+		}
+		h.Write(buf[:8*len(chunk)])
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)[:8])
 }

@@ -162,3 +162,22 @@ func TestWeightsDefault(t *testing.T) {
 		t.Fatalf("load stats %+v, want total, max and bound 18", r.Load)
 	}
 }
+
+// The snapshot names the weights as planned: the same for weights given in
+// full or left to the defaults, different when one weight changes.
+func TestLoadSnapshot(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 3).Member("a", "t").Build()
+	run := func(ws ...float64) string {
+		h := assigntest.Edit(g).Build()
+		h.Weights = []assign.TopicWeights{{Topic: "t", Weights: ws}}
+		r, err := assign.Run(assign.LoadSticky(), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Load.Snapshot
+	}
+	full, short, other := run(2, 4, 3), run(2, 4), run(2, 4, 3.5)
+	if full != short || full == other || len(full) != len("sha256:")+16 {
+		t.Fatalf("snapshots %q, %q, %q", full, short, other)
+	}
+}

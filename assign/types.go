@@ -166,4 +166,9 @@ type LoadStats struct {
 	// partition, and the load of topics only a few members subscribe to
 	// shared among them.
 	Bound float64
+	// Snapshot names the weights planned with: "sha256:" and the first 16
+	// hex digits of the SHA-256 of every subscribed partition's weight,
+	// defaults filled in, in (topic name, partition) order, as IEEE 754
+	// big-endian doubles. Equal snapshots mean equal weights.
+	Snapshot string
 }

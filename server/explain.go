@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -87,5 +89,6 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 }
 
 func paramsOut(p PolicyParams) *assigndv1.PolicyParams {
-	return &assigndv1.PolicyParams{RackAware: p.RackAware, MaxMovesPerRebalance: int32(p.MaxMovesPerRebalance), Freeze: p.Freeze}
+	return &assigndv1.PolicyParams{RackAware: p.RackAware, MaxMovesPerRebalance: int32(p.MaxMovesPerRebalance), Freeze: p.Freeze,
+		LoadTolerance: &p.LoadTolerance, LoadHysteresis: &p.LoadHysteresis, MaxCountSkew: proto.Int32(int32(p.MaxCountSkew))}
 }

@@ -13,3 +13,9 @@ func response(r *assign.Result, policy string, versions map[string]int16, decode
 
 // assignorInfo describes a runnable assignor for ListAssignors.
 func assignorInfo(a assign.Assignor) *assigndv1.AssignorInfo { return apiconv.AssignorInfo(a) }
+
+// loadFields sets the response's weight source, snapshot and load; see
+// [apiconv.LoadToAPI].
+func loadFields(out *assigndv1.AssignResponse, r *assign.Result, unit string) {
+	apiconv.LoadToAPI(out, r, unit)
+}

@@ -122,6 +122,9 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		return nil, err
 	}
 	g := &assign.Group{Generation: req.GetGenerationId(), Protocol: proto, Topics: ts}
+	if g.Weights, err = weights(req); err != nil {
+		return nil, err
+	}
 	versions, raw, err := members(req, g)
 	if err != nil {
 		return nil, err
@@ -148,7 +151,9 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		// written (reportInterceptor), off the call's latency.
 		rep.noteDecision(ctx, req, g, res, took, caller)
 	}
-	return response(res, sel.Policy, versions, decoded), nil
+	resp := response(res, sel.Policy, versions, decoded)
+	loadFields(resp, res, req.GetWeightUnit())
+	return resp, nil
 }
 
 // stopOnShutdown returns ctx, canceled with cause errShuttingDown when the

@@ -16,6 +16,7 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 func (a *app) policyCommand() *cobra.Command {
@@ -250,7 +251,11 @@ func callerString(c *assigndv1.CallerIdentity) string {
 }
 
 func paramsString(p *assigndv1.PolicyParams) string {
-	return fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.GetRackAware(), p.GetMaxMovesPerRebalance(), p.GetFreeze())
+	s := fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.GetRackAware(), p.GetMaxMovesPerRebalance(), p.GetFreeze())
+	if p.LoadTolerance == nil && p.LoadHysteresis == nil && p.MaxCountSkew == nil {
+		return s // a server that predates the load-aware parameters
+	}
+	return s + selection.LoadParamsString(p.GetLoadTolerance(), p.GetLoadHysteresis(), int(p.GetMaxCountSkew()))
 }
 
 // printExplanationsJSON prints the response for one protocol name, or an

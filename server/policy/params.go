@@ -19,10 +19,23 @@ type Params struct {
 	// partitions nobody owns, for incidents (params.freeze). It takes
 	// precedence over MaxMovesPerRebalance. Default: false.
 	Freeze bool
+	// LoadTolerance is how far above the lower bound of the largest
+	// member load a load-aware plan may stay, as a fraction
+	// (params.load_tolerance). Default: 0.10. Only load-aware assignors
+	// (load-sticky@1) read this and the next two.
+	LoadTolerance float64
+	// LoadHysteresis is how far beyond the tolerance, as a fraction of the
+	// bound, load must drift before a load-aware assignor moves anything
+	// (params.load_hysteresis). Default: 0.05.
+	LoadHysteresis float64
+	// MaxCountSkew caps how many partitions a member may hold beyond the
+	// even share under a load-aware assignor (params.max_count_skew).
+	// Default: 0, the even share itself.
+	MaxCountSkew int
 }
 
 func resolveParams(s paramsSpec) Params {
-	p := Params{RackAware: true}
+	p := Params{RackAware: true, LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis}
 	if s.RackAware != nil {
 		p.RackAware = *s.RackAware
 	}
@@ -32,10 +45,19 @@ func resolveParams(s paramsSpec) Params {
 	if s.Freeze != nil {
 		p.Freeze = *s.Freeze
 	}
+	if s.LoadTolerance != nil {
+		p.LoadTolerance = *s.LoadTolerance
+	}
+	if s.LoadHysteresis != nil {
+		p.LoadHysteresis = *s.LoadHysteresis
+	}
+	if s.MaxCountSkew != nil {
+		p.MaxCountSkew = *s.MaxCountSkew
+	}
 	return p
 }
 
-// options converts the parameters to engine options. All three are always
+// options converts the parameters to engine options. All of them are always
 // passed, so that what runs does not depend on the engine's defaults.
 // The slice is shared by every Selection of the rule: its capacity equals
 // its length, so a caller that appends gets a copy.
@@ -44,6 +66,9 @@ func (p Params) options() []assign.Option {
 		assign.WithRackAware(p.RackAware),
 		assign.WithMaxMoves(p.MaxMovesPerRebalance),
 		assign.WithFreeze(p.Freeze),
+		assign.WithLoadTolerance(p.LoadTolerance),
+		assign.WithLoadHysteresis(p.LoadHysteresis),
+		assign.WithMaxCountSkew(p.MaxCountSkew),
 	}
 	return opts[:len(opts):len(opts)]
 }

@@ -49,6 +49,10 @@ type paramsSpec struct {
 	RackAware *bool `yaml:"rack_aware"`
 	MaxMoves  *int  `yaml:"max_moves_per_rebalance"`
 	Freeze    *bool `yaml:"freeze"`
+
+	LoadTolerance  *float64 `yaml:"load_tolerance"`
+	LoadHysteresis *float64 `yaml:"load_hysteresis"`
+	MaxCountSkew   *int     `yaml:"max_count_skew"`
 }
 
 type shadowSpec struct {

@@ -137,11 +137,32 @@ type PolicyParams struct {
 	RackAware            bool
 	MaxMovesPerRebalance int
 	Freeze               bool
+	LoadTolerance        float64
+	LoadHysteresis       float64
+	MaxCountSkew         int
 }
 
-// String formats the parameters as they are written in a policy file.
+// String formats the parameters as they are written in a policy file; the
+// load-aware ones only when they differ from their defaults.
 func (p PolicyParams) String() string {
-	return fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
+	s := fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
+	return s + LoadParamsString(p.LoadTolerance, p.LoadHysteresis, p.MaxCountSkew)
+}
+
+// LoadParamsString formats the load-aware parameters that differ from
+// their defaults, each with a leading space ("" when all are defaults).
+func LoadParamsString(tolerance, hysteresis float64, skew int) string {
+	s := ""
+	if tolerance != assign.DefaultLoadTolerance {
+		s += fmt.Sprintf(" load_tolerance=%g", tolerance)
+	}
+	if hysteresis != assign.DefaultLoadHysteresis {
+		s += fmt.Sprintf(" load_hysteresis=%g", hysteresis)
+	}
+	if skew != 0 {
+		s += fmt.Sprintf(" max_count_skew=%d", skew)
+	}
+	return s
 }
 
 // ShadowPolicy is a rule's shadow assignor ("name@version") and its

@@ -231,6 +231,61 @@ func (ErrorReason) EnumDescriptor() ([]byte, []int) {
 	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{2}
 }
 
+// WeightSource says where the partition weights of an assignment came
+// from.
+type WeightSource int32
+
+const (
+	// Not set.
+	WeightSource_WEIGHT_SOURCE_UNSPECIFIED WeightSource = 0
+	// No weights: the assignor planned by partition counts, because it is
+	// not load-aware or because the request carried no weights.
+	WeightSource_WEIGHT_SOURCE_NONE WeightSource = 1
+	// The request's partition_weights, measured by the leader.
+	WeightSource_WEIGHT_SOURCE_REQUEST WeightSource = 2
+)
+
+// Enum value maps for WeightSource.
+var (
+	WeightSource_name = map[int32]string{
+		0: "WEIGHT_SOURCE_UNSPECIFIED",
+		1: "WEIGHT_SOURCE_NONE",
+		2: "WEIGHT_SOURCE_REQUEST",
+	}
+	WeightSource_value = map[string]int32{
+		"WEIGHT_SOURCE_UNSPECIFIED": 0,
+		"WEIGHT_SOURCE_NONE":        1,
+		"WEIGHT_SOURCE_REQUEST":     2,
+	}
+)
+
+func (x WeightSource) Enum() *WeightSource {
+	p := new(WeightSource)
+	*p = x
+	return p
+}
+
+func (x WeightSource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WeightSource) Descriptor() protoreflect.EnumDescriptor {
+	return file_assignd_v1_assignment_proto_enumTypes[3].Descriptor()
+}
+
+func (WeightSource) Type() protoreflect.EnumType {
+	return &file_assignd_v1_assignment_proto_enumTypes[3]
+}
+
+func (x WeightSource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WeightSource.Descriptor instead.
+func (WeightSource) EnumDescriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{3}
+}
+
 // TopicPartitions names partitions of one topic.
 type TopicPartitions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -560,7 +615,20 @@ type AssignRequest struct {
 	// assignments to SyncGroup as they are asks for ASSIGNMENT_VIEW_ENCODED
 	// and neither side builds or parses the same partitions twice (on a
 	// million-partition group, half of the response).
-	View          AssignmentView `protobuf:"varint,8,opt,name=view,proto3,enum=assignd.v1.AssignmentView" json:"view,omitempty"`
+	View AssignmentView `protobuf:"varint,8,opt,name=view,proto3,enum=assignd.v1.AssignmentView" json:"view,omitempty"`
+	// Optional load of each partition (for example bytes or records per
+	// second, measured by the leader), at most one entry per topic of
+	// topics. Only load-aware assignors (load-sticky@1) plan with them, but
+	// every request's weights are checked: a negative, NaN or infinite
+	// weight, a topic missing from topics, a topic listed twice or more
+	// weights than partitions is INVALID_ARGUMENT naming the field, e.g.
+	// "partition_weights[2].weights[7]". Partitions without a weight get
+	// the mean of their topic's weights, or of all weights for a topic
+	// without any.
+	PartitionWeights []*PartitionWeights `protobuf:"bytes,30,rep,name=partition_weights,json=partitionWeights,proto3" json:"partition_weights,omitempty"`
+	// The unit of partition_weights, e.g. "bytes/s"; echoed in the
+	// response's load, never interpreted. At most 64 bytes.
+	WeightUnit    string `protobuf:"bytes,31,opt,name=weight_unit,json=weightUnit,proto3" json:"weight_unit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -649,6 +717,20 @@ func (x *AssignRequest) GetView() AssignmentView {
 		return x.View
 	}
 	return AssignmentView_ASSIGNMENT_VIEW_UNSPECIFIED
+}
+
+func (x *AssignRequest) GetPartitionWeights() []*PartitionWeights {
+	if x != nil {
+		return x.PartitionWeights
+	}
+	return nil
+}
+
+func (x *AssignRequest) GetWeightUnit() string {
+	if x != nil {
+		return x.WeightUnit
+	}
+	return ""
 }
 
 // MemberAssignment is what one member receives.
@@ -759,7 +841,19 @@ type AssignResponse struct {
 	Policy string `protobuf:"bytes,7,opt,name=policy,proto3" json:"policy,omitempty"`
 	// Input that was ignored rather than rejected, e.g. subscribed topics
 	// missing from the metadata or stale ownership claims.
-	Warnings      []string `protobuf:"bytes,8,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	Warnings []string `protobuf:"bytes,8,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// Where the weights the assignor planned with came from;
+	// WEIGHT_SOURCE_NONE when it planned by partition counts.
+	WeightSource WeightSource `protobuf:"varint,30,opt,name=weight_source,json=weightSource,proto3,enum=assignd.v1.WeightSource" json:"weight_source,omitempty"`
+	// Names the weights planned with: "sha256:" and the first 16 hex digits
+	// of the SHA-256 of the weights as planned (every subscribed partition's,
+	// defaults filled in, in topic-name then partition order, as IEEE 754
+	// big-endian doubles). Two responses with the same snapshot planned with
+	// the same weights. Empty when the source is NONE.
+	WeightSnapshot string `protobuf:"bytes,31,opt,name=weight_snapshot,json=weightSnapshot,proto3" json:"weight_snapshot,omitempty"`
+	// The plan's member loads, in the request's weight unit; absent when the
+	// source is NONE.
+	Load          *LoadSummary `protobuf:"bytes,32,opt,name=load,proto3" json:"load,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -846,6 +940,27 @@ func (x *AssignResponse) GetPolicy() string {
 func (x *AssignResponse) GetWarnings() []string {
 	if x != nil {
 		return x.Warnings
+	}
+	return nil
+}
+
+func (x *AssignResponse) GetWeightSource() WeightSource {
+	if x != nil {
+		return x.WeightSource
+	}
+	return WeightSource_WEIGHT_SOURCE_UNSPECIFIED
+}
+
+func (x *AssignResponse) GetWeightSnapshot() string {
+	if x != nil {
+		return x.WeightSnapshot
+	}
+	return ""
+}
+
+func (x *AssignResponse) GetLoad() *LoadSummary {
+	if x != nil {
+		return x.Load
 	}
 	return nil
 }
@@ -1145,7 +1260,16 @@ type PolicyParams struct {
 	// cooperative rebalance; 0 means no cap.
 	MaxMovesPerRebalance int32 `protobuf:"varint,2,opt,name=max_moves_per_rebalance,json=maxMovesPerRebalance,proto3" json:"max_moves_per_rebalance,omitempty"`
 	// Keep every partition with its live owner and only place unowned ones.
-	Freeze        bool `protobuf:"varint,3,opt,name=freeze,proto3" json:"freeze,omitempty"`
+	Freeze bool `protobuf:"varint,3,opt,name=freeze,proto3" json:"freeze,omitempty"`
+	// How far above the lower bound of the largest member load a plan may
+	// stay, as a fraction (0.1: 10%). Absent from servers that predate it.
+	LoadTolerance *float64 `protobuf:"fixed64,30,opt,name=load_tolerance,json=loadTolerance,proto3,oneof" json:"load_tolerance,omitempty"`
+	// How far beyond the tolerance, as a fraction of the bound, load must
+	// drift before anything moves. Absent from servers that predate it.
+	LoadHysteresis *float64 `protobuf:"fixed64,31,opt,name=load_hysteresis,json=loadHysteresis,proto3,oneof" json:"load_hysteresis,omitempty"`
+	// How many partitions a member may hold beyond the even share; 0 means
+	// the even share itself. Absent from servers that predate it.
+	MaxCountSkew  *int32 `protobuf:"varint,32,opt,name=max_count_skew,json=maxCountSkew,proto3,oneof" json:"max_count_skew,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1199,6 +1323,27 @@ func (x *PolicyParams) GetFreeze() bool {
 		return x.Freeze
 	}
 	return false
+}
+
+func (x *PolicyParams) GetLoadTolerance() float64 {
+	if x != nil && x.LoadTolerance != nil {
+		return *x.LoadTolerance
+	}
+	return 0
+}
+
+func (x *PolicyParams) GetLoadHysteresis() float64 {
+	if x != nil && x.LoadHysteresis != nil {
+		return *x.LoadHysteresis
+	}
+	return 0
+}
+
+func (x *PolicyParams) GetMaxCountSkew() int32 {
+	if x != nil && x.MaxCountSkew != nil {
+		return *x.MaxCountSkew
+	}
+	return 0
 }
 
 // ShadowPolicy is a rule's shadow assignor: computed on the same input as
@@ -1465,6 +1610,146 @@ func (x *ExplainPolicyResponse) GetCaller() *CallerIdentity {
 	return nil
 }
 
+// PartitionWeights is the load of the partitions of one topic.
+type PartitionWeights struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The topic name, as in Topic.name.
+	Topic string `protobuf:"bytes,1,opt,name=topic,proto3" json:"topic,omitempty"`
+	// weights[i] is the load of partition i: finite and not negative. A
+	// shorter list leaves the remaining partitions without a weight.
+	Weights       []float64 `protobuf:"fixed64,2,rep,packed,name=weights,proto3" json:"weights,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PartitionWeights) Reset() {
+	*x = PartitionWeights{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PartitionWeights) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PartitionWeights) ProtoMessage() {}
+
+func (x *PartitionWeights) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PartitionWeights.ProtoReflect.Descriptor instead.
+func (*PartitionWeights) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *PartitionWeights) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+func (x *PartitionWeights) GetWeights() []float64 {
+	if x != nil {
+		return x.Weights
+	}
+	return nil
+}
+
+// LoadSummary measures a load-aware plan. Pending partitions count with
+// the member they are planned for.
+type LoadSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The load of all subscribed partitions.
+	Total float64 `protobuf:"fixed64,1,opt,name=total,proto3" json:"total,omitempty"`
+	// The largest member load.
+	Max float64 `protobuf:"fixed64,2,opt,name=max,proto3" json:"max,omitempty"`
+	// The mean member load.
+	Mean float64 `protobuf:"fixed64,3,opt,name=mean,proto3" json:"mean,omitempty"`
+	// The lower bound no plan can beat: the mean, the heaviest partition, or
+	// the load of topics only a few members subscribe to, shared among them.
+	Bound float64 `protobuf:"fixed64,4,opt,name=bound,proto3" json:"bound,omitempty"`
+	// The request's weight_unit.
+	Unit          string `protobuf:"bytes,5,opt,name=unit,proto3" json:"unit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoadSummary) Reset() {
+	*x = LoadSummary{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoadSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoadSummary) ProtoMessage() {}
+
+func (x *LoadSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoadSummary.ProtoReflect.Descriptor instead.
+func (*LoadSummary) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *LoadSummary) GetTotal() float64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *LoadSummary) GetMax() float64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *LoadSummary) GetMean() float64 {
+	if x != nil {
+		return x.Mean
+	}
+	return 0
+}
+
+func (x *LoadSummary) GetBound() float64 {
+	if x != nil {
+		return x.Bound
+	}
+	return 0
+}
+
+func (x *LoadSummary) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
 var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 
 const file_assignd_v1_assignment_proto_rawDesc = "" +
@@ -1497,7 +1782,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x12_group_instance_idB\r\n" +
 	"\v_generationB\n" +
 	"\n" +
-	"\b_rack_id\"\xe8\x02\n" +
+	"\b_rack_id\"\xd4\x03\n" +
 	"\rAssignRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rgeneration_id\x18\x02 \x01(\x05R\fgenerationId\x12#\n" +
@@ -1506,7 +1791,10 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\amembers\x18\x05 \x03(\v2\x12.assignd.v1.MemberR\amembers\x12)\n" +
 	"\x06topics\x18\x06 \x03(\v2\x11.assignd.v1.TopicR\x06topics\x12\x1b\n" +
 	"\tleader_id\x18\a \x01(\tR\bleaderId\x12.\n" +
-	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\"\xe0\x01\n" +
+	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\x12I\n" +
+	"\x11partition_weights\x18\x1e \x03(\v2\x1c.assignd.v1.PartitionWeightsR\x10partitionWeights\x12\x1f\n" +
+	"\vweight_unit\x18\x1f \x01(\tR\n" +
+	"weightUnit\"\xe0\x01\n" +
 	"\x10MemberAssignment\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12;\n" +
 	"\n" +
@@ -1516,7 +1804,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x04 \x01(\fR\n" +
 	"assignment\x125\n" +
-	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xfd\x02\n" +
+	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\x92\x04\n" +
 	"\x0eAssignResponse\x12>\n" +
 	"\vassignments\x18\x01 \x03(\v2\x1c.assignd.v1.MemberAssignmentR\vassignments\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12)\n" +
@@ -1525,7 +1813,10 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x11followup_required\x18\x05 \x01(\bR\x10followupRequired\x125\n" +
 	"\apending\x18\x06 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\apending\x12\x16\n" +
 	"\x06policy\x18\a \x01(\tR\x06policy\x12\x1a\n" +
-	"\bwarnings\x18\b \x03(\tR\bwarnings\"\x16\n" +
+	"\bwarnings\x18\b \x03(\tR\bwarnings\x12=\n" +
+	"\rweight_source\x18\x1e \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
+	"\x0fweight_snapshot\x18\x1f \x01(\tR\x0eweightSnapshot\x12+\n" +
+	"\x04load\x18  \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\"\x16\n" +
 	"\x14ListAssignorsRequest\"y\n" +
 	"\fAssignorInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -1541,12 +1832,18 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0eCallerIdentity\x12\x18\n" +
 	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1f\n" +
 	"\vcommon_name\x18\x02 \x01(\tR\n" +
-	"commonName\"|\n" +
+	"commonName\"\xbb\x02\n" +
 	"\fPolicyParams\x12\x1d\n" +
 	"\n" +
 	"rack_aware\x18\x01 \x01(\bR\trackAware\x125\n" +
 	"\x17max_moves_per_rebalance\x18\x02 \x01(\x05R\x14maxMovesPerRebalance\x12\x16\n" +
-	"\x06freeze\x18\x03 \x01(\bR\x06freeze\"\\\n" +
+	"\x06freeze\x18\x03 \x01(\bR\x06freeze\x12*\n" +
+	"\x0eload_tolerance\x18\x1e \x01(\x01H\x00R\rloadTolerance\x88\x01\x01\x12,\n" +
+	"\x0fload_hysteresis\x18\x1f \x01(\x01H\x01R\x0eloadHysteresis\x88\x01\x01\x12)\n" +
+	"\x0emax_count_skew\x18  \x01(\x05H\x02R\fmaxCountSkew\x88\x01\x01B\x11\n" +
+	"\x0f_load_toleranceB\x12\n" +
+	"\x10_load_hysteresisB\x11\n" +
+	"\x0f_max_count_skew\"\\\n" +
 	"\fShadowPolicy\x12\x1a\n" +
 	"\bassignor\x18\x01 \x01(\tR\bassignor\x120\n" +
 	"\x06params\x18\x02 \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\"9\n" +
@@ -1566,7 +1863,16 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x06shadow\x18\n" +
 	" \x01(\v2\x18.assignd.v1.ShadowPolicyR\x06shadow\x121\n" +
 	"\askipped\x18\v \x03(\v2\x17.assignd.v1.SkippedRuleR\askipped\x122\n" +
-	"\x06caller\x18\f \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller*y\n" +
+	"\x06caller\x18\f \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\"B\n" +
+	"\x10PartitionWeights\x12\x14\n" +
+	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x18\n" +
+	"\aweights\x18\x02 \x03(\x01R\aweights\"s\n" +
+	"\vLoadSummary\x12\x14\n" +
+	"\x05total\x18\x01 \x01(\x01R\x05total\x12\x10\n" +
+	"\x03max\x18\x02 \x01(\x01R\x03max\x12\x12\n" +
+	"\x04mean\x18\x03 \x01(\x01R\x04mean\x12\x14\n" +
+	"\x05bound\x18\x04 \x01(\x01R\x05bound\x12\x12\n" +
+	"\x04unit\x18\x05 \x01(\tR\x04unit*y\n" +
 	"\x11RebalanceProtocol\x12\"\n" +
 	"\x1eREBALANCE_PROTOCOL_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18REBALANCE_PROTOCOL_EAGER\x10\x01\x12\"\n" +
@@ -1584,7 +1890,11 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"+ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL\x10\x05\x12\x1b\n" +
 	"\x17ERROR_REASON_OVERLOADED\x10\x06\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x10\a\x12\x1f\n" +
-	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b2\x80\x02\n" +
+	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b*`\n" +
+	"\fWeightSource\x12\x1d\n" +
+	"\x19WEIGHT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12WEIGHT_SOURCE_NONE\x10\x01\x12\x19\n" +
+	"\x15WEIGHT_SOURCE_REQUEST\x10\x022\x80\x02\n" +
 	"\x11AssignmentService\x12?\n" +
 	"\x06Assign\x12\x19.assignd.v1.AssignRequest\x1a\x1a.assignd.v1.AssignResponse\x12T\n" +
 	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponse\x12T\n" +
@@ -1602,61 +1912,67 @@ func file_assignd_v1_assignment_proto_rawDescGZIP() []byte {
 	return file_assignd_v1_assignment_proto_rawDescData
 }
 
-var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_assignd_v1_assignment_proto_goTypes = []any{
 	(RebalanceProtocol)(0),        // 0: assignd.v1.RebalanceProtocol
 	(AssignmentView)(0),           // 1: assignd.v1.AssignmentView
 	(ErrorReason)(0),              // 2: assignd.v1.ErrorReason
-	(*TopicPartitions)(nil),       // 3: assignd.v1.TopicPartitions
-	(*PartitionRacks)(nil),        // 4: assignd.v1.PartitionRacks
-	(*Topic)(nil),                 // 5: assignd.v1.Topic
-	(*Member)(nil),                // 6: assignd.v1.Member
-	(*AssignRequest)(nil),         // 7: assignd.v1.AssignRequest
-	(*MemberAssignment)(nil),      // 8: assignd.v1.MemberAssignment
-	(*AssignResponse)(nil),        // 9: assignd.v1.AssignResponse
-	(*ListAssignorsRequest)(nil),  // 10: assignd.v1.ListAssignorsRequest
-	(*AssignorInfo)(nil),          // 11: assignd.v1.AssignorInfo
-	(*ListAssignorsResponse)(nil), // 12: assignd.v1.ListAssignorsResponse
-	(*ExplainPolicyRequest)(nil),  // 13: assignd.v1.ExplainPolicyRequest
-	(*CallerIdentity)(nil),        // 14: assignd.v1.CallerIdentity
-	(*PolicyParams)(nil),          // 15: assignd.v1.PolicyParams
-	(*ShadowPolicy)(nil),          // 16: assignd.v1.ShadowPolicy
-	(*SkippedRule)(nil),           // 17: assignd.v1.SkippedRule
-	(*ExplainPolicyResponse)(nil), // 18: assignd.v1.ExplainPolicyResponse
+	(WeightSource)(0),             // 3: assignd.v1.WeightSource
+	(*TopicPartitions)(nil),       // 4: assignd.v1.TopicPartitions
+	(*PartitionRacks)(nil),        // 5: assignd.v1.PartitionRacks
+	(*Topic)(nil),                 // 6: assignd.v1.Topic
+	(*Member)(nil),                // 7: assignd.v1.Member
+	(*AssignRequest)(nil),         // 8: assignd.v1.AssignRequest
+	(*MemberAssignment)(nil),      // 9: assignd.v1.MemberAssignment
+	(*AssignResponse)(nil),        // 10: assignd.v1.AssignResponse
+	(*ListAssignorsRequest)(nil),  // 11: assignd.v1.ListAssignorsRequest
+	(*AssignorInfo)(nil),          // 12: assignd.v1.AssignorInfo
+	(*ListAssignorsResponse)(nil), // 13: assignd.v1.ListAssignorsResponse
+	(*ExplainPolicyRequest)(nil),  // 14: assignd.v1.ExplainPolicyRequest
+	(*CallerIdentity)(nil),        // 15: assignd.v1.CallerIdentity
+	(*PolicyParams)(nil),          // 16: assignd.v1.PolicyParams
+	(*ShadowPolicy)(nil),          // 17: assignd.v1.ShadowPolicy
+	(*SkippedRule)(nil),           // 18: assignd.v1.SkippedRule
+	(*ExplainPolicyResponse)(nil), // 19: assignd.v1.ExplainPolicyResponse
+	(*PartitionWeights)(nil),      // 20: assignd.v1.PartitionWeights
+	(*LoadSummary)(nil),           // 21: assignd.v1.LoadSummary
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
-	4,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
-	3,  // 1: assignd.v1.Member.owned_partitions:type_name -> assignd.v1.TopicPartitions
+	5,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
+	4,  // 1: assignd.v1.Member.owned_partitions:type_name -> assignd.v1.TopicPartitions
 	0,  // 2: assignd.v1.AssignRequest.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	6,  // 3: assignd.v1.AssignRequest.members:type_name -> assignd.v1.Member
-	5,  // 4: assignd.v1.AssignRequest.topics:type_name -> assignd.v1.Topic
+	7,  // 3: assignd.v1.AssignRequest.members:type_name -> assignd.v1.Member
+	6,  // 4: assignd.v1.AssignRequest.topics:type_name -> assignd.v1.Topic
 	1,  // 5: assignd.v1.AssignRequest.view:type_name -> assignd.v1.AssignmentView
-	3,  // 6: assignd.v1.MemberAssignment.partitions:type_name -> assignd.v1.TopicPartitions
-	3,  // 7: assignd.v1.MemberAssignment.revoked:type_name -> assignd.v1.TopicPartitions
-	8,  // 8: assignd.v1.AssignResponse.assignments:type_name -> assignd.v1.MemberAssignment
-	0,  // 9: assignd.v1.AssignResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	3,  // 10: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
-	0,  // 11: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
-	11, // 12: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
-	14, // 13: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
-	15, // 14: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
-	0,  // 15: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	15, // 16: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
-	16, // 17: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
-	17, // 18: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
-	14, // 19: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
-	7,  // 20: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
-	10, // 21: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
-	13, // 22: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
-	9,  // 23: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	12, // 24: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	18, // 25: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	23, // [23:26] is the sub-list for method output_type
-	20, // [20:23] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	20, // 6: assignd.v1.AssignRequest.partition_weights:type_name -> assignd.v1.PartitionWeights
+	4,  // 7: assignd.v1.MemberAssignment.partitions:type_name -> assignd.v1.TopicPartitions
+	4,  // 8: assignd.v1.MemberAssignment.revoked:type_name -> assignd.v1.TopicPartitions
+	9,  // 9: assignd.v1.AssignResponse.assignments:type_name -> assignd.v1.MemberAssignment
+	0,  // 10: assignd.v1.AssignResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	4,  // 11: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
+	3,  // 12: assignd.v1.AssignResponse.weight_source:type_name -> assignd.v1.WeightSource
+	21, // 13: assignd.v1.AssignResponse.load:type_name -> assignd.v1.LoadSummary
+	0,  // 14: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
+	12, // 15: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
+	15, // 16: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
+	16, // 17: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
+	0,  // 18: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	16, // 19: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
+	17, // 20: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
+	18, // 21: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
+	15, // 22: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
+	8,  // 23: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
+	11, // 24: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
+	14, // 25: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
+	10, // 26: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	13, // 27: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	19, // 28: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	26, // [26:29] is the sub-list for method output_type
+	23, // [23:26] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_assignment_proto_init() }
@@ -1665,13 +1981,14 @@ func file_assignd_v1_assignment_proto_init() {
 		return
 	}
 	file_assignd_v1_assignment_proto_msgTypes[3].OneofWrappers = []any{}
+	file_assignd_v1_assignment_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assignd_v1_assignment_proto_rawDesc), len(file_assignd_v1_assignment_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   16,
+			NumEnums:      4,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,83 @@
+package server_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc/codes"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// The leader's partition weights reach a load-aware assignor, and the
+// response says so: source, snapshot, and the plan's load in the unit the
+// leader gave. A count-based assignor reports WEIGHT_SOURCE_NONE.
+func TestAssignWithWeights(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 4).Member("a", "t").Member("b", "t").Build()
+	for _, tc := range []struct {
+		a      assign.Assignor
+		source assigndv1.WeightSource
+		max    float64
+	}{
+		{assign.LoadSticky(), assigndv1.WeightSource_WEIGHT_SOURCE_REQUEST, 9},
+		{assign.CooperativeSticky(), assigndv1.WeightSource_WEIGHT_SOURCE_NONE, 0},
+	} {
+		t.Run(assign.Ref(tc.a), func(t *testing.T) {
+			ts := startServer(t, fixedSelector{a: tc.a})
+			req, _ := requestFor(t, g, assign.NameCooperativeSticky)
+			req.PartitionWeights = []*assigndv1.PartitionWeights{{Topic: "t", Weights: []float64{9, 3, 3, 3}}}
+			req.WeightUnit = "records/s"
+			resp, err := ts.client.Assign(callCtx(t), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.GetWeightSource() != tc.source || resp.GetLoad().GetMax() != tc.max {
+				t.Fatalf("source %v load %v, want %v and max %v", resp.GetWeightSource(), resp.GetLoad(), tc.source, tc.max)
+			}
+			if tc.source == assigndv1.WeightSource_WEIGHT_SOURCE_NONE {
+				if resp.GetWeightSnapshot() != "" || resp.GetLoad() != nil {
+					t.Fatalf("count-based assignment names a snapshot %q or a load %v", resp.GetWeightSnapshot(), resp.GetLoad())
+				}
+				return
+			}
+			if l := resp.GetLoad(); l.GetTotal() != 18 || l.GetBound() != 9 || l.GetMean() != 9 || l.GetUnit() != "records/s" {
+				t.Fatalf("load %v", l)
+			}
+			if !strings.HasPrefix(resp.GetWeightSnapshot(), "sha256:") {
+				t.Fatalf("snapshot %q", resp.GetWeightSnapshot())
+			}
+		})
+	}
+}
+
+// Invalid weights are INVALID_ARGUMENT naming the field, whatever
+// assignor runs.
+func TestAssignRejectsBadWeights(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 2).Member("a", "t").Build()
+	ts := startServer(t, nil)
+	for _, tc := range []struct {
+		name    string
+		weights []*assigndv1.PartitionWeights
+		unit    string
+		field   string
+	}{
+		{"negative", []*assigndv1.PartitionWeights{{Topic: "t", Weights: []float64{1, -2}}}, "", "partition_weights[0].weights[1]"},
+		{"NaN", []*assigndv1.PartitionWeights{{Topic: "t", Weights: []float64{math.NaN()}}}, "", "partition_weights[0].weights[0]"},
+		{"unknown topic", []*assigndv1.PartitionWeights{{Topic: "t"}, {Topic: "x", Weights: []float64{1}}}, "", "partition_weights[1].topic"},
+		{"unit too long", nil, strings.Repeat("b", 65), "weight_unit"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := requestFor(t, g, assign.NameCooperativeSticky)
+			req.PartitionWeights, req.WeightUnit = tc.weights, tc.unit
+			_, err := ts.client.Assign(callCtx(t), req)
+			code, fv, info := statusDetails(t, err)
+			if code != codes.InvalidArgument || fv.GetField() != tc.field ||
+				info.GetReason() != assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP.String() {
+				t.Fatalf("got %v (field %q, reason %q), want INVALID_ARGUMENT on %s", err, fv.GetField(), info.GetReason(), tc.field)
+			}
+		})
+	}
+}
