@@ -47,14 +47,27 @@ func (lp *loadPlan) shedCounts() bool {
 // load on its own and leaves the moves little to do.
 func (lp *loadPlan) place() {
 	st := lp.st
+	// Sorted as (weight, partition) pairs: the comparisons then read
+	// neighbouring memory, not the weight table at random.
+	type item struct {
+		w float64
+		p int32
+	}
+	items := make([]item, len(lp.pool))
+	for i, p := range lp.pool {
+		items[i] = item{lp.w[p], p}
+	}
 	step := 0
-	slices.SortFunc(lp.pool, func(a, b int32) int {
+	slices.SortFunc(items, func(a, b item) int {
 		step = st.stop.over(step, 1)
-		if c := cmp.Compare(lp.w[b], lp.w[a]); c != 0 {
-			return c
+		if a.w != b.w {
+			return cmp.Compare(b.w, a.w)
 		}
-		return cmp.Compare(a, b)
+		return cmp.Compare(a.p, b.p)
 	})
+	for i, it := range items {
+		lp.pool[i] = it.p
+	}
 	for i, p := range lp.pool {
 		st.stop.at(i)
 		k := lp.cls.classOf[st.topicOf[p]]

@@ -39,7 +39,9 @@ const (
 	// estimatePerRequestByte covers what the request's bytes expand
 	// into beyond the entries above: names, user data, ids, and owned
 	// partitions in raw metadata (4 bytes each on the wire, and covered
-	// by the partition term when each is owned once).
+	// by the partition term when each is owned once). Partition weights
+	// (8 bytes each on the wire) are covered here too: load-sticky's
+	// tables take about 50 bytes per weighted partition.
 	estimatePerRequestByte = 8
 	// estimatePerOwned covers an owned partition given as an explicit
 	// field (a packed varint of one or two bytes): members owning parts
