@@ -380,3 +380,39 @@ func TestLoadStickyPropertyStop(t *testing.T) {
 		}
 	})
 }
+
+// The move budget holds with weights: no round takes more than
+// max_moves_per_rebalance partitions from owners that could keep them, and
+// the rounds still converge.
+func TestLoadStickyPropertyMoveBudget(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		protocol := rapid.SampledFrom([]assign.RebalanceProtocol{assign.Cooperative, assign.Eager}).Draw(t, "protocol")
+		g := assigntest.GroupGen(assigntest.Owned(), assigntest.Members(1, 8), assigntest.Partitions(1, 30),
+			assigntest.Protocol(protocol)).Draw(t, "group")
+		g.Weights = drawWeights(t, g)
+		budget := rapid.IntRange(1, 5).Draw(t, "budget")
+		for round := 0; ; round++ {
+			r := runChecked(t, assign.LoadSticky(), g, []assign.Option{assign.WithMaxMoves(budget)})
+			// Partitions whose owner no longer subscribes to their topic
+			// must move, budget or not.
+			forced := 0
+			for _, m := range g.Members {
+				for _, tp := range m.Owned {
+					if !slices.Contains(m.Topics, tp.Topic) {
+						forced += len(tp.Partitions)
+					}
+				}
+			}
+			if r.Stats.Moved > budget+forced {
+				t.Fatalf("round %d moved %d, budget %d (+%d forced)", round, r.Stats.Moved, budget, forced)
+			}
+			if r.Stats.Moved == 0 && !r.FollowupRequired {
+				return
+			}
+			if round == 60 {
+				t.Fatalf("no convergence in %d rounds", round)
+			}
+			g = withWeights(assigntest.NextGroup(g, r), g.Weights)
+		}
+	})
+}
