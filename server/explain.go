@@ -90,5 +90,6 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 
 func paramsOut(p PolicyParams) *assigndv1.PolicyParams {
 	return &assigndv1.PolicyParams{RackAware: p.RackAware, MaxMovesPerRebalance: int32(p.MaxMovesPerRebalance), Freeze: p.Freeze,
-		LoadTolerance: &p.LoadTolerance, LoadHysteresis: &p.LoadHysteresis, MaxCountSkew: proto.Int32(int32(p.MaxCountSkew))}
+		LoadTolerance: &p.LoadTolerance, LoadHysteresis: &p.LoadHysteresis, MaxCountSkew: proto.Int32(int32(p.MaxCountSkew)),
+		LoadSource: p.LoadSource}
 }

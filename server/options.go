@@ -62,6 +62,7 @@ type config struct {
 	explainer     Explainer
 	run           runFunc
 	history       *history.Store
+	load          LoadSource
 }
 
 func defaultConfig() config {
@@ -163,3 +164,9 @@ func withRun(run runFunc) Option { return optionFunc(func(c *config) { c.run = r
 // written and never fails a call. nil keeps no history: GroupHistoryService
 // then answers UNIMPLEMENTED. Default: none.
 func WithHistory(h *history.Store) Option { return optionFunc(func(c *config) { c.history = h }) }
+
+// WithLoadSource gives rules with params.load_source "kafka" their
+// partition weights, for requests that carry none (see
+// server/loadsource). Default: none; such requests are planned by counts,
+// with a warning.
+func WithLoadSource(l LoadSource) Option { return optionFunc(func(c *config) { c.load = l }) }

@@ -16,6 +16,10 @@ func assignorInfo(a assign.Assignor) *assigndv1.AssignorInfo { return apiconv.As
 
 // loadFields sets the response's weight source, snapshot and load; see
 // [apiconv.LoadToAPI].
-func loadFields(out *assigndv1.AssignResponse, r *assign.Result, unit string) {
-	apiconv.LoadToAPI(out, r, unit)
+func loadFields(out *assigndv1.AssignResponse, r *assign.Result, unit string, fromKafka bool) {
+	source := assigndv1.WeightSource_WEIGHT_SOURCE_REQUEST
+	if fromKafka {
+		source, unit = assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA, "records/s"
+	}
+	apiconv.LoadToAPI(out, r, unit, source)
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
@@ -37,6 +39,10 @@ type service struct {
 	metrics  *domainMetrics
 	// history receives a Decision per answered call; nil: none is kept.
 	history *history.Store
+	// load gives partition weights to rules that read them from Kafka;
+	// loadFallbacks counts the calls planned by counts instead.
+	load          LoadSource
+	loadFallbacks metric.Int64Counter
 }
 
 // Assign computes one group's assignment. Steps, each of which can reject
@@ -125,6 +131,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if g.Weights, err = weights(req); err != nil {
 		return nil, err
 	}
+	fromKafka, loadWarning := s.kafkaWeights(ctx, sel, g)
 	versions, raw, err := members(req, g)
 	if err != nil {
 		return nil, err
@@ -137,6 +144,9 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	took := time.Since(start)
 	if err != nil {
 		return nil, engineError(stopped(ctx, err), req, raw)
+	}
+	if loadWarning != "" {
+		res.Warnings = append(res.Warnings, loadWarning)
 	}
 	rep.setResult(res)
 	rep.protocol = res.Protocol.String()
@@ -152,7 +162,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		rep.noteDecision(ctx, req, g, res, took, caller)
 	}
 	resp := response(res, sel.Policy, versions, decoded)
-	loadFields(resp, res, req.GetWeightUnit())
+	loadFields(resp, res, req.GetWeightUnit(), fromKafka)
 	return resp, nil
 }
 

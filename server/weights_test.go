@@ -1,15 +1,19 @@
 package server_test
 
 import (
+	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
 )
 
 // The leader's partition weights reach a load-aware assignor, and the
@@ -77,6 +81,71 @@ func TestAssignRejectsBadWeights(t *testing.T) {
 			if code != codes.InvalidArgument || fv.GetField() != tc.field ||
 				info.GetReason() != assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP.String() {
 				t.Fatalf("got %v (field %q, reason %q), want INVALID_ARGUMENT on %s", err, fv.GetField(), info.GetReason(), tc.field)
+			}
+		})
+	}
+}
+
+// kafkaSelector runs load-sticky@1 under a rule that reads load from Kafka.
+type kafkaSelector struct{}
+
+func (kafkaSelector) Select(context.Context, server.Query) (server.Selection, error) {
+	return server.Selection{Assignor: assign.LoadSticky(), Policy: "kafka/1", KafkaLoad: true}, nil
+}
+
+// fakeLoad is a LoadSource with fixed answers.
+type fakeLoad struct {
+	ws  []assign.TopicWeights
+	err error
+}
+
+func (f fakeLoad) Weights([]string, time.Time) ([]assign.TopicWeights, error) { return f.ws, f.err }
+
+// A rule that reads load from Kafka gets the source's weights when the
+// request has none (WEIGHT_SOURCE_KAFKA); the request's own weights win;
+// without a source, or when it has nothing fresh, the call is planned by
+// counts with a warning.
+func TestAssignWithKafkaLoad(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 4).Member("a", "t").Member("b", "t").Build()
+	hot := []assign.TopicWeights{{Topic: "t", Weights: []float64{9, 3, 3, 3}}}
+	for _, tc := range []struct {
+		name    string
+		source  server.LoadSource
+		request bool
+		want    assigndv1.WeightSource
+		warning string
+	}{
+		{"from kafka", fakeLoad{ws: hot}, false, assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA, ""},
+		{"request wins", fakeLoad{err: errors.New("unused")}, true, assigndv1.WeightSource_WEIGHT_SOURCE_REQUEST, ""},
+		{"stale", fakeLoad{err: errors.New("load samples are stale")}, false, assigndv1.WeightSource_WEIGHT_SOURCE_NONE, "load samples are stale"},
+		{"no source", nil, false, assigndv1.WeightSource_WEIGHT_SOURCE_NONE, "--load-brokers"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var opts []server.Option
+			if tc.source != nil {
+				opts = append(opts, server.WithLoadSource(tc.source))
+			}
+			ts := startServer(t, kafkaSelector{}, opts...)
+			req, _ := requestFor(t, g, assign.NameCooperativeSticky)
+			if tc.request {
+				req.PartitionWeights = []*assigndv1.PartitionWeights{{Topic: "t", Weights: []float64{9, 3, 3, 3}}}
+			}
+			resp, err := ts.client.Assign(callCtx(t), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.GetWeightSource() != tc.want {
+				t.Fatalf("source %v, want %v", resp.GetWeightSource(), tc.want)
+			}
+			warned := false
+			for _, w := range resp.GetWarnings() {
+				warned = warned || (tc.warning != "" && strings.Contains(w, tc.warning) && strings.Contains(w, "planned by partition counts"))
+			}
+			if warned != (tc.warning != "") {
+				t.Fatalf("warnings %q, want one about %q", resp.GetWarnings(), tc.warning)
+			}
+			if tc.want == assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA && (resp.GetLoad().GetMax() != 9 || resp.GetLoad().GetUnit() != "records/s") {
+				t.Fatalf("load %v", resp.GetLoad())
 			}
 		})
 	}

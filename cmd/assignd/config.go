@@ -37,7 +37,11 @@ type config struct {
 	shadowMaxPartitions int
 	historyDecisions    int
 	historyGroups       int
-	version             bool
+	// loadBrokers, when set, is the Kafka cluster whose log-end offsets
+	// give rules with params.load_source "kafka" their partition load.
+	loadBrokers  string
+	loadInterval time.Duration
+	version      bool
 }
 
 // envName is the environment variable of a flag.
@@ -71,6 +75,9 @@ func newFlagSet(c *config) *flag.FlagSet {
 		"decisions kept in memory per group for GroupHistoryService and `assignctl groups`/`describe` (docs/observatory.md); 0 keeps no history")
 	fs.IntVar(&c.historyGroups, "history-groups", history.DefaultMaxGroups,
 		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
+	fs.StringVar(&c.loadBrokers, "load-brokers", "", "comma-separated Kafka `brokers` (host:port, plaintext) whose log-end offsets, sampled in the background, give "+
+		"policy rules with params.load_source: kafka their partition load (docs/load-aware.md); empty reads none")
+	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' log-end offsets are sampled")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }

@@ -74,13 +74,16 @@ func New(list Offsets, opts ...Option) *Source {
 	return &Source{list: list, o: o, wanted: map[string]time.Time{}, last: map[string][]offsetMark{}, rates: map[string][]float64{}}
 }
 
-// Run samples every interval until ctx ends; errors of one sample are
-// returned by Sample and only delay the next.
-func (s *Source) Run(ctx context.Context) {
+// Run samples every interval until ctx ends. A sample's error goes to
+// report (if not nil) and only delays that sample's rates: the snapshot
+// ages until a sample succeeds.
+func (s *Source) Run(ctx context.Context, report func(error)) {
 	t := time.NewTicker(s.o.interval)
 	defer t.Stop()
 	for {
-		_ = s.Sample(ctx, time.Now())
+		if err := s.Sample(ctx, time.Now()); err != nil && report != nil && ctx.Err() == nil {
+			report(err)
+		}
 		select {
 		case <-ctx.Done():
 			return

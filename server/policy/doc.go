@@ -38,6 +38,7 @@
 //	      load_tolerance: 0.1           # load-sticky@1: default 0.10 over the bound
 //	      load_hysteresis: 0.05         # load-sticky@1: default 0.05 of the bound
 //	      max_count_skew: 0             # load-sticky@1: default 0 = the even share
+//	      load_source: kafka            # default "": weights only from the request
 //	    shadow:                   # optional: evaluate, compare, never return
 //	      assignor: cooperative-sticky@2
 //	      params: {max_moves_per_rebalance: 0}

@@ -17,7 +17,7 @@ rules:
   - name: loose
     match: {group_prefixes: [loose-]}
     assignor: load-sticky@1
-    params: {load_tolerance: 0.5, load_hysteresis: 0, max_count_skew: 2}
+    params: {load_tolerance: 0.5, load_hysteresis: 0, max_count_skew: 2, load_source: kafka}
   - name: tight
     match: {group_prefixes: [tight-]}
     assignor: load-sticky@1
@@ -41,12 +41,15 @@ rules:
 		if r.Stats.Moved != tc.moved {
 			t.Errorf("%s: moved %d, want %d", tc.group, r.Stats.Moved, tc.moved)
 		}
+		if sel.KafkaLoad != (tc.group == "loose-1") {
+			t.Errorf("%s: KafkaLoad %t", tc.group, sel.KafkaLoad)
+		}
 	}
 	e, err := p.Explain("loose-1", assign.NameCooperativeSticky, server.Caller{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.Params.LoadTolerance != 0.5 || e.Params.LoadHysteresis != 0 || e.Params.MaxCountSkew != 2 {
+	if e.Params.LoadTolerance != 0.5 || e.Params.LoadHysteresis != 0 || e.Params.MaxCountSkew != 2 || e.Params.LoadSource != "kafka" {
 		t.Errorf("explained params %+v", e.Params)
 	}
 }

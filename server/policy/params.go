@@ -32,6 +32,11 @@ type Params struct {
 	// even share under a load-aware assignor (params.max_count_skew).
 	// Default: 0, the even share itself.
 	MaxCountSkew int
+	// LoadSource is where partition load comes from when a request
+	// carries no weights (params.load_source): "" (plan by counts) or
+	// "kafka", the server's Kafka load source (--load-brokers), read in the
+	// background. Default: "".
+	LoadSource string
 }
 
 func resolveParams(s paramsSpec) Params {
@@ -54,6 +59,7 @@ func resolveParams(s paramsSpec) Params {
 	if s.MaxCountSkew != nil {
 		p.MaxCountSkew = *s.MaxCountSkew
 	}
+	p.LoadSource = s.LoadSource
 	return p
 }
 

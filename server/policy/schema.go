@@ -53,6 +53,7 @@ type paramsSpec struct {
 	LoadTolerance  *float64 `yaml:"load_tolerance"`
 	LoadHysteresis *float64 `yaml:"load_hysteresis"`
 	MaxCountSkew   *int     `yaml:"max_count_skew"`
+	LoadSource     string   `yaml:"load_source"`
 }
 
 type shadowSpec struct {

@@ -77,6 +77,9 @@ type Selection struct {
 	Protocol assign.RebalanceProtocol
 	// Options tune the run (rack awareness, move caps, freeze).
 	Options []assign.Option
+	// KafkaLoad asks for partition weights from the server's Kafka load
+	// source when the request carries none (params.load_source "kafka").
+	KafkaLoad bool
 	// Policy names the rule and revision that chose the assignor, as
 	// "rule/revision"; it is returned in AssignResponse.policy and labels
 	// the domain metrics.
@@ -140,19 +143,23 @@ type PolicyParams struct {
 	LoadTolerance        float64
 	LoadHysteresis       float64
 	MaxCountSkew         int
+	LoadSource           string
 }
 
 // String formats the parameters as they are written in a policy file; the
 // load-aware ones only when they differ from their defaults.
 func (p PolicyParams) String() string {
 	s := fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
-	return s + LoadParamsString(p.LoadTolerance, p.LoadHysteresis, p.MaxCountSkew)
+	return s + LoadParamsString(p.LoadTolerance, p.LoadHysteresis, p.MaxCountSkew, p.LoadSource)
 }
 
 // LoadParamsString formats the load-aware parameters that differ from
 // their defaults, each with a leading space ("" when all are defaults).
-func LoadParamsString(tolerance, hysteresis float64, skew int) string {
+func LoadParamsString(tolerance, hysteresis float64, skew int, source string) string {
 	s := ""
+	if source != "" {
+		s += " load_source=" + source
+	}
 	if tolerance != assign.DefaultLoadTolerance {
 		s += fmt.Sprintf(" load_tolerance=%g", tolerance)
 	}

@@ -243,6 +243,9 @@ const (
 	WeightSource_WEIGHT_SOURCE_NONE WeightSource = 1
 	// The request's partition_weights, measured by the leader.
 	WeightSource_WEIGHT_SOURCE_REQUEST WeightSource = 2
+	// Rates the server sampled from the cluster's log-end offsets (a policy
+	// rule with params.load_source "kafka"), for a request without weights.
+	WeightSource_WEIGHT_SOURCE_KAFKA WeightSource = 3
 )
 
 // Enum value maps for WeightSource.
@@ -251,11 +254,13 @@ var (
 		0: "WEIGHT_SOURCE_UNSPECIFIED",
 		1: "WEIGHT_SOURCE_NONE",
 		2: "WEIGHT_SOURCE_REQUEST",
+		3: "WEIGHT_SOURCE_KAFKA",
 	}
 	WeightSource_value = map[string]int32{
 		"WEIGHT_SOURCE_UNSPECIFIED": 0,
 		"WEIGHT_SOURCE_NONE":        1,
 		"WEIGHT_SOURCE_REQUEST":     2,
+		"WEIGHT_SOURCE_KAFKA":       3,
 	}
 )
 
@@ -1269,7 +1274,11 @@ type PolicyParams struct {
 	LoadHysteresis *float64 `protobuf:"fixed64,31,opt,name=load_hysteresis,json=loadHysteresis,proto3,oneof" json:"load_hysteresis,omitempty"`
 	// How many partitions a member may hold beyond the even share; 0 means
 	// the even share itself. Absent from servers that predate it.
-	MaxCountSkew  *int32 `protobuf:"varint,32,opt,name=max_count_skew,json=maxCountSkew,proto3,oneof" json:"max_count_skew,omitempty"`
+	MaxCountSkew *int32 `protobuf:"varint,32,opt,name=max_count_skew,json=maxCountSkew,proto3,oneof" json:"max_count_skew,omitempty"`
+	// Where the rule reads partition load when a request carries no
+	// weights: "" (nowhere: plan by counts) or "kafka" (the server's Kafka
+	// load source, --load-brokers).
+	LoadSource    string `protobuf:"bytes,33,opt,name=load_source,json=loadSource,proto3" json:"load_source,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1344,6 +1353,13 @@ func (x *PolicyParams) GetMaxCountSkew() int32 {
 		return *x.MaxCountSkew
 	}
 	return 0
+}
+
+func (x *PolicyParams) GetLoadSource() string {
+	if x != nil {
+		return x.LoadSource
+	}
+	return ""
 }
 
 // ShadowPolicy is a rule's shadow assignor: computed on the same input as
@@ -1832,7 +1848,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0eCallerIdentity\x12\x18\n" +
 	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1f\n" +
 	"\vcommon_name\x18\x02 \x01(\tR\n" +
-	"commonName\"\xbb\x02\n" +
+	"commonName\"\xdc\x02\n" +
 	"\fPolicyParams\x12\x1d\n" +
 	"\n" +
 	"rack_aware\x18\x01 \x01(\bR\trackAware\x125\n" +
@@ -1840,7 +1856,9 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x06freeze\x18\x03 \x01(\bR\x06freeze\x12*\n" +
 	"\x0eload_tolerance\x18\x1e \x01(\x01H\x00R\rloadTolerance\x88\x01\x01\x12,\n" +
 	"\x0fload_hysteresis\x18\x1f \x01(\x01H\x01R\x0eloadHysteresis\x88\x01\x01\x12)\n" +
-	"\x0emax_count_skew\x18  \x01(\x05H\x02R\fmaxCountSkew\x88\x01\x01B\x11\n" +
+	"\x0emax_count_skew\x18  \x01(\x05H\x02R\fmaxCountSkew\x88\x01\x01\x12\x1f\n" +
+	"\vload_source\x18! \x01(\tR\n" +
+	"loadSourceB\x11\n" +
 	"\x0f_load_toleranceB\x12\n" +
 	"\x10_load_hysteresisB\x11\n" +
 	"\x0f_max_count_skew\"\\\n" +
@@ -1890,11 +1908,12 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"+ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL\x10\x05\x12\x1b\n" +
 	"\x17ERROR_REASON_OVERLOADED\x10\x06\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x10\a\x12\x1f\n" +
-	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b*`\n" +
+	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b*y\n" +
 	"\fWeightSource\x12\x1d\n" +
 	"\x19WEIGHT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12WEIGHT_SOURCE_NONE\x10\x01\x12\x19\n" +
-	"\x15WEIGHT_SOURCE_REQUEST\x10\x022\x80\x02\n" +
+	"\x15WEIGHT_SOURCE_REQUEST\x10\x02\x12\x17\n" +
+	"\x13WEIGHT_SOURCE_KAFKA\x10\x032\x80\x02\n" +
 	"\x11AssignmentService\x12?\n" +
 	"\x06Assign\x12\x19.assignd.v1.AssignRequest\x1a\x1a.assignd.v1.AssignResponse\x12T\n" +
 	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponse\x12T\n" +
