@@ -163,6 +163,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	}
 	resp := response(res, sel.Policy, versions, decoded)
 	loadFields(resp, res, req.GetWeightUnit(), fromKafka)
+	rep.noteLoad(resp)
 	return resp, nil
 }
 

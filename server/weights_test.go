@@ -14,6 +14,7 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
 )
 
 // The leader's partition weights reach a load-aware assignor, and the
@@ -148,5 +149,29 @@ func TestAssignWithKafkaLoad(t *testing.T) {
 				t.Fatalf("load %v", resp.GetLoad())
 			}
 		})
+	}
+}
+
+// The decision history keeps what the response said about load: a call
+// with weights from Kafka records the source, the snapshot and the load,
+// which its input digest (the request) does not cover.
+func TestDecisionRecordsLoad(t *testing.T) {
+	h, err := history.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hot := []assign.TopicWeights{{Topic: "t", Weights: []float64{9, 3, 3, 3}}}
+	ts := startServer(t, kafkaSelector{}, server.WithLoadSource(fakeLoad{ws: hot}), server.WithHistory(h))
+	g := assigntest.NewGroup().Topic("t", 4).Member("a", "t").Member("b", "t").Build()
+	req, _ := requestFor(t, g, assign.NameCooperativeSticky)
+	req.GroupId = "loaded"
+	resp, err := ts.client.Assign(callCtx(t), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "loaded", 1).GetDecisions()[0]
+	if d.GetWeightSource() != assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA || d.GetWeightSnapshot() != resp.GetWeightSnapshot() ||
+		d.GetWeightSnapshot() == "" || d.GetLoad().GetMax() != 9 {
+		t.Fatalf("decision source %v snapshot %q load %v; response snapshot %q", d.GetWeightSource(), d.GetWeightSnapshot(), d.GetLoad(), resp.GetWeightSnapshot())
 	}
 }

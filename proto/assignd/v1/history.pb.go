@@ -165,7 +165,13 @@ type Decision struct {
 	// "assignd-go/0.1.0 grpc-go/1.72.0".
 	UserAgent string `protobuf:"bytes,24,opt,name=user_agent,json=userAgent,proto3" json:"user_agent,omitempty"`
 	// SHA-256 of the request, marshaled deterministically.
-	InputDigest   []byte `protobuf:"bytes,25,opt,name=input_digest,json=inputDigest,proto3" json:"input_digest,omitempty"`
+	InputDigest []byte `protobuf:"bytes,25,opt,name=input_digest,json=inputDigest,proto3" json:"input_digest,omitempty"`
+	// Where the partition weights came from; NONE when planned by counts.
+	WeightSource WeightSource `protobuf:"varint,60,opt,name=weight_source,json=weightSource,proto3,enum=assignd.v1.WeightSource" json:"weight_source,omitempty"`
+	// The weights planned with (AssignResponse.weight_snapshot).
+	WeightSnapshot string `protobuf:"bytes,61,opt,name=weight_snapshot,json=weightSnapshot,proto3" json:"weight_snapshot,omitempty"`
+	// The plan's member loads; absent when planned by counts.
+	Load          *LoadSummary `protobuf:"bytes,62,opt,name=load,proto3" json:"load,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -371,6 +377,27 @@ func (x *Decision) GetUserAgent() string {
 func (x *Decision) GetInputDigest() []byte {
 	if x != nil {
 		return x.InputDigest
+	}
+	return nil
+}
+
+func (x *Decision) GetWeightSource() WeightSource {
+	if x != nil {
+		return x.WeightSource
+	}
+	return WeightSource_WEIGHT_SOURCE_UNSPECIFIED
+}
+
+func (x *Decision) GetWeightSnapshot() string {
+	if x != nil {
+		return x.WeightSnapshot
+	}
+	return ""
+}
+
+func (x *Decision) GetLoad() *LoadSummary {
+	if x != nil {
+		return x.Load
 	}
 	return nil
 }
@@ -929,7 +956,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\b\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb5\t\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -961,7 +988,10 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x06caller\x18\x17 \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\x12\x1d\n" +
 	"\n" +
 	"user_agent\x18\x18 \x01(\tR\tuserAgent\x12!\n" +
-	"\finput_digest\x18\x19 \x01(\fR\vinputDigest\"\x9f\x01\n" +
+	"\finput_digest\x18\x19 \x01(\fR\vinputDigest\x12=\n" +
+	"\rweight_source\x18< \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
+	"\x0fweight_snapshot\x18= \x01(\tR\x0eweightSnapshot\x12+\n" +
+	"\x04load\x18> \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\"\x9f\x01\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12*\n" +
 	"\x11group_instance_id\x18\x02 \x01(\tR\x0fgroupInstanceId\x12\x12\n" +
@@ -1050,6 +1080,8 @@ var file_assignd_v1_history_proto_goTypes = []any{
 	(*TopicPartitions)(nil),       // 11: assignd.v1.TopicPartitions
 	(*durationpb.Duration)(nil),   // 12: google.protobuf.Duration
 	(*CallerIdentity)(nil),        // 13: assignd.v1.CallerIdentity
+	(WeightSource)(0),             // 14: assignd.v1.WeightSource
+	(*LoadSummary)(nil),           // 15: assignd.v1.LoadSummary
 }
 var file_assignd_v1_history_proto_depIdxs = []int32{
 	9,  // 0: assignd.v1.Decision.time:type_name -> google.protobuf.Timestamp
@@ -1060,23 +1092,25 @@ var file_assignd_v1_history_proto_depIdxs = []int32{
 	12, // 5: assignd.v1.Decision.engine_time:type_name -> google.protobuf.Duration
 	12, // 6: assignd.v1.Decision.call_time:type_name -> google.protobuf.Duration
 	13, // 7: assignd.v1.Decision.caller:type_name -> assignd.v1.CallerIdentity
-	0,  // 8: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
-	10, // 9: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	9,  // 10: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
-	3,  // 11: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
-	0,  // 12: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
-	4,  // 13: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
-	4,  // 14: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
-	1,  // 15: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
-	5,  // 16: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
-	7,  // 17: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
-	6,  // 18: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
-	8,  // 19: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
-	18, // [18:20] is the sub-list for method output_type
-	16, // [16:18] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	14, // 8: assignd.v1.Decision.weight_source:type_name -> assignd.v1.WeightSource
+	15, // 9: assignd.v1.Decision.load:type_name -> assignd.v1.LoadSummary
+	0,  // 10: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
+	10, // 11: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	9,  // 12: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
+	3,  // 13: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
+	0,  // 14: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
+	4,  // 15: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
+	4,  // 16: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
+	1,  // 17: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
+	5,  // 18: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
+	7,  // 19: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
+	6,  // 20: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
+	8,  // 21: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
+	20, // [20:22] is the sub-list for method output_type
+	18, // [18:20] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_history_proto_init() }
