@@ -100,7 +100,7 @@ func newLoadPlan(st *state, target []int32) *loadPlan {
 		lp.floorTrigger = mean * (1 - o.tolerance - o.hysteresis)
 	}
 	share := int32((st.numPartitions() + nm - 1) / nm)
-	skew := int32(o.countSkew)
+	skew := int32(min(o.countSkew, 1<<30)) // no member holds more than all partitions anyway
 	if skew <= 0 {
 		skew = share
 	}

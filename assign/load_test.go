@@ -181,3 +181,26 @@ func TestLoadSnapshot(t *testing.T) {
 		t.Fatalf("snapshots %q, %q, %q", full, short, other)
 	}
 }
+
+// Extreme knobs are safe: a skew beyond any partition count, a tolerance
+// and hysteresis of zero or huge values, weights all zero.
+func TestLoadStickyExtremeKnobs(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 7).Member("a", "t").Member("b", "t").Member("c", "t").Owns("a", "t", 0, 1, 2, 3, 4, 5, 6).Gen("a", 1).Generation(2).Build()
+	for _, ws := range [][]float64{{0, 0, 0, 0, 0, 0, 0}, {50, 1, 1, 1, 1, 1, 1}} {
+		g.Weights = []assign.TopicWeights{{Topic: "t", Weights: ws}}
+		for _, opts := range [][]assign.Option{
+			{assign.WithMaxCountSkew(math.MaxInt)},
+			{assign.WithLoadTolerance(0), assign.WithLoadHysteresis(0)},
+			{assign.WithLoadTolerance(1e300), assign.WithLoadHysteresis(1e300)},
+			{assign.WithLoadTolerance(math.NaN()), assign.WithMaxCountSkew(1)},
+		} {
+			r, err := assign.Run(assign.LoadSticky(), g, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := assigntest.Check(g, r); err != nil {
+				t.Fatalf("weights %v: %v", ws, err)
+			}
+		}
+	}
+}
