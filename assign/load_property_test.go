@@ -416,3 +416,37 @@ func TestLoadStickyPropertyMoveBudget(t *testing.T) {
 		}
 	})
 }
+
+// FuzzLoadSticky feeds random weighted groups (from the fuzzer's bytes)
+// with random knobs to load-sticky: never a panic, always a valid result
+// with load stats, or an InputError. Seeded like FuzzRun, so that `go
+// test` runs it.
+func FuzzLoadSticky(f *testing.F) {
+	for _, s := range fuzzRunSeeds {
+		f.Add(fuzzSeedInput(s))
+	}
+	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) {
+		g := fuzzRunGroup(t)
+		g.Weights = drawWeights(t, g)
+		opts := []assign.Option{
+			assign.WithLoadTolerance(rapid.Float64Range(-1, 2).Draw(t, "tolerance")),
+			assign.WithLoadHysteresis(rapid.Float64Range(-1, 1).Draw(t, "hysteresis")),
+			assign.WithMaxCountSkew(rapid.IntRange(-1, 5).Draw(t, "skew")),
+			assign.WithMaxMoves(rapid.IntRange(0, 5).Draw(t, "max moves")),
+		}
+		r, err := assign.Run(assign.LoadSticky(), g, opts...)
+		var ie *assign.InputError
+		if errors.As(err, &ie) {
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := assigntest.Check(g, r); err != nil {
+			t.Fatal(err)
+		}
+		if len(g.Weights) > 0 && r.Load == nil {
+			t.Fatal("weights given, no load stats")
+		}
+	}))
+}
