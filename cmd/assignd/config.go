@@ -38,7 +38,11 @@ type config struct {
 	historyDecisions    int
 	historyGroups       int
 	history             historyConfig
-	version             bool
+	// loadBrokers, when set, is the Kafka cluster whose log-end offsets
+	// give rules with params.load_source "kafka" their partition load.
+	loadBrokers  string
+	loadInterval time.Duration
+	version      bool
 }
 
 // envName is the environment variable of a flag.
@@ -73,6 +77,9 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.IntVar(&c.historyGroups, "history-groups", history.DefaultMaxGroups,
 		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
 	historyFlags(fs, &c.history)
+	fs.StringVar(&c.loadBrokers, "load-brokers", "", "comma-separated Kafka `brokers` (host:port, plaintext) whose log-end offsets, sampled in the background, give "+
+		"policy rules with params.load_source: kafka their partition load (docs/load-aware.md); empty reads none")
+	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' log-end offsets are sampled")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }
