@@ -10,6 +10,7 @@
 //	                                         server's policy picks for a group
 //	assignctl groups [--signal S] [--prefix P]   the groups the server remembers, with signals
 //	assignctl describe GROUP                 a group's members, last decisions and signals
+//	assignctl gate GROUP [--for 10m]         watch a group during a release; exit 4 if it regressed
 //	assignctl completion bash|zsh|fish|powershell   shell completion script
 //
 // Every command takes -o table (the default) or -o json. The connection
@@ -27,6 +28,7 @@
 //	2  usage: an unknown command or flag, a wrong argument, an unreadable
 //	   or invalid input file
 //	3  no connection to the server, or no answer within --timeout
+//	4  gate: the group regressed during the watched rollout (docs/gate.md)
 package main
 
 import (
@@ -52,6 +54,7 @@ const (
 	exitFail        = 1
 	exitUsage       = 2
 	exitUnreachable = 3
+	// exitGateFailed (4) is in gate.go.
 )
 
 // usageError is a mistake in the command line or its input file (exit 2).
@@ -83,7 +86,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	}
 	code := exitCode(err, a.started)
 	switch {
-	case errors.Is(err, errReported):
+	case errors.Is(err, errReported), errors.Is(err, errGateFailed):
 	case code == exitUsage:
 		fmt.Fprintf(errOut, "%s: %v\nRun '%s --help' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
 	default:
@@ -98,6 +101,9 @@ func exitCode(err error, started bool) int {
 	var ue usageError
 	if errors.As(err, &ue) || !started {
 		return exitUsage
+	}
+	if errors.Is(err, errGateFailed) {
+		return exitGateFailed
 	}
 	if st, ok := status.FromError(err); ok {
 		switch st.Code() {
@@ -121,7 +127,7 @@ variable.
 
 Exit status: 0 success; 1 the server refused the request, is not serving, or
 the policy file has problems; 2 usage error; 3 no connection to the server or
-no answer within --timeout.`,
+no answer within --timeout; 4 the gate failed (assignctl gate).`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -140,7 +146,8 @@ no answer within --timeout.`,
 	pf := root.PersistentFlags()
 	a.conn.register(pf)
 	pf.StringVarP(&a.output, "output", "o", "table", "output `format`: table or json")
-	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand(), a.groupsCommand(), a.describeCommand())
+	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand(), a.groupsCommand(), a.describeCommand(),
+		a.gateCommand())
 	return root
 }
 

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
+)
+
+// gateLab is a lab on kfake (or $ASSIGND_BROKER) whose assignd keeps a
+// group history, and the group's name on the broker.
+func gateLab(t *testing.T, name string) (*grouplab.Lab, string, context.Context) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test against a Kafka broker")
+	}
+	h, err := history.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	lab, err := grouplab.New([]grouplab.Topic{{Name: "orders", Partitions: 24}, {Name: "audit", Partitions: 6}},
+		grouplab.WithGroup(name), grouplab.WithLogger(shimtest.Quiet), grouplab.WithAssigndOptions(server.WithHistory(h)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(lab.Close)
+	if err := lab.StartProducing(); err != nil {
+		t.Fatal(err)
+	}
+	return lab, lab.Broker().Group(name), ctx
+}
+
+// gateRun is an `assignctl gate` running in the background.
+type gateRun struct {
+	done     chan int
+	out, err bytes.Buffer
+}
+
+func startGate(ctx context.Context, args ...string) *gateRun {
+	g := &gateRun{done: make(chan int, 1)}
+	go func() { g.done <- run(ctx, args, strings.NewReader(""), &g.out, &g.err) }()
+	return g
+}
+
+func (g *gateRun) wait(t *testing.T, ctx context.Context) (int, gateReport) {
+	t.Helper()
+	select {
+	case code := <-g.done:
+		var rep gateReport
+		if err := json.Unmarshal(g.out.Bytes(), &rep); err != nil {
+			t.Fatalf("gate: exit %d, report not JSON (%v): %s %s", code, err, g.out.String(), g.err.String())
+		}
+		return code, rep
+	case <-ctx.Done():
+		t.Fatal("the gate did not end")
+		return 0, gateReport{}
+	}
+}
+
+// gateReport is the part of the JSON report the tests read.
+type gateReport struct {
+	Passed   bool
+	Failures []struct {
+		Check, Reason string
+	}
+	Decisions      int
+	Protocols      []string
+	FollowupChains int    `json:"followup_chains"`
+	LongestUnowned string `json:"longest_unowned"`
+	Members        int
+}
+
+func settleLab(t *testing.T, ctx context.Context, lab *grouplab.Lab) {
+	t.Helper()
+	if err := lab.Settle(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func startMember(t *testing.T, ctx context.Context, lab *grouplab.Lab, name string, opts ...grouplab.MemberOption) *grouplab.Member {
+	t.Helper()
+	m, err := lab.StartMember(name, grouplab.Shim, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settleLab(t, ctx, lab)
+	return m
+}
+
+// TestGateRollingRestart: a rolling restart of shim members, every
+// member leaving and its next incarnation joining, passes the gate: the
+// group stays cooperative, every follow-up completes, no partition waits
+// long, assignd leads every round.
+func TestGateRollingRestart(t *testing.T) {
+	lab, group, ctx := gateLab(t, "gate-pass")
+	members := []*grouplab.Member{startMember(t, ctx, lab, "m0"), startMember(t, ctx, lab, "m1"), startMember(t, ctx, lab, "m2")}
+
+	const window = 30 * time.Second
+	g := startGate(ctx, "--addr", lab.AssigndAddr(), "-o", "json", "gate", group, "--expect", "cooperative-sticky",
+		"--max-unowned", "5s", "--followup-within", "10s", "--idle", "20s", "--interval", "100ms", "--for", window.String(), "--min-members", "3")
+	began := time.Now()
+	for _, m := range members {
+		if err := m.Leave(ctx); err != nil {
+			t.Fatal(err)
+		}
+		settleLab(t, ctx, lab)
+		startMember(t, ctx, lab, m.Name()+"'")
+	}
+	if took := time.Since(began); took > window-2*time.Second {
+		t.Fatalf("the rolling restart took %s, too close to the gate's window of %s to prove anything", took, window)
+	}
+	code, rep := g.wait(t, ctx)
+	t.Logf("gate: exit %d after a rolling restart: %d decisions, %d follow-up chains, longest unowned %s, %d members\n%s",
+		code, rep.Decisions, rep.FollowupChains, rep.LongestUnowned, rep.Members, g.err.String())
+	if code != exitOK || !rep.Passed || len(rep.Failures) != 0 {
+		t.Fatalf("the gate failed a rolling restart: exit %d, %+v", code, rep.Failures)
+	}
+	// Three leaves and three joins: at least one round each, and every
+	// join that took partitions away needed a follow-up.
+	if rep.Decisions < 6 || rep.FollowupChains == 0 || rep.Members != 3 {
+		t.Errorf("the gate saw %d decisions, %d follow-up chains, %d members; want at least 6, 1, and 3", rep.Decisions, rep.FollowupChains, rep.Members)
+	}
+	if len(rep.Protocols) != 1 || rep.Protocols[0] != "cooperative-sticky/COOPERATIVE" {
+		t.Errorf("protocols %v, want cooperative-sticky/COOPERATIVE alone", rep.Protocols)
+	}
+}
+
+// TestGateEagerMember: members in the middle of a KIP-429 upgrade offer
+// cooperative-sticky and sticky; one member released with sticky alone
+// downgrades the whole group to eager, and the gate fails on it, naming
+// the protocol.
+func TestGateEagerMember(t *testing.T) {
+	lab, group, ctx := gateLab(t, "gate-eager")
+	both := grouplab.WithProtocols("cooperative-sticky", "sticky")
+	startMember(t, ctx, lab, "m0", both)
+	startMember(t, ctx, lab, "m1", both)
+
+	g := startGate(ctx, "--addr", lab.AssigndAddr(), "-o", "json", "gate", group, "--expect", "cooperative-sticky",
+		"--max-unowned", "5s", "--idle", "20s", "--interval", "100ms", "--for", "40s")
+	startMember(t, ctx, lab, "m2", grouplab.WithProtocols("sticky"))
+	code, rep := g.wait(t, ctx)
+	t.Logf("gate: exit %d: %+v", code, rep.Failures)
+	if code != exitGateFailed || rep.Passed {
+		t.Fatalf("the gate passed a group downgraded to eager: exit %d, %+v", code, rep)
+	}
+	checks := map[string]string{}
+	for _, f := range rep.Failures {
+		checks[f.Check] = f.Reason
+	}
+	if !strings.Contains(checks["protocol"], `negotiated "sticky"`) || !strings.Contains(checks["eager"], "EAGER") {
+		t.Errorf("failures %+v; want protocol (negotiated \"sticky\") and eager", rep.Failures)
+	}
+}

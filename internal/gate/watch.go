@@ -1,0 +1,187 @@
+package gate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// Fetch reads the group's history: a GetGroup call with all decisions
+// kept.
+type Fetch func(ctx context.Context) (*assigndv1.GetGroupResponse, error)
+
+// Window says how long and how often [Watch] looks.
+type Window struct {
+	// Group is the consumer group, for the report.
+	Group string
+	// For is how long the rollout is watched.
+	For time.Duration
+	// Interval is the time between polls; each poll is bounded by
+	// CallTimeout.
+	Interval, CallTimeout time.Duration
+	// Now and Sleep are the clock; nil means the real one.
+	Now   func() time.Time
+	Sleep func(context.Context, time.Duration) error
+}
+
+// Report is a finished gate: the verdict and what it rests on.
+type Report struct {
+	Group  string    `json:"group"`
+	Passed bool      `json:"passed"`
+	Expect string    `json:"expect,omitempty"`
+	Start  time.Time `json:"start"`
+	End    time.Time `json:"end"`
+	Polls  int       `json:"polls"`
+	// PollErrors counts polls that found no server (retried); a gate
+	// whose every poll failed ends with that error instead.
+	PollErrors int `json:"poll_errors,omitempty"`
+	Result
+	// Bounds are the configuration the verdict used.
+	Bounds Bounds `json:"bounds"`
+}
+
+// Bounds is a Config as a report shows it.
+type Bounds struct {
+	MaxUnowned     Duration `json:"max_unowned"`
+	FollowupWithin Duration `json:"followup_within"`
+	Idle           Duration `json:"idle"`
+	MinMembers     int      `json:"min_members,omitempty"`
+	AllowEager     bool     `json:"allow_eager,omitempty"`
+}
+
+// Watch polls fetch every w.Interval for w.For and evaluates cfg on the
+// decisions made since it started. It returns as soon as a check fails;
+// at the end of the window it waits for what is still open (a follow-up
+// chain, an unowned partition) until it resolves or its bound passes. A
+// poll that finds no server is retried; any other error ends the watch.
+func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, error) {
+	now, sleep := w.Now, w.Sleep
+	if now == nil {
+		now = time.Now
+	}
+	if sleep == nil {
+		sleep = sleepCtx
+	}
+	start := now()
+	end := start.Add(w.For)
+	// Past the window, open items resolve or fail within their bounds;
+	// hard stops the wait whatever the clocks say.
+	hard := end.Add(max(cfg.FollowupWithin, cfg.MaxUnowned) + 2*w.Interval)
+	rep := Report{Group: w.Group, Expect: cfg.Expect, Start: start, Bounds: Bounds{MaxUnowned: Duration(cfg.MaxUnowned),
+		FollowupWithin: Duration(cfg.FollowupWithin), Idle: Duration(cfg.Idle), MinMembers: cfg.MinMembers, AllowEager: cfg.AllowEager}}
+
+	var (
+		obs       = Observation{Start: start}
+		seen      = map[string]bool{}
+		baseline  = true // the first successful poll sets what came before
+		recorded0 int64  // decisions recorded before the start
+		lastErr   error
+	)
+	for {
+		resp, err := poll(ctx, fetch, w.CallTimeout)
+		rep.Polls++
+		switch {
+		case err == nil:
+			lastErr = nil
+			ds := resp.GetDecisions() // newest first
+			if baseline {
+				baseline = false
+				recorded0 = resp.GetSummary().GetDecisionsRecorded()
+				if len(ds) > 0 {
+					obs.Before = ds[0]
+				}
+				for _, d := range ds {
+					seen[key(d)] = true
+				}
+				break
+			}
+			for _, d := range slices.Backward(ds) {
+				if k := key(d); !seen[k] {
+					seen[k] = true
+					obs.Decisions = append(obs.Decisions, d)
+				}
+			}
+			slices.SortStableFunc(obs.Decisions, func(a, b *assigndv1.Decision) int {
+				return a.GetTime().AsTime().Compare(b.GetTime().AsTime())
+			})
+			obs.Missed = max(0, resp.GetSummary().GetDecisionsRecorded()-recorded0-int64(len(obs.Decisions)))
+		case status.Code(err) == codes.NotFound:
+			// The group has not called yet (or this replica forgot it).
+			lastErr = nil
+			baseline = false
+		case unreachable(err):
+			rep.PollErrors++
+			lastErr = err
+		default:
+			return rep, err
+		}
+
+		t := now()
+		obs.Now, obs.Ended = t, !t.Before(end)
+		rep.Result, rep.End = Evaluate(cfg, obs), t
+		switch {
+		case !rep.Result.Passed():
+			return rep, nil
+		case obs.Ended && (!rep.Pending || !t.Before(hard)):
+			if lastErr != nil && rep.PollErrors == rep.Polls {
+				return rep, lastErr
+			}
+			if rep.Pending {
+				rep.Failures = append(rep.Failures, Failure{Check: CheckOpen, Reason: fmt.Sprintf(
+					"a follow-up chain or an unowned partition was still open %s after the window ended", t.Sub(end).Round(time.Second))})
+			}
+			rep.Passed = rep.Result.Passed()
+			return rep, nil
+		}
+		pause := w.Interval
+		if !obs.Ended {
+			pause = max(min(pause, end.Sub(t)), time.Millisecond)
+		}
+		if err := sleep(ctx, pause); err != nil {
+			return rep, err
+		}
+	}
+}
+
+func poll(ctx context.Context, fetch Fetch, timeout time.Duration) (*assigndv1.GetGroupResponse, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	return fetch(ctx)
+}
+
+// unreachable: the poll found no server, or no answer in time; a restart
+// of assignd during the rollout is no reason to stop watching.
+func unreachable(err error) bool {
+	switch status.Code(err) {
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return true
+	}
+	return errors.Is(err, context.DeadlineExceeded)
+}
+
+// key identifies a decision across polls.
+func key(d *assigndv1.Decision) string {
+	t := d.GetTime()
+	return fmt.Sprintf("%x|%s|%d", d.GetInputDigest(), t.AsTime().Format(time.RFC3339Nano), d.GetGenerationId())
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
