@@ -115,7 +115,9 @@ func TestGateRollingRestart(t *testing.T) {
 		settleLab(t, ctx, lab)
 		startMember(t, ctx, lab, m.Name()+"'")
 	}
-	if took := time.Since(began); took > window-2*time.Second {
+	took := time.Since(began)
+	t.Logf("the rolling restart took %s", took.Round(time.Millisecond))
+	if took > window-2*time.Second {
 		t.Fatalf("the rolling restart took %s, too close to the gate's window of %s to prove anything", took, window)
 	}
 	code, rep := g.wait(t, ctx)
@@ -158,5 +160,67 @@ func TestGateEagerMember(t *testing.T) {
 	}
 	if !strings.Contains(checks["protocol"], `negotiated "sticky"`) || !strings.Contains(checks["eager"], "EAGER") {
 		t.Errorf("failures %+v; want protocol (negotiated \"sticky\") and eager", rep.Failures)
+	}
+}
+
+// TestGateSummary: a range group calling during the window fails a gate
+// that expects cooperative-sticky, with exit 4 and the human summary; the
+// same gate told to expect range and accept eager passes it.
+func TestGateSummary(t *testing.T) {
+	addr := startHistoryServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	assign := func() {
+		t.Helper()
+		// The gate's first poll is its baseline: what the server
+		// remembers then is not judged. It polls at once; a second is
+		// ample even on a loaded machine.
+		time.Sleep(time.Second)
+		if code, _, errOut := ctl(t, "", "--addr", addr, "assign", "-f", "../../examples/range-racks.json"); code != exitOK {
+			t.Fatalf("assign: exit %d: %s", code, errOut)
+		}
+	}
+	wait := func(g *gateRun) int {
+		t.Helper()
+		select {
+		case code := <-g.done:
+			return code
+		case <-ctx.Done():
+			t.Fatal("the gate did not end")
+			return 0
+		}
+	}
+	g := startGate(ctx, "--addr", addr, "gate", "billing", "--for", "20s", "--interval", "20ms")
+	assign()
+	code := wait(g)
+	out := g.out.String()
+	if code != exitGateFailed || g.err.Len() != 0 {
+		t.Fatalf("gate: exit %d, stderr %q; want 4 and nothing on stderr:\n%s", code, g.err.String(), out)
+	}
+	for _, want := range []string{"gate FAILED for group billing", `FAIL protocol: generation 1 negotiated "range", want "cooperative-sticky"`,
+		"FAIL eager: generation 1 ran an EAGER rebalance", "protocols range/EAGER", "decisions:        1 (generations 1 to 1)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+
+	g = startGate(ctx, "--addr", addr, "gate", "billing", "--for", "1s", "--interval", "20ms", "--expect", "range", "--allow-eager")
+	assign()
+	if code := wait(g); code != exitOK || !strings.Contains(g.out.String(), "gate PASSED for group billing") {
+		t.Errorf("an expected eager group: exit %d, %q %q", code, g.out.String(), g.err.String())
+	}
+}
+
+func TestGateUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"gate"},
+		{"gate", "g", "--for", "0s"},
+		{"gate", "g", "--interval", "1ms"},
+		{"gate", "g", "--max-unowned", "-1s"},
+		{"gate", "g", "--min-members", "-1"},
+	} {
+		if code, _, errOut := ctl(t, "", append([]string{"--addr", "127.0.0.1:1"}, args...)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want 2: %s", args, code, errOut)
+		}
 	}
 }

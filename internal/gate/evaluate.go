@@ -107,11 +107,12 @@ type evaluation struct {
 	prev       *assigndv1.Decision
 	chainStart *assigndv1.Decision        // the round that opened the current follow-up chain
 	unowned    map[tp]*assigndv1.Decision // partition → the round that revoked or withheld it
+	missed     int64                      // decisions not seen: a generation gap may be one of them
 }
 
 // Evaluate applies cfg to o.
 func Evaluate(cfg Config, o Observation) Result {
-	e := &evaluation{cfg: cfg, failed: map[Check]Failure{}, unowned: map[tp]*assigndv1.Decision{}}
+	e := &evaluation{cfg: cfg, failed: map[Check]Failure{}, unowned: map[tp]*assigndv1.Decision{}, missed: o.Missed}
 	if o.Before != nil {
 		// What the last round before the start left open is still open.
 		e.prev = o.Before
@@ -124,9 +125,9 @@ func Evaluate(cfg Config, o Observation) Result {
 	for _, d := range o.Decisions {
 		e.decision(d)
 	}
-	e.open(o)
+	e.end(o)
 	if o.Missed > 0 {
-		e.fail(CheckMissed, 0, fmt.Sprintf("%d decisions were recorded and dropped before the gate saw them; poll faster (--interval) or keep more (assignd --history-decisions)", o.Missed))
+		e.fail(CheckMissed, 0, fmt.Sprintf("%d decision(s) were recorded and dropped before the gate saw them; poll faster (--interval) or keep more (assignd --history-decisions)", o.Missed))
 	}
 	for _, c := range checkOrder {
 		if f, ok := e.failed[c]; ok {
@@ -168,7 +169,7 @@ func (e *evaluation) decision(d *assigndv1.Decision) {
 	// rounds whose leader did not call assignd (KIP-429 follow-ups
 	// included). A lower generation is a group that was deleted and
 	// recreated: nothing was skipped.
-	if e.prev != nil && gen > e.prev.GetGenerationId()+1 {
+	if e.prev != nil && gen > e.prev.GetGenerationId()+1 && e.missed == 0 {
 		e.fail(CheckGap, gen, fmt.Sprintf("generations %d to %d were formed without assignd: the leader fell back to its own assignor or did not call",
 			e.prev.GetGenerationId()+1, gen-1))
 	}
@@ -201,7 +202,8 @@ func (e *evaluation) stopClocks(d *assigndv1.Decision) {
 	withheld := partitions(d.GetWithheldPartitions())
 	complete := int32(len(withheld)) >= d.GetWithheld()
 	at := d.GetTime().AsTime()
-	for p, since := range e.unowned {
+	for _, p := range e.open() {
+		since := e.unowned[p]
 		if _, still := withheld[p]; still || !complete {
 			continue
 		}
@@ -223,6 +225,22 @@ func (e *evaluation) startClocks(d *assigndv1.Decision) {
 	}
 }
 
+// open are the partitions whose unowned clock runs, in order: a report
+// names the same partition on every run.
+func (e *evaluation) open() []tp {
+	ps := make([]tp, 0, len(e.unowned))
+	for p := range e.unowned {
+		ps = append(ps, p)
+	}
+	slices.SortFunc(ps, func(a, b tp) int {
+		if a.topic != b.topic {
+			return strings.Compare(a.topic, b.topic)
+		}
+		return int(a.partition - b.partition)
+	})
+	return ps
+}
+
 // unownedFor records that p was unowned for took since the round since;
 // until is the generation that handed it out, or 0 if none has yet.
 func (e *evaluation) unownedFor(p tp, since *assigndv1.Decision, took time.Duration, until int32) {
@@ -241,9 +259,9 @@ func (e *evaluation) unownedFor(p tp, since *assigndv1.Decision, took time.Durat
 		p, took.Round(time.Millisecond), since.GetGenerationId(), until, e.cfg.MaxUnowned))
 }
 
-// open judges what is still open at o.Now: a chain or a partition past
+// end judges what is still open at o.Now: a chain or a partition past
 // its bound fails, one within it is pending.
-func (e *evaluation) open(o Observation) {
+func (e *evaluation) end(o Observation) {
 	if c := e.chainStart; c != nil {
 		age := o.Now.Sub(c.GetTime().AsTime())
 		if e.cfg.FollowupWithin > 0 && age > e.cfg.FollowupWithin {
@@ -253,19 +271,7 @@ func (e *evaluation) open(o Observation) {
 			e.res.Pending = true
 		}
 	}
-	// The clocks in a fixed order, so that the longest is the same
-	// partition on every run.
-	ps := make([]tp, 0, len(e.unowned))
-	for p := range e.unowned {
-		ps = append(ps, p)
-	}
-	slices.SortFunc(ps, func(a, b tp) int {
-		if a.topic != b.topic {
-			return strings.Compare(a.topic, b.topic)
-		}
-		return int(a.partition - b.partition)
-	})
-	for _, p := range ps {
+	for _, p := range e.open() {
 		since := e.unowned[p]
 		age := o.Now.Sub(since.GetTime().AsTime())
 		e.unownedFor(p, since, age, 0)

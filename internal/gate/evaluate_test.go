@@ -130,7 +130,7 @@ func TestEvaluate(t *testing.T) {
 			now:    2000},
 		{name: "decisions dropped before the gate saw them",
 			ds:  []decision{{gen: 3, ms: 0}},
-			now: 1000, missed: 2, fail: []Check{CheckMissed}, reason: "2 decisions"},
+			now: 1000, missed: 2, fail: []Check{CheckMissed}, reason: "2 decision(s)"},
 		{name: "fewer members at the end than expected",
 			cfg: func(c *Config) { c.MinMembers = 4 },
 			ds:  []decision{{gen: 3, ms: 0}},

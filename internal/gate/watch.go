@@ -126,13 +126,15 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 		t := now()
 		obs.Now, obs.Ended = t, !t.Before(end)
 		rep.Result, rep.End = Evaluate(cfg, obs), t
+		reached := rep.PollErrors < rep.Polls
 		switch {
+		case !reached && obs.Ended:
+			// Nothing was seen: that says nothing of the group.
+			return rep, lastErr
+		case !reached:
 		case !rep.Result.Passed():
 			return rep, nil
 		case obs.Ended && (!rep.Pending || !t.Before(hard)):
-			if lastErr != nil && rep.PollErrors == rep.Polls {
-				return rep, lastErr
-			}
 			if rep.Pending {
 				rep.Failures = append(rep.Failures, Failure{Check: CheckOpen, Reason: fmt.Sprintf(
 					"a follow-up chain or an unowned partition was still open %s after the window ended", t.Sub(end).Round(time.Second))})

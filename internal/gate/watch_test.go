@@ -1,0 +1,123 @@
+package gate
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// fakeHistory is a group's history on a fake clock: a decision shows from
+// its time on, the latest keep of them, as GetGroup answers.
+type fakeHistory struct {
+	now  time.Time
+	ds   []*assigndv1.Decision // oldest first
+	keep int
+	err  func(poll int) error // an error for this poll, or nil
+	poll int
+}
+
+func (h *fakeHistory) fetch(context.Context) (*assigndv1.GetGroupResponse, error) {
+	h.poll++
+	if h.err != nil {
+		if err := h.err(h.poll); err != nil {
+			return nil, err
+		}
+	}
+	var shown []*assigndv1.Decision
+	for _, d := range h.ds {
+		if !d.GetTime().AsTime().After(h.now) {
+			shown = append(shown, d)
+		}
+	}
+	if len(shown) == 0 {
+		return nil, status.Error(codes.NotFound, "group not found")
+	}
+	recorded := int64(len(shown))
+	if h.keep > 0 && len(shown) > h.keep {
+		shown = shown[len(shown)-h.keep:]
+	}
+	slices.Reverse(shown)
+	return &assigndv1.GetGroupResponse{Summary: &assigndv1.GroupSummary{DecisionsRecorded: recorded}, Decisions: shown}, nil
+}
+
+func (h *fakeHistory) window(d time.Duration) Window {
+	return Window{Group: "checkout", For: d, Interval: time.Second, CallTimeout: time.Second,
+		Now: func() time.Time { return h.now },
+		Sleep: func(_ context.Context, d time.Duration) error {
+			h.now = h.now.Add(d)
+			return nil
+		}}
+}
+
+func TestWatch(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		ds        []decision
+		keep      int
+		err       func(int) error
+		window    time.Duration
+		passed    bool
+		fail      Check
+		code      codes.Code // of the error Watch returns
+		decisions int
+		polls     int
+	}{
+		{name: "a rollout after the start passes at the end of the window",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 2500, withheld: []int32{1}}, {gen: 4, ms: 3200}},
+			window: 10 * time.Second, passed: true, decisions: 2, polls: 11},
+		{name: "an eager round fails at the next poll",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 2500, eager: true}},
+			window: 10 * time.Second, fail: CheckEager, decisions: 1, polls: 4},
+		{name: "rounds before the start are context, not judged",
+			ds:     []decision{{gen: 2, ms: -5000, eager: true}, {gen: 3, ms: 1500}},
+			window: 5 * time.Second, passed: true, decisions: 1, polls: 6},
+		{name: "a group unknown at the start counts from its first decision",
+			ds:     []decision{{gen: 1, ms: 1500}, {gen: 2, ms: 1600}},
+			window: 5 * time.Second, passed: true, decisions: 2, polls: 6},
+		{name: "a chain open at the end of the window is waited for",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 4500, withheld: []int32{1}}, {gen: 4, ms: 7200}},
+			window: 5 * time.Second, passed: true, decisions: 2, polls: 9},
+		{name: "a chain that never completes fails past its bound",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 4500, withheld: []int32{1}}},
+			window: 5 * time.Second, fail: CheckUnowned, decisions: 1, polls: 11},
+		{name: "more rounds between two polls than the history keeps",
+			ds:   []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 1100}, {gen: 4, ms: 1200}, {gen: 5, ms: 1300}},
+			keep: 2, window: 5 * time.Second, fail: CheckMissed, decisions: 2, polls: 3},
+		{name: "a server away for some polls is waited for",
+			ds: []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 1500}},
+			err: func(p int) error {
+				if p == 2 || p == 3 {
+					return status.Error(codes.Unavailable, "restarting")
+				}
+				return nil
+			},
+			window: 5 * time.Second, passed: true, decisions: 1, polls: 6},
+		{name: "a server never reached ends with its error",
+			err:    func(int) error { return status.Error(codes.Unavailable, "refused") },
+			window: 3 * time.Second, code: codes.Unavailable, polls: 4},
+		{name: "a refusal ends the watch at once",
+			err:    func(int) error { return status.Error(codes.PermissionDenied, "not you") },
+			window: 3 * time.Second, code: codes.PermissionDenied, polls: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &fakeHistory{now: t0, ds: decisions(tc.ds...), keep: tc.keep, err: tc.err}
+			rep, err := Watch(context.Background(), DefaultConfig(), h.window(tc.window), h.fetch)
+			if status.Code(err) != tc.code {
+				t.Fatalf("error %v, want code %s", err, tc.code)
+			}
+			if rep.Passed != tc.passed || rep.Decisions != tc.decisions || rep.Polls != tc.polls {
+				t.Errorf("passed %t, %d decisions, %d polls; want %t, %d, %d: %+v", rep.Passed, rep.Decisions, rep.Polls,
+					tc.passed, tc.decisions, tc.polls, rep.Failures)
+			}
+			if tc.fail != "" && (len(rep.Failures) == 0 || rep.Failures[0].Check != tc.fail) {
+				t.Errorf("failures %+v, want %s first", rep.Failures, tc.fail)
+			}
+		})
+	}
+}
