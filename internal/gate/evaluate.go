@@ -113,6 +113,7 @@ type evaluation struct {
 // Evaluate applies cfg to o.
 func Evaluate(cfg Config, o Observation) Result {
 	e := &evaluation{cfg: cfg, failed: map[Check]Failure{}, unowned: map[tp]*assigndv1.Decision{}, missed: o.Missed}
+	e.res.Failures = []Failure{} // JSON: [], which a pipeline can iterate, rather than null
 	if o.Before != nil {
 		// What the last round before the start left open is still open.
 		e.prev = o.Before
