@@ -47,14 +47,16 @@ the group's history every --interval for --for and fails as soon as:
                   follow-up chain within --followup-within
   unowned         a partition stayed unowned longer than --max-unowned, from
                   the round that revoked it to the round that hands it out
-  idle            no decision within --idle of the start (or in the window)
+  idle            no decision within --idle of the start (or in the window),
+                  or of a round with fewer than --min-members members (the
+                  member a rollout took down did not come back)
   generation-gap  a generation was formed without assignd (the leader fell
                   back to its own assignor)
   missed          the history dropped decisions before the gate saw them
-  members         fewer than --min-members members at the end
+  members         fewer than --min-members members at the end (with --idle 0)
 
-At the end of the window it waits for an open follow-up chain or unowned
-partition to resolve, within its bound. Start it before the rollout: rounds
+At the end of the window it waits for an open follow-up chain, an unowned
+partition or a missing member to resolve, within its bound. Start it before the rollout: rounds
 from before the start count only as the context they leave open. The history
 is each replica's own (docs/observatory.md); point --addr at the replica the
 group calls, or at any replica when replicas share history.
@@ -104,10 +106,10 @@ Exit status: 0 the gate passed; 4 a check failed (the report says which);
 	fl.BoolVar(&f.allowEager, "allow-eager", false, "accept EAGER rounds (for groups that are eager on purpose)")
 	fl.DurationVar(&f.maxUnowned, "max-unowned", d.MaxUnowned, "longest a partition may stay unowned; 0: no check")
 	fl.DurationVar(&f.followup, "followup-within", d.FollowupWithin, "longest a follow-up chain may take; 0: no check")
-	fl.DurationVar(&f.idle, "idle", d.Idle, "fail if the group makes no decision within this long of the start; 0: no check")
+	fl.DurationVar(&f.idle, "idle", d.Idle, "fail if the group makes no decision within this long of the start, or of a round with fewer than --min-members; 0: no check")
 	fl.DurationVar(&f.window, "for", 10*time.Minute, "how long to watch")
 	fl.DurationVar(&f.interval, "interval", time.Second, "time between polls of the group's history")
-	fl.IntVar(&f.minMembers, "min-members", 0, "fail if the group ends with fewer members; 0: no check")
+	fl.IntVar(&f.minMembers, "min-members", 0, "members the group is expected to have: a round with fewer must be followed within --idle, and the group must end with as many; 0: no check")
 	return cmd
 }
 

@@ -28,10 +28,13 @@ type Config struct {
 	MaxUnowned time.Duration
 	// FollowupWithin bounds a follow-up chain.
 	FollowupWithin time.Duration
-	// Idle bounds the wait for the group's first decision after the start.
+	// Idle bounds the wait for the group's first decision after the start,
+	// and, with MinMembers, for the next decision after a round with fewer
+	// members than that: the round where a restarted member comes back.
 	Idle time.Duration
-	// MinMembers is how many members the group must have at the end; 0
-	// does not check.
+	// MinMembers is how many members the group is expected to have; 0
+	// does not check. A round with fewer must be followed by another
+	// within Idle; at the end the group must have as many.
 	MinMembers int
 }
 

@@ -18,10 +18,10 @@ const (
 	CheckEager    Check = "eager"          // an EAGER round
 	CheckFollowup Check = "followup"       // a follow-up chain that did not complete in time
 	CheckUnowned  Check = "unowned"        // a partition unowned longer than Config.MaxUnowned
-	CheckIdle     Check = "idle"           // no decision within Config.Idle of the start
+	CheckIdle     Check = "idle"           // no decision within Config.Idle of the start, or of a round short of members
 	CheckGap      Check = "generation-gap" // a generation formed without assignd
 	CheckMissed   Check = "missed"         // decisions the history dropped before the gate saw them
-	CheckMembers  Check = "members"        // fewer members than Config.MinMembers at the end
+	CheckMembers  Check = "members"        // fewer members than Config.MinMembers at the end, with no Config.Idle to wait
 	CheckOpen     Check = "open"           // still open when the gate stopped waiting
 )
 
@@ -284,8 +284,19 @@ func (e *evaluation) end(o Observation) {
 		e.fail(CheckIdle, 0, fmt.Sprintf("no decision for the group in %s since the gate started: its leader does not call assignd, or the rollout did not start",
 			o.Now.Sub(o.Start).Round(time.Second)))
 	}
-	if o.Ended && e.cfg.MinMembers > 0 && int(e.res.Members) < e.cfg.MinMembers {
-		e.fail(CheckMembers, e.res.LastGeneration, fmt.Sprintf("the group ended with %d members, want at least %d", e.res.Members, e.cfg.MinMembers))
+	// A group short of members is expected to call again: the member a
+	// rollout took down comes back and joins, which is a rebalance.
+	if last := e.prev; last != nil && e.cfg.MinMembers > 0 && int(last.GetMemberCount()) < e.cfg.MinMembers {
+		since := o.Now.Sub(last.GetTime().AsTime())
+		switch {
+		case e.cfg.Idle > 0 && since > e.cfg.Idle:
+			e.fail(CheckIdle, last.GetGenerationId(), fmt.Sprintf("the group has had %d members since generation %d, %s ago, fewer than the %d expected, and no decision since (bound %s): a member did not come back, or the leader stopped calling assignd",
+				last.GetMemberCount(), last.GetGenerationId(), since.Round(time.Second), e.cfg.MinMembers, e.cfg.Idle))
+		case e.cfg.Idle > 0:
+			e.res.Pending = true
+		case o.Ended:
+			e.fail(CheckMembers, last.GetGenerationId(), fmt.Sprintf("the group ended with %d members, want at least %d", last.GetMemberCount(), e.cfg.MinMembers))
+		}
 	}
 }
 

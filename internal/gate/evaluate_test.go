@@ -25,7 +25,7 @@ type decision struct {
 	eager    bool
 	withheld []int32
 	cut      int32 // the withheld count beyond the list (a capped list)
-	members  int32
+	members  int32 // 0: 3
 }
 
 func (d decision) proto3() *assigndv1.Decision {
@@ -36,8 +36,12 @@ func (d decision) proto3() *assigndv1.Decision {
 	if d.eager {
 		rp = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
 	}
+	members := d.members
+	if members == 0 {
+		members = 3
+	}
 	out := &assigndv1.Decision{Time: timestamppb.New(at(d.ms)), GenerationId: d.gen, ProtocolName: name, RebalanceProtocol: rp,
-		MemberCount: max(d.members, 3)}
+		MemberCount: members}
 	if len(d.withheld) > 0 || d.cut > 0 {
 		out.Withheld = int32(len(d.withheld)) + d.cut
 		out.Revoked = out.Withheld
@@ -131,14 +135,26 @@ func TestEvaluate(t *testing.T) {
 		{name: "decisions dropped before the gate saw them",
 			ds:  []decision{{gen: 3, ms: 0}},
 			now: 1000, missed: 2, fail: []Check{CheckMissed}, reason: "2 decision(s)"},
-		{name: "fewer members at the end than expected",
-			cfg: func(c *Config) { c.MinMembers = 4 },
+		{name: "fewer members at the end than expected, no --idle to wait",
+			cfg: func(c *Config) { c.MinMembers, c.Idle = 4, 0 },
 			ds:  []decision{{gen: 3, ms: 0}},
 			now: 1000, ended: true, fail: []Check{CheckMembers}, reason: "3 members, want at least 4"},
 		{name: "members are judged at the end only",
-			cfg: func(c *Config) { c.MinMembers = 4 },
+			cfg: func(c *Config) { c.MinMembers, c.Idle = 4, 0 },
 			ds:  []decision{{gen: 3, ms: 0}},
 			now: 1000},
+		{name: "a member left and came back within --idle",
+			cfg: func(c *Config) { c.MinMembers = 4 },
+			ds:  []decision{{gen: 3, ms: 0, members: 4}, {gen: 4, ms: 1000}, {gen: 5, ms: 90000, members: 4}},
+			now: 100000, ended: true},
+		{name: "a member left and did not come back within --idle",
+			cfg: func(c *Config) { c.MinMembers = 4 },
+			ds:  []decision{{gen: 3, ms: 0, members: 4}, {gen: 4, ms: 1000}},
+			now: 122000, fail: []Check{CheckIdle}, reason: "3 members since generation 4, 2m1s ago"},
+		{name: "a member away at the end of the window is waited for",
+			cfg: func(c *Config) { c.MinMembers = 4 },
+			ds:  []decision{{gen: 3, ms: 0, members: 4}, {gen: 4, ms: 1000}},
+			now: 5000, ended: true, pending: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cfg

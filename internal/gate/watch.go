@@ -73,7 +73,11 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 	end := start.Add(w.For)
 	// Past the window, open items resolve or fail within their bounds;
 	// hard stops the wait whatever the clocks say.
-	hard := end.Add(max(cfg.FollowupWithin, cfg.MaxUnowned) + 2*w.Interval)
+	wait := max(cfg.FollowupWithin, cfg.MaxUnowned)
+	if cfg.MinMembers > 0 {
+		wait = max(wait, cfg.Idle)
+	}
+	hard := end.Add(wait + 2*w.Interval)
 	rep := Report{Group: w.Group, Expect: cfg.Expect, Start: start, Bounds: Bounds{MaxUnowned: Duration(cfg.MaxUnowned),
 		FollowupWithin: Duration(cfg.FollowupWithin), Idle: Duration(cfg.Idle), MinMembers: cfg.MinMembers, AllowEager: cfg.AllowEager}}
 

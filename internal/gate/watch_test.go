@@ -58,6 +58,7 @@ func (h *fakeHistory) window(d time.Duration) Window {
 func TestWatch(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
+		cfg       func(*Config)
 		ds        []decision
 		keep      int
 		err       func(int) error
@@ -83,6 +84,14 @@ func TestWatch(t *testing.T) {
 		{name: "a chain open at the end of the window is waited for",
 			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 4500, withheld: []int32{1}}, {gen: 4, ms: 7200}},
 			window: 5 * time.Second, passed: true, decisions: 2, polls: 9},
+		{name: "a member away at the end of the window is waited for",
+			cfg:    func(c *Config) { c.MinMembers = 3 },
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 4500, members: 2}, {gen: 4, ms: 9200}},
+			window: 5 * time.Second, passed: true, decisions: 2, polls: 11},
+		{name: "a member that does not come back fails past --idle",
+			cfg:    func(c *Config) { c.MinMembers, c.Idle = 3, 10*time.Second },
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 4500, members: 2}},
+			window: 5 * time.Second, fail: CheckIdle, decisions: 1, polls: 16},
 		{name: "a chain that never completes fails past its bound",
 			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 4500, withheld: []int32{1}}},
 			window: 5 * time.Second, fail: CheckUnowned, decisions: 1, polls: 11},
@@ -107,7 +116,11 @@ func TestWatch(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &fakeHistory{now: t0, ds: decisions(tc.ds...), keep: tc.keep, err: tc.err}
-			rep, err := Watch(context.Background(), DefaultConfig(), h.window(tc.window), h.fetch)
+			cfg := DefaultConfig()
+			if tc.cfg != nil {
+				tc.cfg(&cfg)
+			}
+			rep, err := Watch(context.Background(), cfg, h.window(tc.window), h.fetch)
 			if status.Code(err) != tc.code {
 				t.Fatalf("error %v, want code %s", err, tc.code)
 			}
