@@ -27,6 +27,11 @@ const (
 
 var checkOrder = []Check{CheckProtocol, CheckEager, CheckFollowup, CheckUnowned, CheckIdle, CheckGap, CheckMissed, CheckMembers}
 
+// GapGrace is how long a gap in the generations may wait for the missing
+// decision's record before the gate calls it a generation formed without
+// assignd.
+const GapGrace = 5 * time.Second
+
 // Failure is one check that failed, at the first decision that failed it.
 type Failure struct {
 	Check Check `json:"check"`
@@ -108,11 +113,12 @@ type evaluation struct {
 	chainStart *assigndv1.Decision        // the round that opened the current follow-up chain
 	unowned    map[tp]*assigndv1.Decision // partition → the round that revoked or withheld it
 	missed     int64                      // decisions not seen: a generation gap may be one of them
+	now        time.Time
 }
 
 // Evaluate applies cfg to o.
 func Evaluate(cfg Config, o Observation) Result {
-	e := &evaluation{cfg: cfg, failed: map[Check]Failure{}, unowned: map[tp]*assigndv1.Decision{}, missed: o.Missed}
+	e := &evaluation{cfg: cfg, failed: map[Check]Failure{}, unowned: map[tp]*assigndv1.Decision{}, missed: o.Missed, now: o.Now}
 	e.res.Failures = []Failure{} // JSON: [], which a pipeline can iterate, rather than null
 	if o.Before != nil {
 		// What the last round before the start left open is still open.
@@ -169,10 +175,16 @@ func (e *evaluation) decision(d *assigndv1.Decision) {
 	// Consecutive rebalances form consecutive generations; a jump means
 	// rounds whose leader did not call assignd (KIP-429 follow-ups
 	// included). A lower generation is a group that was deleted and
-	// recreated: nothing was skipped.
+	// recreated: nothing was skipped. A record may reach the history after
+	// the next one's (it is stored once the response is written, or shared
+	// from another replica), so a fresh gap is only pending.
 	if e.prev != nil && gen > e.prev.GetGenerationId()+1 && e.missed == 0 {
-		e.fail(CheckGap, gen, fmt.Sprintf("generations %d to %d were formed without assignd: the leader fell back to its own assignor or did not call",
-			e.prev.GetGenerationId()+1, gen-1))
+		if e.now.Sub(at) < GapGrace {
+			e.res.Pending = true
+		} else {
+			e.fail(CheckGap, gen, fmt.Sprintf("generations %d to %d were formed without assignd: the leader fell back to its own assignor or did not call",
+				e.prev.GetGenerationId()+1, gen-1))
+		}
 	}
 
 	// Follow-up chains: a round that withholds partitions needs another

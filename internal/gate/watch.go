@@ -73,7 +73,7 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 	end := start.Add(w.For)
 	// Past the window, open items resolve or fail within their bounds;
 	// hard stops the wait whatever the clocks say.
-	wait := max(cfg.FollowupWithin, cfg.MaxUnowned)
+	wait := max(cfg.FollowupWithin, cfg.MaxUnowned, GapGrace)
 	if cfg.MinMembers > 0 {
 		wait = max(wait, cfg.Idle)
 	}

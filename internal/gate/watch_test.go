@@ -18,7 +18,8 @@ type fakeHistory struct {
 	now  time.Time
 	ds   []*assigndv1.Decision // oldest first
 	keep int
-	err  func(poll int) error // an error for this poll, or nil
+	late map[int32]time.Duration // generation → how long after its time its record arrives
+	err  func(poll int) error    // an error for this poll, or nil
 	poll int
 }
 
@@ -31,7 +32,7 @@ func (h *fakeHistory) fetch(context.Context) (*assigndv1.GetGroupResponse, error
 	}
 	var shown []*assigndv1.Decision
 	for _, d := range h.ds {
-		if !d.GetTime().AsTime().After(h.now) {
+		if !d.GetTime().AsTime().Add(h.late[d.GetGenerationId()]).After(h.now) {
 			shown = append(shown, d)
 		}
 	}
@@ -61,6 +62,7 @@ func TestWatch(t *testing.T) {
 		cfg       func(*Config)
 		ds        []decision
 		keep      int
+		late      map[int32]time.Duration
 		err       func(int) error
 		window    time.Duration
 		passed    bool
@@ -98,6 +100,13 @@ func TestWatch(t *testing.T) {
 		{name: "more rounds between two polls than the history keeps",
 			ds:   []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 1100}, {gen: 4, ms: 1200}, {gen: 5, ms: 1300}},
 			keep: 2, window: 5 * time.Second, fail: CheckMissed, decisions: 2, polls: 3},
+		{name: "a record that arrives after the next one's is not a gap",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 1500}, {gen: 4, ms: 1600}},
+			late:   map[int32]time.Duration{3: 2 * time.Second},
+			window: 5 * time.Second, passed: true, decisions: 2, polls: 6},
+		{name: "a gap no late record fills fails after the grace",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 4, ms: 1600}},
+			window: 20 * time.Second, fail: CheckGap, decisions: 1, polls: 8},
 		{name: "a server away for some polls is waited for",
 			ds: []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 1500}},
 			err: func(p int) error {
@@ -115,7 +124,7 @@ func TestWatch(t *testing.T) {
 			window: 3 * time.Second, code: codes.PermissionDenied, polls: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &fakeHistory{now: t0, ds: decisions(tc.ds...), keep: tc.keep, err: tc.err}
+			h := &fakeHistory{now: t0, ds: decisions(tc.ds...), keep: tc.keep, late: tc.late, err: tc.err}
 			cfg := DefaultConfig()
 			if tc.cfg != nil {
 				tc.cfg(&cfg)
