@@ -98,13 +98,23 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 			if baseline {
 				baseline = false
 				recorded0 = resp.GetSummary().GetDecisionsRecorded()
-				if len(ds) > 0 {
-					obs.Before = ds[0]
-				}
+				// When the first polls found no server, the baseline
+				// comes late: what it holds from after the start (by
+				// the server's clock) is judged.
+				late := rep.Polls > 1
 				for _, d := range ds {
+					if late && d.GetTime().AsTime().After(start) {
+						recorded0--
+						continue
+					}
 					seen[key(d)] = true
+					if obs.Before == nil {
+						obs.Before = d
+					}
 				}
-				break
+				if !late {
+					break
+				}
 			}
 			for _, d := range slices.Backward(ds) {
 				if k := key(d); !seen[k] {

@@ -116,6 +116,15 @@ func TestWatch(t *testing.T) {
 				return nil
 			},
 			window: 5 * time.Second, passed: true, decisions: 1, polls: 6},
+		{name: "a baseline that comes late judges what came after the start",
+			ds: []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 500, eager: true}},
+			err: func(p int) error {
+				if p == 1 {
+					return status.Error(codes.Unavailable, "starting")
+				}
+				return nil
+			},
+			window: 5 * time.Second, fail: CheckEager, decisions: 1, polls: 2},
 		{name: "a server never reached ends with its error",
 			err:    func(int) error { return status.Error(codes.Unavailable, "refused") },
 			window: 3 * time.Second, code: codes.Unavailable, polls: 4},
