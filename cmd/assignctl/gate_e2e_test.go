@@ -204,7 +204,7 @@ func TestGateSummary(t *testing.T) {
 		}
 	}
 
-	g = startGate(ctx, "--addr", addr, "gate", "billing", "--for", "1s", "--interval", "20ms", "--expect", "range", "--allow-eager")
+	g = startGate(ctx, "--addr", addr, "gate", "billing", "--for", "3s", "--interval", "20ms", "--expect", "range", "--allow-eager")
 	assign()
 	if code := wait(g); code != exitOK || !strings.Contains(g.out.String(), "gate PASSED for group billing") {
 		t.Errorf("an expected eager group: exit %d, %q %q", code, g.out.String(), g.err.String())
