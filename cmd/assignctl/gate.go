@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -12,12 +11,6 @@ import (
 	"github.com/assignd/assignd/internal/gate"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
-
-// exitGateFailed: `assignctl gate` watched the group and a check failed.
-const exitGateFailed = 4
-
-// errGateFailed: the gate's report, already printed, says what failed.
-var errGateFailed = errors.New("gate failed")
 
 // gateFlags are `assignctl gate`'s flags; see its help for the defaults.
 type gateFlags struct {

@@ -151,7 +151,7 @@ func TestGateEagerMember(t *testing.T) {
 	startMember(t, ctx, lab, "m2", grouplab.WithProtocols("sticky"))
 	code, rep := g.wait(t, ctx)
 	t.Logf("gate: exit %d: %+v", code, rep.Failures)
-	if code != exitGateFailed || rep.Passed {
+	if code != exitGate || rep.Passed {
 		t.Fatalf("the gate passed a group downgraded to eager: exit %d, %+v", code, rep)
 	}
 	checks := map[string]string{}
@@ -194,7 +194,7 @@ func TestGateSummary(t *testing.T) {
 	assign()
 	code := wait(g)
 	out := g.out.String()
-	if code != exitGateFailed || g.err.Len() != 0 {
+	if code != exitGate || g.err.Len() != 0 {
 		t.Fatalf("gate: exit %d, stderr %q; want 4 and nothing on stderr:\n%s", code, g.err.String(), out)
 	}
 	for _, want := range []string{"gate FAILED for group billing", `FAIL protocol: generation 1 negotiated "range", want "cooperative-sticky"`,

@@ -28,7 +28,8 @@
 //	2  usage: an unknown command or flag, a wrong argument, an unreadable
 //	   or invalid input file
 //	3  no connection to the server, or no answer within --timeout
-//	4  gate: the group regressed during the watched rollout (docs/gate.md)
+//	4  a gate failed: assignctl gate found the group regressed during the
+//	   watched rollout (docs/gate.md)
 package main
 
 import (
@@ -54,8 +55,11 @@ const (
 	exitFail        = 1
 	exitUsage       = 2
 	exitUnreachable = 3
-	// exitGateFailed (4) is in gate.go.
+	exitGate        = 4
 )
+
+// errGateFailed: a command's gate failed (exit 4); it has printed why.
+var errGateFailed = fmt.Errorf("gate failed: %w", errReported)
 
 // usageError is a mistake in the command line or its input file (exit 2).
 type usageError struct{ error }
@@ -86,7 +90,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 	}
 	code := exitCode(err, a.started)
 	switch {
-	case errors.Is(err, errReported), errors.Is(err, errGateFailed):
+	case errors.Is(err, errReported):
 	case code == exitUsage:
 		fmt.Fprintf(errOut, "%s: %v\nRun '%s --help' for usage.\n", cmd.CommandPath(), err, cmd.CommandPath())
 	default:
@@ -98,12 +102,12 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 // exitCode classifies a command's error. Errors from before the command
 // ran (flags, arguments) are usage errors.
 func exitCode(err error, started bool) int {
+	if errors.Is(err, errGateFailed) {
+		return exitGate
+	}
 	var ue usageError
 	if errors.As(err, &ue) || !started {
 		return exitUsage
-	}
-	if errors.Is(err, errGateFailed) {
-		return exitGateFailed
 	}
 	if st, ok := status.FromError(err); ok {
 		switch st.Code() {
