@@ -72,22 +72,13 @@ type Member struct {
 type MemberOption interface{ applyMember(*memberConfig) }
 
 type memberConfig struct {
-	instanceID string
 	protocols  []string
+	instanceID string
 }
 
 type memberOptionFunc func(*memberConfig)
 
 func (f memberOptionFunc) applyMember(c *memberConfig) { f(c) }
-
-// AsStatic makes the member a static member (KIP-345) with the given
-// group.instance.id. An incarnation that comes back with the same id
-// before the session timeout takes its predecessor's place: Kafka keeps
-// the generation and hands it the same assignment, without a rebalance.
-// Default: a dynamic member.
-func AsStatic(instanceID string) MemberOption {
-	return memberOptionFunc(func(c *memberConfig) { c.instanceID = instanceID })
-}
 
 // WithProtocols makes a Shim member offer these protocol names, in order
 // of preference, each through the shim (kgoassign.New). The group runs
@@ -98,6 +89,15 @@ func AsStatic(instanceID string) MemberOption {
 // alone.
 func WithProtocols(names ...string) MemberOption {
 	return memberOptionFunc(func(c *memberConfig) { c.protocols = slices.Clone(names) })
+}
+
+// AsStatic makes the member a static member (KIP-345) with the given
+// group.instance.id. An incarnation that comes back with the same id
+// before the session timeout takes its predecessor's place: Kafka keeps
+// the generation and hands it the same assignment, without a rebalance.
+// Default: a dynamic member.
+func AsStatic(instanceID string) MemberOption {
+	return memberOptionFunc(func(c *memberConfig) { c.instanceID = instanceID })
 }
 
 // StartMember starts a member called name (unique per incarnation, e.g.
