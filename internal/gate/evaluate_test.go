@@ -26,6 +26,7 @@ type decision struct {
 	withheld []int32
 	cut      int32 // the withheld count beyond the list (a capped list)
 	members  int32 // 0: 3
+	shadow   bool
 }
 
 func (d decision) proto3() *assigndv1.Decision {
@@ -41,7 +42,7 @@ func (d decision) proto3() *assigndv1.Decision {
 		members = 3
 	}
 	out := &assigndv1.Decision{Time: timestamppb.New(at(d.ms)), GenerationId: d.gen, ProtocolName: name, RebalanceProtocol: rp,
-		MemberCount: members}
+		MemberCount: members, Shadow: d.shadow}
 	if len(d.withheld) > 0 || d.cut > 0 {
 		out.Withheld = int32(len(d.withheld)) + d.cut
 		out.Revoked = out.Withheld

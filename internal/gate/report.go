@@ -29,7 +29,11 @@ func WriteSummary(w io.Writer, r Report) error {
 	if r.UnownedPartition != "" {
 		unowned = fmt.Sprintf("%s %s", r.UnownedPartition, r.LongestUnowned)
 	}
-	fmt.Fprintf(&b, "  longest unowned:  %s (bound %s)\n", unowned, bound(r.Bounds.MaxUnowned))
+	fmt.Fprintf(&b, "  longest unowned:  %s (bound %s)", unowned, bound(r.Bounds.MaxUnowned))
+	if r.HistoryLongestUnowned > 0 {
+		fmt.Fprintf(&b, "; the history's over the decisions it keeps: %s", r.HistoryLongestUnowned)
+	}
+	b.WriteString("\n")
 	fmt.Fprintf(&b, "  members at end:   %d\n", r.Members)
 	if r.PollErrors > 0 {
 		fmt.Fprintf(&b, "  polls:            %d, %d found no server\n", r.Polls, r.PollErrors)

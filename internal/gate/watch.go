@@ -43,6 +43,12 @@ type Report struct {
 	// whose every poll failed ends with that error instead.
 	PollErrors int `json:"poll_errors,omitempty"`
 	Result
+	// HistoryLongestUnowned is the history's own longest unowned span
+	// (GroupSummary.longest_unowned) at the last poll: over the decisions
+	// it keeps, from before the start too, from a round that withheld
+	// partitions to the next generation. The checks use the gate's own
+	// figure (Result.LongestUnowned): since the start, per partition.
+	HistoryLongestUnowned Duration `json:"history_longest_unowned,omitempty"`
 	// Bounds are the configuration the verdict used.
 	Bounds Bounds `json:"bounds"`
 }
@@ -94,7 +100,9 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 		switch {
 		case err == nil:
 			lastErr = nil
-			ds := resp.GetDecisions() // newest first
+			rep.HistoryLongestUnowned = Duration(resp.GetSummary().GetLongestUnowned().AsDuration())
+			// Newest first; a shadow run's record was never served.
+			ds := slices.DeleteFunc(slices.Clone(resp.GetDecisions()), (*assigndv1.Decision).GetShadow)
 			if baseline {
 				baseline = false
 				recorded0 = resp.GetSummary().GetDecisionsRecorded()

@@ -8,6 +8,7 @@ import (
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -39,12 +40,21 @@ func (h *fakeHistory) fetch(context.Context) (*assigndv1.GetGroupResponse, error
 	if len(shown) == 0 {
 		return nil, status.Error(codes.NotFound, "group not found")
 	}
+	// As the store: a shadow run's record is not counted (a real
+	// history answers it in shadow_decisions; here it is among the
+	// decisions, for the gate to leave out).
 	recorded := int64(len(shown))
+	for _, d := range shown {
+		if d.GetShadow() {
+			recorded--
+		}
+	}
 	if h.keep > 0 && len(shown) > h.keep {
 		shown = shown[len(shown)-h.keep:]
 	}
 	slices.Reverse(shown)
-	return &assigndv1.GetGroupResponse{Summary: &assigndv1.GroupSummary{DecisionsRecorded: recorded}, Decisions: shown}, nil
+	sum := &assigndv1.GroupSummary{DecisionsRecorded: recorded, LongestUnowned: durationpb.New(1234 * time.Millisecond)}
+	return &assigndv1.GetGroupResponse{Summary: sum, Decisions: shown}, nil
 }
 
 func (h *fakeHistory) window(d time.Duration) Window {
@@ -74,6 +84,9 @@ func TestWatch(t *testing.T) {
 		{name: "a rollout after the start passes at the end of the window",
 			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 2500, withheld: []int32{1}}, {gen: 4, ms: 3200}},
 			window: 10 * time.Second, passed: true, decisions: 2, polls: 11},
+		{name: "a shadow run's record is not judged",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 1400, proto: "range", eager: true, shadow: true}, {gen: 3, ms: 1500}},
+			window: 3 * time.Second, passed: true, decisions: 1, polls: 4},
 		{name: "an eager round fails at the next poll",
 			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 2500, eager: true}},
 			window: 10 * time.Second, fail: CheckEager, decisions: 1, polls: 4},
@@ -145,6 +158,9 @@ func TestWatch(t *testing.T) {
 			if rep.Passed != tc.passed || rep.Decisions != tc.decisions || rep.Polls != tc.polls {
 				t.Errorf("passed %t, %d decisions, %d polls; want %t, %d, %d: %+v", rep.Passed, rep.Decisions, rep.Polls,
 					tc.passed, tc.decisions, tc.polls, rep.Failures)
+			}
+			if tc.code == codes.OK && time.Duration(rep.HistoryLongestUnowned) != 1234*time.Millisecond && tc.decisions > 0 {
+				t.Errorf("the history's longest unowned %s, want the summary's 1.234s", rep.HistoryLongestUnowned)
 			}
 			if tc.fail != "" && (len(rep.Failures) == 0 || rep.Failures[0].Check != tc.fail) {
 				t.Errorf("failures %+v, want %s first", rep.Failures, tc.fail)
