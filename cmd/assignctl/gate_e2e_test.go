@@ -134,6 +134,51 @@ func TestGateRollingRestart(t *testing.T) {
 	if len(rep.Protocols) != 1 || rep.Protocols[0] != "cooperative-sticky/COOPERATIVE" {
 		t.Errorf("protocols %v, want cooperative-sticky/COOPERATIVE alone", rep.Protocols)
 	}
+	// The gate times a partition from decision to decision; the members
+	// saw it from their revoke callback to its new owner's assign
+	// callback. The owner revokes once it has processed its batch and
+	// committed, after the decision that asked it to, so the gate's figure
+	// is an upper bound: above the members' (but for callback jitter) and
+	// not far above.
+	gateSaw, err := time.ParseDuration(rep.LongestUnowned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	membersSaw := cooperativeUnowned(lab.Timeline().Events())
+	t.Logf("longest unowned: the gate %s, the members' callbacks %s", gateSaw, membersSaw)
+	if membersSaw <= 0 || gateSaw < membersSaw-250*time.Millisecond || gateSaw > membersSaw+2*time.Second {
+		t.Errorf("the gate's longest unowned %s is not an upper bound close to what the members saw, %s", gateSaw, membersSaw)
+	}
+}
+
+// cooperativeUnowned is the longest a partition went from a member that
+// stays revoking it (a cooperative revocation, not a leave) to its next
+// owner's assign callback.
+func cooperativeUnowned(events []grouplab.Event) time.Duration {
+	leaving := map[string]bool{}
+	revokedAt := map[grouplab.TP]time.Duration{}
+	var longest time.Duration
+	for _, e := range events {
+		switch e.Kind {
+		case grouplab.EventLeaving, grouplab.EventKilled:
+			leaving[e.Member] = true
+		case grouplab.EventRevoked:
+			if leaving[e.Member] {
+				continue
+			}
+			for _, p := range e.Partitions {
+				revokedAt[p] = e.At
+			}
+		case grouplab.EventAssigned:
+			for _, p := range e.Partitions {
+				if at, ok := revokedAt[p]; ok {
+					longest = max(longest, e.At-at)
+					delete(revokedAt, p)
+				}
+			}
+		}
+	}
+	return longest
 }
 
 // TestGateEagerMember: members in the middle of a KIP-429 upgrade offer
