@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +52,9 @@ the group's history every --interval for --for and fails as soon as:
   members         fewer than --min-members members at the end (with --idle 0)
 
 At the end of the window it waits for an open follow-up chain, an unowned
-partition or a missing member to resolve, within its bound. Start it before the rollout: rounds
+partition or a missing member to resolve, within its bound. SIGTERM or
+SIGINT ends the window early, when the rollout is done: the gate judges what
+it saw and exits as above; a second signal aborts it. Start it before the rollout: rounds
 from before the start count only as the context they leave open. The history
 is each replica's own (docs/observatory.md); point --addr at the replica the
 group calls, or at any replica when replicas share history.
@@ -70,9 +75,11 @@ Exit status: 0 the gate passed; 4 a check failed (the report says which);
 			defer c.close()
 			cfg := gate.Config{Expect: f.expect, AllowEager: f.allowEager, MaxUnowned: f.maxUnowned,
 				FollowupWithin: f.followup, Idle: f.idle, MinMembers: f.minMembers}
-			w := gate.Window{Group: args[0], For: f.window, Interval: f.interval, CallTimeout: a.conn.timeout}
+			ctx, cancel := context.WithCancel(cmd.Context())
+			defer cancel()
+			w := gate.Window{Group: args[0], For: f.window, Interval: f.interval, CallTimeout: a.conn.timeout, Stop: stopOnSignal(ctx, cancel)}
 			group := args[0]
-			rep, err := gate.Watch(cmd.Context(), cfg, w, func(ctx context.Context) (*assigndv1.GetGroupResponse, error) {
+			rep, err := gate.Watch(ctx, cfg, w, func(ctx context.Context) (*assigndv1.GetGroupResponse, error) {
 				return c.history.GetGroup(ctx, &assigndv1.GetGroupRequest{GroupId: group})
 			})
 			if err != nil {
@@ -104,6 +111,31 @@ Exit status: 0 the gate passed; 4 a check failed (the report says which);
 	fl.DurationVar(&f.interval, "interval", time.Second, "time between polls of the group's history")
 	fl.IntVar(&f.minMembers, "min-members", 0, "members the group is expected to have: a round with fewer must be followed within --idle, and the group must end with as many; 0: no check")
 	return cmd
+}
+
+// stopOnSignal returns a channel closed at the first SIGINT or SIGTERM,
+// which ends the gate's window early (the pipeline's rollout is done);
+// the second signal cancels the watch.
+func stopOnSignal(ctx context.Context, cancel context.CancelFunc) <-chan struct{} {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	stop := make(chan struct{})
+	go func() {
+		defer signal.Stop(sigs)
+		for first := true; ; first = false {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sigs:
+			}
+			if !first {
+				cancel()
+				return
+			}
+			close(stop)
+		}
+	}()
+	return stop
 }
 
 func (f gateFlags) validate() error {

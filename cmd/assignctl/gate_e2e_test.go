@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -73,6 +74,7 @@ type gateReport struct {
 		Check, Reason string
 	}
 	Decisions      int
+	StoppedEarly   bool `json:"stopped_early"`
 	Protocols      []string
 	FollowupChains int    `json:"followup_chains"`
 	LongestUnowned string `json:"longest_unowned"`
@@ -104,7 +106,7 @@ func TestGateRollingRestart(t *testing.T) {
 	lab, group, ctx := gateLab(t, "gate-pass")
 	members := []*grouplab.Member{startMember(t, ctx, lab, "m0"), startMember(t, ctx, lab, "m1"), startMember(t, ctx, lab, "m2")}
 
-	const window = 30 * time.Second
+	const window = 90 * time.Second
 	g := startGate(ctx, "--addr", lab.AssigndAddr(), "-o", "json", "gate", group, "--expect", "cooperative-sticky",
 		"--max-unowned", "5s", "--followup-within", "10s", "--idle", "20s", "--interval", "100ms", "--for", window.String(), "--min-members", "3")
 	began := time.Now()
@@ -120,7 +122,18 @@ func TestGateRollingRestart(t *testing.T) {
 	if took > window-2*time.Second {
 		t.Fatalf("the rolling restart took %s, too close to the gate's window of %s to prove anything", took, window)
 	}
+	// The rollout is done: end the window, as a pipeline does with kill.
+	self, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := self.Signal(os.Interrupt); err != nil {
+		t.Skipf("cannot signal the gate here: %v", err)
+	}
 	code, rep := g.wait(t, ctx)
+	if !rep.StoppedEarly {
+		t.Errorf("the gate ran its whole window after the signal")
+	}
 	t.Logf("gate: exit %d after a rolling restart: %d decisions, %d follow-up chains, longest unowned %s, %d members\n%s",
 		code, rep.Decisions, rep.FollowupChains, rep.LongestUnowned, rep.Members, g.err.String())
 	if code != exitOK || !rep.Passed || len(rep.Failures) != 0 {

@@ -15,7 +15,11 @@ func WriteSummary(w io.Writer, r Report) error {
 		verdict = "FAILED"
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "gate %s for group %s after %s\n", verdict, r.Group, r.End.Sub(r.Start).Round(time.Second))
+	early := ""
+	if r.StoppedEarly {
+		early = " (the window was ended early)"
+	}
+	fmt.Fprintf(&b, "gate %s for group %s after %s%s\n", verdict, r.Group, r.End.Sub(r.Start).Round(time.Second), early)
 	for _, f := range r.Failures {
 		fmt.Fprintf(&b, "  FAIL %s: %s\n", f.Check, f.Reason)
 	}

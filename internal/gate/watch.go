@@ -29,6 +29,10 @@ type Window struct {
 	// Now and Sleep are the clock; nil means the real one.
 	Now   func() time.Time
 	Sleep func(context.Context, time.Duration) error
+	// Stop, when closed, ends the window early (the rollout is done): the
+	// gate judges what it saw, waits for what is open, and returns. Nil:
+	// the window lasts For.
+	Stop <-chan struct{}
 }
 
 // Report is a finished gate: the verdict and what it rests on.
@@ -42,6 +46,8 @@ type Report struct {
 	// PollErrors counts polls that found no server (retried); a gate
 	// whose every poll failed ends with that error instead.
 	PollErrors int `json:"poll_errors,omitempty"`
+	// StoppedEarly: Window.Stop ended the window before For.
+	StoppedEarly bool `json:"stopped_early,omitempty"`
 	Result
 	// HistoryLongestUnowned is the history's own longest unowned span
 	// (GroupSummary.longest_unowned) at the last poll: over the decisions
@@ -73,7 +79,7 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 		now = time.Now
 	}
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = func(ctx context.Context, d time.Duration) error { return sleepCtx(ctx, d, w.Stop) }
 	}
 	start := now()
 	end := start.Add(w.For)
@@ -84,6 +90,7 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 		wait = max(wait, cfg.Idle)
 	}
 	hard := end.Add(wait + 2*w.Interval)
+	stopped := false
 	rep := Report{Group: w.Group, Expect: cfg.Expect, Start: start, Bounds: Bounds{MaxUnowned: Duration(cfg.MaxUnowned),
 		FollowupWithin: Duration(cfg.FollowupWithin), Idle: Duration(cfg.Idle), MinMembers: cfg.MinMembers, AllowEager: cfg.AllowEager}}
 
@@ -146,6 +153,10 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 		}
 
 		t := now()
+		if !stopped && closed(w.Stop) && t.Before(end) {
+			stopped, end, hard = true, t, t.Add(wait+2*w.Interval)
+			rep.StoppedEarly = true
+		}
 		obs.Now, obs.Ended = t, !t.Before(end)
 		rep.Result, rep.End = Evaluate(cfg, obs), t
 		reached := rep.PollErrors < rep.Polls
@@ -199,13 +210,28 @@ func key(d *assigndv1.Decision) string {
 	return fmt.Sprintf("%x|%s|%d", d.GetInputDigest(), t.AsTime().Format(time.RFC3339Nano), d.GetGenerationId())
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
+// sleepCtx sleeps for d, until ctx is done (an error) or stop closes.
+func sleepCtx(ctx context.Context, d time.Duration, stop <-chan struct{}) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	if closed(stop) {
+		stop = nil // already stopped: sleep the interval out
+	}
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
 	case <-t.C:
-		return nil
+	case <-stop:
+	}
+	return nil
+}
+
+// closed reports whether c is closed; a nil c never is.
+func closed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
 	}
 }

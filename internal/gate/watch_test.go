@@ -22,10 +22,16 @@ type fakeHistory struct {
 	late map[int32]time.Duration // generation → how long after its time its record arrives
 	err  func(poll int) error    // an error for this poll, or nil
 	poll int
+	// stop closes at poll stopAt (0: never), as a signal would.
+	stop   chan struct{}
+	stopAt int
 }
 
 func (h *fakeHistory) fetch(context.Context) (*assigndv1.GetGroupResponse, error) {
 	h.poll++
+	if h.poll == h.stopAt {
+		close(h.stop)
+	}
 	if h.err != nil {
 		if err := h.err(h.poll); err != nil {
 			return nil, err
@@ -63,7 +69,8 @@ func (h *fakeHistory) window(d time.Duration) Window {
 		Sleep: func(_ context.Context, d time.Duration) error {
 			h.now = h.now.Add(d)
 			return nil
-		}}
+		},
+		Stop: h.stop}
 }
 
 func TestWatch(t *testing.T) {
@@ -73,6 +80,7 @@ func TestWatch(t *testing.T) {
 		ds        []decision
 		keep      int
 		late      map[int32]time.Duration
+		stopAt    int
 		err       func(int) error
 		window    time.Duration
 		passed    bool
@@ -96,6 +104,12 @@ func TestWatch(t *testing.T) {
 		{name: "a group unknown at the start counts from its first decision",
 			ds:     []decision{{gen: 1, ms: 1500}, {gen: 2, ms: 1600}},
 			window: 5 * time.Second, passed: true, decisions: 2, polls: 6},
+		{name: "a window ended early by a stop",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 1500}},
+			window: time.Hour, stopAt: 3, passed: true, decisions: 1, polls: 3},
+		{name: "a window ended early still waits for an open chain",
+			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 1500, withheld: []int32{1}}, {gen: 4, ms: 4200}},
+			window: time.Hour, stopAt: 3, passed: true, decisions: 2, polls: 6},
 		{name: "a chain open at the end of the window is waited for",
 			ds:     []decision{{gen: 2, ms: -5000}, {gen: 3, ms: 4500, withheld: []int32{1}}, {gen: 4, ms: 7200}},
 			window: 5 * time.Second, passed: true, decisions: 2, polls: 9},
@@ -146,7 +160,7 @@ func TestWatch(t *testing.T) {
 			window: 3 * time.Second, code: codes.PermissionDenied, polls: 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &fakeHistory{now: t0, ds: decisions(tc.ds...), keep: tc.keep, late: tc.late, err: tc.err}
+			h := &fakeHistory{now: t0, ds: decisions(tc.ds...), keep: tc.keep, late: tc.late, err: tc.err, stop: make(chan struct{}), stopAt: tc.stopAt}
 			cfg := DefaultConfig()
 			if tc.cfg != nil {
 				tc.cfg(&cfg)
@@ -154,6 +168,9 @@ func TestWatch(t *testing.T) {
 			rep, err := Watch(context.Background(), cfg, h.window(tc.window), h.fetch)
 			if status.Code(err) != tc.code {
 				t.Fatalf("error %v, want code %s", err, tc.code)
+			}
+			if rep.StoppedEarly != (tc.stopAt > 0) {
+				t.Errorf("stopped early %t, want %t", rep.StoppedEarly, tc.stopAt > 0)
 			}
 			if rep.Passed != tc.passed || rep.Decisions != tc.decisions || rep.Polls != tc.polls {
 				t.Errorf("passed %t, %d decisions, %d polls; want %t, %d, %d: %+v", rep.Passed, rep.Decisions, rep.Polls,
