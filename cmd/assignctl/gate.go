@@ -54,10 +54,12 @@ the group's history every --interval for --for and fails as soon as:
 At the end of the window it waits for an open follow-up chain, an unowned
 partition or a missing member to resolve, within its bound. SIGTERM or
 SIGINT ends the window early, when the rollout is done: the gate judges what
-it saw and exits as above; a second signal aborts it. Start it before the rollout: rounds
-from before the start count only as the context they leave open. The history
-is each replica's own (docs/observatory.md); point --addr at the replica the
-group calls, or at any replica when replicas share history.
+it saw and exits as below; a second signal aborts it.
+
+Start it before the rollout: rounds from before the start count only as the
+context they leave open. Without --history-brokers the history is each
+replica's own (docs/observatory.md): point --addr at the replica the group
+calls; with shared history any replica answers.
 
 Exit status: 0 the gate passed; 4 a check failed (the report says which);
 1, 2, 3 as for every command. -o json prints the report as JSON.`,
