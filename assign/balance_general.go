@@ -30,9 +30,13 @@ func planGeneral(st *state, target []int32) {
 		for _, p := range c {
 			st.stop.at(step)
 			step++
-			if st.prev[p] == m && st.keepable(m, p) {
-				target[p] = m
-				count[m]++
+			if st.prev[p] == m {
+				if st.keepable(m, p) {
+					target[p] = m
+					count[m]++
+				} else {
+					st.setReason(p, ReasonUnsubscribed) // reason: unsubscribed
+				}
 			}
 		}
 	}

@@ -8,6 +8,10 @@ func (st *state) freeze(target []int32) {
 	for p, o := range st.prev {
 		st.stop.at(p)
 		if o >= 0 && st.keepable(o, int32(p)) {
+			if target[p] != o {
+				st.setReason(int32(p), ReasonHeld) // reason: held (freeze)
+				st.held++
+			}
 			target[p] = o
 		}
 	}
@@ -28,6 +32,8 @@ func (st *state) capMoves(target []int32, max int) {
 			moved++
 			continue
 		}
+		st.setReason(int32(p), ReasonHeld) // reason: held (move budget)
+		st.held++
 		target[p] = o
 	}
 }

@@ -13,6 +13,8 @@ type options struct {
 	freeze         bool
 	ctx            context.Context
 	bestEffort     bool
+	moveDetail     int
+	target         bool // [WithTarget]
 }
 
 func defaultOptions() options { return options{rackAware: true} }
@@ -67,3 +69,10 @@ func WithContext(ctx context.Context) Option {
 // when the context ended is returned unchanged, without a warning. For
 // fallbacks that must answer within a bound. Default: off.
 func WithBestEffort(on bool) Option { return optionFunc(func(o *options) { o.bestEffort = on }) }
+
+// WithMoveDetail lists in Result.Moves, in (topic, partition) order, up to
+// n of the partitions that change owner, are withheld or are held back,
+// each with its [MoveReason]. The counts by reason (Stats.Reasons) are
+// always complete; the list costs a pass over the partitions and is for
+// callers that show it. Default: 0, no list.
+func WithMoveDetail(n int) Option { return optionFunc(func(o *options) { o.moveDetail = max(n, 0) }) }

@@ -29,8 +29,8 @@ func (ra *realigner) exchange(p int32) bool {
 			if (ra.count[v] != ra.count[o] && !ra.even) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
 				continue
 			}
-			ra.target[p] = v // reason: rack
-			ra.target[x] = o // reason: rack
+			ra.rehome(p, v)
+			ra.rehome(x, o)
 			return true
 		}
 	}
@@ -67,8 +67,8 @@ func (ra *realigner) trade(p int32) bool {
 			if (ra.count[v] != ra.count[o] && !ra.even) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
 				continue
 			}
-			ra.target[p] = v // reason: rack
-			ra.target[x] = o // reason: rack
+			ra.rehome(p, v)
+			ra.rehome(x, o)
 			return true
 		}
 	}
@@ -95,7 +95,7 @@ func (ra *realigner) handOver(p int32) bool {
 		return false
 	}
 	if ra.count[o] == ra.hi {
-		ra.target[p] = v // reason: rack
+		ra.rehome(p, v)
 		ra.count[o]--
 		ra.count[v]++
 		ra.queue(o)
@@ -122,8 +122,8 @@ func (ra *realigner) handOver(p int32) bool {
 			if !ra.tradable(x, h) || w == o || w == v || ra.count[w] != ra.hi || !st.subscribes(o, st.topicOf[x]) {
 				continue
 			}
-			ra.target[p] = v // reason: rack
-			ra.target[x] = o // reason: rack
+			ra.rehome(p, v)
+			ra.rehome(x, o)
 			ra.count[w]--
 			ra.count[v]++
 			ra.queue(w)
@@ -149,4 +149,14 @@ func (ra *realigner) receiver(p int32) int32 {
 		}
 	}
 	return best
+}
+
+// rehome gives p to member to. A partition its owner kept loses it for its
+// rack (KIP-881); one placed this round keeps the reason it left its
+// previous owner.
+func (ra *realigner) rehome(p, to int32) {
+	if ra.st.prev[p] == ra.target[p] {
+		ra.st.setReason(p, ReasonRack)
+	}
+	ra.target[p] = to
 }

@@ -32,6 +32,7 @@ func (tt *topicTrimmer) keep(st *state, m int32, claims []int32, quota int32, ta
 		if st.prev[p] != m {
 			continue
 		}
+		st.setReason(p, ReasonBalance) // reason: balance (over quota); read only if not kept
 		t := st.topicOf[p]
 		if k := len(runs); k == 0 || runs[k-1].topic != t {
 			runs = append(runs, topicRun{topic: t, from: int32(len(tt.keepable)), tie: ((t-m%nt)%nt + nt) % nt})

@@ -21,6 +21,7 @@ const (
 	decisionMembers    = 32 // DecisionMember entries
 	decisionPartitions = 64 // withheld, and revoked, partitions
 	decisionWarnings   = 8
+	decisionMoves      = 32 // PartitionMove entries: about 115 bytes each
 )
 
 // decisionInput is what an answered Assign call leaves for its Decision:
@@ -88,6 +89,8 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		revoked = capPartitions(revoked, m.Revoked, decisionPartitions-countPartitions(revoked))
 	}
 	d.RevokedPartitions = revoked
+	d.MoveReasons = apiconv.MoveReasonsToAPI(&res.Stats.Reasons)
+	d.Moves = apiconv.MovesToAPI(res.Moves[:min(len(res.Moves), decisionMoves)])
 	for _, w := range res.Warnings[:min(len(res.Warnings), decisionWarnings)] {
 		d.Warnings = append(d.Warnings, clipN(w, maxMessage))
 	}

@@ -43,6 +43,7 @@ type Server struct {
 	stopCalls  context.CancelCauseFunc
 	osReturner *osReturner
 	history    *history.Store
+	rollout    *rolloutService
 }
 
 // New builds a Server. sel chooses the assignor of every Assign call (use
@@ -126,6 +127,10 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
 	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
 	assigndv1.RegisterGroupHistoryServiceServer(s.grpc, &historyService{store: cfg.history})
+	rollout := newRolloutService(cfg.history, cfg.explainer, cfg.policyParser, cfg.run, cfg.memoryBudget)
+	rollout.stopOnShutdown = svc.stopOnShutdown
+	assigndv1.RegisterRolloutServiceServer(s.grpc, rollout)
+	s.rollout = rollout
 	if cfg.history != nil {
 		if err := registerHistoryMetrics(cfg.meters, cfg.history); err != nil {
 			return nil, fmt.Errorf("server: creating metrics: %w", err)

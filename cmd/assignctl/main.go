@@ -10,6 +10,10 @@
 //	                                         server's policy picks for a group
 //	assignctl groups [--signal S] [--prefix P]   the groups the server remembers, with signals
 //	assignctl describe GROUP                 a group's members, last decisions and signals
+//	assignctl policy diff CANDIDATE.yaml     what a candidate policy would do to every
+//	                                         recorded group; exit 4 past --fail-moved-ratio
+//	assignctl simulate GROUP --assignor X    replay a group's recorded inputs under X
+//	assignctl migrate-report                 what the switch to KIP-848 does, per group
 //	assignctl gate GROUP [--for 10m]         watch a group during a release; exit 4 if it regressed
 //	assignctl completion bash|zsh|fish|powershell   shell completion script
 //
@@ -28,8 +32,10 @@
 //	2  usage: an unknown command or flag, a wrong argument, an unreadable
 //	   or invalid input file
 //	3  no connection to the server, or no answer within --timeout
-//	4  a gate failed: assignctl gate found the group regressed during the
-//	   watched rollout (docs/gate.md)
+//	4  a gate failed: policy diff found a group the candidate cannot
+//	   serve, or one that moves more than --fail-moved-ratio; or
+//	   assignctl gate found the group regressed during the watched
+//	   rollout (docs/gate.md)
 package main
 
 import (
@@ -131,7 +137,7 @@ variable.
 
 Exit status: 0 success; 1 the server refused the request, is not serving, or
 the policy file has problems; 2 usage error; 3 no connection to the server or
-no answer within --timeout; 4 the gate failed (assignctl gate).`,
+no answer within --timeout; 4 a gate failed (policy diff, gate).`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -151,7 +157,7 @@ no answer within --timeout; 4 the gate failed (assignctl gate).`,
 	a.conn.register(pf)
 	pf.StringVarP(&a.output, "output", "o", "table", "output `format`: table or json")
 	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand(), a.groupsCommand(), a.describeCommand(),
-		a.gateCommand())
+		a.simulateCommand(), a.migrateReportCommand(), a.gateCommand())
 	return root
 }
 
