@@ -70,9 +70,10 @@ type Bounds struct {
 
 // Watch polls fetch every w.Interval for w.For and evaluates cfg on the
 // decisions made since it started. It returns as soon as a check fails;
-// at the end of the window it waits for what is still open (a follow-up
-// chain, an unowned partition) until it resolves or its bound passes. A
-// poll that finds no server is retried; any other error ends the watch.
+// at the end of the window (For, or w.Stop) it waits for what is still
+// open (a follow-up chain, an unowned partition, a fresh generation gap,
+// a missing member) until it resolves or its bound passes. A poll that
+// finds no server is retried; any other error ends the watch.
 func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, error) {
 	now, sleep := w.Now, w.Sleep
 	if now == nil {
@@ -170,7 +171,7 @@ func Watch(ctx context.Context, cfg Config, w Window, fetch Fetch) (Report, erro
 		case obs.Ended && (!rep.Pending || !t.Before(hard)):
 			if rep.Pending {
 				rep.Failures = append(rep.Failures, Failure{Check: CheckOpen, Reason: fmt.Sprintf(
-					"a follow-up chain or an unowned partition was still open %s after the window ended", t.Sub(end).Round(time.Second))})
+					"a follow-up chain, an unowned partition, a generation gap or a missing member was still open %s after the window ended", t.Sub(end).Round(time.Second))})
 			}
 			rep.Passed = rep.Result.Passed()
 			return rep, nil
