@@ -98,6 +98,7 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}
 	}
 	d.Members = decisionMembersOf(in.group, res)
+	d.WorstTopicImbalance, d.WorstImbalanceTopic = worstTopicSkew(in.group, res)
 	d.WithheldPartitions = capPartitions(nil, res.Pending, decisionPartitions)
 	var revoked []*assigndv1.TopicPartitions
 	for _, m := range res.Members {
