@@ -9,7 +9,7 @@ import "slices"
 // topic classes. Among the cheapest chains it takes the one from the most
 // loaded giver. With freeOnly, only free chains count. If it finds one, it
 // performs the moves (apply) and reports true.
-func (r *rebalancer) augment(xs []int32, want int32, freeOnly bool) bool {
+func (r *repairer) augment(xs []int32, want int32, freeOnly bool) bool {
 	better := func(v, best int32) bool {
 		return r.count[v] >= want && (best < 0 || r.count[v] > r.count[best])
 	}
@@ -42,7 +42,7 @@ func (r *rebalancer) augment(xs []int32, want int32, freeOnly bool) bool {
 // stay the most loaded and the receivers the least. Without it, a
 // scale-out of hundreds of members with unequal subscriptions costs a
 // search over all members per partition moved.
-func (r *rebalancer) relieveAlike(xs []int32, level, top, d int32) {
+func (r *repairer) relieveAlike(xs []int32, level, top, d int32) {
 	if len(r.alike) != len(r.cl.subscribers) {
 		r.alike = make([][]int32, len(r.cl.subscribers))
 	}
@@ -95,7 +95,7 @@ func (r *rebalancer) relieveAlike(xs []int32, level, top, d int32) {
 // and returns the giver better chosen among the cheapest (better(v, best)
 // reports whether v beats the best so far, best < 0 meaning none), or -1.
 // The chain is left in viaMember and viaClass.
-func (r *rebalancer) search(xs []int32, freeOnly bool, better func(v, best int32) bool) int32 {
+func (r *repairer) search(xs []int32, freeOnly bool, better func(v, best int32) bool) int32 {
 	r.epoch++
 	distOf := func(v int32) int32 {
 		if r.distStamp[v] != r.epoch {

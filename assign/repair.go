@@ -2,7 +2,7 @@ package assign
 
 import "slices"
 
-// rebalance evens out the members' partition counts after placement, moving
+// repair evens out the members' partition counts after placement, moving
 // as few previously owned partitions as it can.
 //
 // The goal is the most even distribution the subscriptions allow: no chain
@@ -21,18 +21,18 @@ import "slices"
 // consuming them). It runs in two phases: first chains of free partitions only, then
 // chains that may take owned ones. Every step lowers the sum of squared
 // counts by at least two, so the loop ends; a work budget proportional to
-// the input bounds it all the same, so that no input can make a rebalance
+// the input bounds it all the same, so that no input can make the repair
 // spin (librdkafka #4783); a plan cut short by it, like one a best-effort
 // stop cut short, carries a warning and asks for a follow-up (cutShort).
 //
 // Where few members can give (a scale-out), fillFromGivers takes the
 // searches' steps without searching, so the work is that of the partitions
 // moved rather than a search over the group per partition.
-func rebalance(st *state, cl *topicClasses, target, count []int32) {
+func repair(st *state, cl *topicClasses, target, count []int32) {
 	if !unevenSubscribers(cl, count) || st.stop.skip() {
 		return
 	}
-	r := newRebalancer(st, cl, target, count)
+	r := newRepairer(st, cl, target, count)
 	for _, freeOnly := range []bool{true, false} {
 		// Help the least loaded members first, all of them at once, from
 		// the cheapest giver any of them can reach: choosing one receiver
@@ -67,7 +67,7 @@ func unevenSubscribers(cl *topicClasses, count []int32) bool {
 	return any && hi-lo >= 2
 }
 
-type rebalancer struct {
+type repairer struct {
 	st     *state
 	cl     *topicClasses
 	target []int32
@@ -133,9 +133,9 @@ type rebalancer struct {
 	alike      [][]int32 // relieveAlike's receivers by class, reused
 }
 
-func newRebalancer(st *state, cl *topicClasses, target, count []int32) *rebalancer {
+func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	n := len(st.members)
-	r := &rebalancer{st: st, cl: cl, target: target, count: count}
+	r := &repairer{st: st, cl: cl, target: target, count: count}
 	r.classOff = make([]int32, n+1)
 	for m := range n {
 		r.classOff[m+1] = r.classOff[m] + int32(len(cl.memberClasses[m]))
@@ -239,14 +239,14 @@ var repairWorkPerUnit = 64
 // newcomer. A variable so that tests can make a repair run out.
 var minRepairBudget = 1 << 25
 
-// awayKey is a member v, a member u and a class k: see rebalancer.away.
+// awayKey is a member v, a member u and a class k: see repairer.away.
 type awayKey struct{ v, u, k int32 }
 
 // awayEdge is a holder u of partitions of class k another member owned.
 type awayEdge struct{ u, k int32 }
 
 // addAway adds delta to the partitions of class k owned by v and held by u.
-func (r *rebalancer) addAway(v, u, k, delta int32) {
+func (r *repairer) addAway(v, u, k, delta int32) {
 	key := awayKey{v, u, k}
 	n := r.away[key]
 	r.awayOf[v] += delta
@@ -263,15 +263,15 @@ func (r *rebalancer) addAway(v, u, k, delta int32) {
 }
 
 // slot returns the index in held and free of member m's class k.
-func (r *rebalancer) slot(m, k int32) int32 {
+func (r *repairer) slot(m, k int32) int32 {
 	i, _ := slices.BinarySearch(r.cl.memberClasses[m], k)
 	return r.classOff[m] + int32(i)
 }
 
 // mostSubscriberCount is the largest count among members that subscribe
-// to something. It never increases during rebalance: a receiver ends at
+// to something. It never increases during the repair: a receiver ends at
 // least one below what its giver had.
-func (r *rebalancer) mostSubscriberCount() int32 {
+func (r *repairer) mostSubscriberCount() int32 {
 	most := int32(0)
 	for m, ks := range r.cl.memberClasses {
 		if len(ks) > 0 {
@@ -283,7 +283,7 @@ func (r *rebalancer) mostSubscriberCount() int32 {
 
 // byLoad lists the members that subscribe to something, least loaded
 // first, ties by index.
-func (r *rebalancer) byLoad() []int32 {
+func (r *repairer) byLoad() []int32 {
 	order := make([]int32, 0, len(r.count))
 	for m, ks := range r.cl.memberClasses {
 		if len(ks) > 0 {

@@ -32,7 +32,7 @@ const maxFillGivers = 256
 // The pass stops where the searches could differ: a giver reached only
 // through other members, the level used up, no giver left, a receiver
 // raised by more than one.
-func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
+func (r *repairer) fillFromGivers(order []int32, j int) bool {
 	n := len(order)
 	level := r.count[order[0]]
 	first := n // order[first:] are the givers; order[j:first] are at L+1
@@ -86,7 +86,7 @@ func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
 // level (at of them), above at level+1, and the givers, at level+2 or
 // more; there is no other load.
 type fillState struct {
-	r         *rebalancer
+	r         *repairer
 	level     int32
 	sources   []int32
 	at, above int32

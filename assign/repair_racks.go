@@ -22,7 +22,7 @@ var useRackTally = true
 
 // newRackTally returns the tally of a rack-aware group, or nil when it
 // would be too large.
-func (r *rebalancer) newRackTally() *rackTally {
+func (r *repairer) newRackTally() *rackTally {
 	st := r.st
 	racks := int32(len(st.rackNames))
 	slots := len(r.held)
@@ -45,7 +45,7 @@ func (r *rebalancer) newRackTally() *rackTally {
 }
 
 // add counts p, held by u in slot s, delta times on each of its racks.
-func (t *rackTally) add(r *rebalancer, p, s, u, delta int32) {
+func (t *rackTally) add(r *repairer, p, s, u, delta int32) {
 	st := r.st
 	free := st.prev[p] != u
 	for _, rk := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
@@ -59,7 +59,7 @@ func (t *rackTally) add(r *rebalancer, p, s, u, delta int32) {
 
 // addHome counts p, which v owned and u holds in class k, delta times if
 // it has a replica on v's rack.
-func (t *rackTally) addHome(r *rebalancer, p, v, u, k, delta int32) {
+func (t *rackTally) addHome(r *repairer, p, v, u, k, delta int32) {
 	if !r.st.rackMatches(v, p) {
 		return
 	}
@@ -72,7 +72,7 @@ func (t *rackTally) addHome(r *rebalancer, p, v, u, k, delta int32) {
 }
 
 // move keeps the tally as move hands p from u (slot su) to v (slot sv).
-func (t *rackTally) move(r *rebalancer, p, u, v, k, su, sv int32) {
+func (t *rackTally) move(r *repairer, p, u, v, k, su, sv int32) {
 	t.add(r, p, su, u, -1)
 	t.add(r, p, sv, v, 1)
 	if o := r.st.prev[p]; o >= 0 {
@@ -86,7 +86,7 @@ func (t *rackTally) move(r *rebalancer, p, u, v, k, su, sv int32) {
 }
 
 // rankCounts counts u's partitions of class k (slot s) by pickRank for v.
-func (t *rackTally) rankCounts(r *rebalancer, u, k, v, s int32) (counts [pickRanks]int) {
+func (t *rackTally) rankCounts(r *repairer, u, k, v, s int32) (counts [pickRanks]int) {
 	home := int(r.away[awayKey{v, u, k}])
 	free, held := int(r.free[s]), int(r.held[s])
 	rk := r.st.memberRack[v]
