@@ -28,6 +28,13 @@ import "slices"
 // Where few members can give (a scale-out), fillFromGivers takes the
 // searches' steps without searching, so the work is that of the partitions
 // moved rather than a search over the group per partition.
+//
+// The repair's files follow its flow: this one is the loop (relieveOnce,
+// augment, relieveAlike, then homecoming); repair_state.go its bookkeeping
+// and work budget; repair_search.go and repair_search_returns.go the
+// searches for a chain; repair_fill.go the scale-out shortcut; and
+// repair_chain.go executing a chain (apply, pick, move), with
+// repair_racks.go the rack tally its picks read.
 func repair(st *state, cl *topicClasses, target, count []int32) {
 	if !unevenSubscribers(cl, count) || st.stop.skip() {
 		return
@@ -67,205 +74,191 @@ func unevenSubscribers(cl *topicClasses, count []int32) bool {
 	return any && hi-lo >= 2
 }
 
-type repairer struct {
-	st     *state
-	cl     *topicClasses
-	target []int32
-	count  []int32
-
-	// held[classOff[m]+i] counts the partitions member m holds in its i-th
-	// class (cl.memberClasses[m][i]); free the subset it did not own before
-	// this round.
-	held, free []int32
-	classOff   []int32
-	// subSlot[k][i] is the slot of cl.subscribers[k][i] in class k: the
-	// searches walk every subscriber of a class and would otherwise look
-	// each slot up again (half of their time).
-	subSlot [][]int32
-	// holding[classOff[m]+i] lists the partitions member m was given in
-	// its i-th class, in order (stale entries are skipped): a pick reads
-	// only the class it hands on.
-	holding [][]int32
-	// unclean[s] counts the entries of holding[s] that a rack-aware pick's
-	// full read would drop (partitions moved away other than by a pick,
-	// and their duplicates once they come back); pickedSlot is the slot of
-	// the last pick, whose chosen partitions are already out of its list.
-	unclean    []int32
-	pickedSlot int32
-	racks      *rackTally // nil without racks, or with too many
-	// away counts, per member v, holder u and class k, the partitions of
-	// k that v owned before this round and u holds now; awayFrom[v] lists
-	// the (u, k) pairs that may have some (pairs whose count fell to zero
-	// are dropped when the list is next read). Counting per pair rather
-	// than listing partitions keeps a search's cost independent of how
-	// many partitions have moved.
-	away     map[awayKey]int32
-	awayFrom [][]awayEdge
-	// awayOf[v] sums away over v's pairs; awayAll over all: fillFromGivers
-	// needs to know that only its givers' partitions are held elsewhere.
-	awayOf  []int32
-	awayAll int
-	budget  int
-	// others, while fillFromGivers runs, knows the loads (see ownedUnits);
-	// nil otherwise.
-	others *fillState
-	// The mean count of the members that subscribe to something, rounded
-	// down and up, and whether they all subscribe to the same classes (see
-	// ownedUnits).
-	meanFloor, meanCeil int32
-	uniform             bool
-
-	// Scratch space of augment, reused across searches; an entry of dist
-	// or classDist is only valid when its stamp equals epoch.
-	epoch      int32
-	dist       []int32
-	distStamp  []int32
-	viaMember  []int32
-	viaClass   []int32
-	classDist  []int32
-	classStamp []int32
-	deque      []int32
-	inQueue    []int32 // stamp: the member is in searchWithReturns' queue
-	reached    []int32 // members searchWithReturns labelled
-	picked     []int32 // pick's result, reused
-	mark       []int32 // per partition: pick saw it in this epoch
-	markEpoch  int32
-	alike      [][]int32 // relieveAlike's receivers by class, reused
+// relieveOnce performs one augmentation for the lowest load level that has
+// one, and reports whether it found any.
+func (r *repairer) relieveOnce(freeOnly bool) bool {
+	most := r.mostSubscriberCount()
+	order := r.byLoad()
+	r.budget -= len(order)
+	for i := 0; i < len(order); {
+		if r.st.stop.spent(r.budget) {
+			return false
+		}
+		level := r.count[order[i]]
+		if most-level < 2 {
+			return false
+		}
+		j := i
+		for j < len(order) && r.count[order[j]] == level {
+			j++
+		}
+		if i == 0 && !freeOnly {
+			if r.fillFromGivers(order, j) {
+				return true
+			}
+			if r.st.stop.spent(r.budget) {
+				return false // a best-effort stop ended the fill
+			}
+		}
+		if r.augment(order[i:j], level+2, freeOnly) {
+			return true
+		}
+		if r.budget <= 0 {
+			return false
+		}
+		i = j
+	}
+	return false
 }
 
-func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
-	n := len(st.members)
-	r := &repairer{st: st, cl: cl, target: target, count: count}
-	r.classOff = make([]int32, n+1)
-	for m := range n {
-		r.classOff[m+1] = r.classOff[m] + int32(len(cl.memberClasses[m]))
-	}
-	r.held = make([]int32, r.classOff[n])
-	r.subSlot = make([][]int32, len(cl.subscribers))
-	flatSlots := make([]int32, 0, r.classOff[n])
-	for k, subs := range cl.subscribers {
-		start := len(flatSlots)
-		for _, m := range subs {
-			flatSlots = append(flatSlots, r.slot(m, int32(k)))
+// holdsFree reports whether m holds a partition it did not own before
+// this round.
+func (r *repairer) holdsFree(m int32) bool {
+	for _, f := range r.free[r.classOff[m]:r.classOff[m+1]] {
+		if f > 0 {
+			return true
 		}
-		r.subSlot[k] = flatSlots[start:len(flatSlots):len(flatSlots)]
 	}
-	r.free = make([]int32, r.classOff[n])
-	slots := int(r.classOff[n])
-	begin := make([]int32, slots+1)
-	for p, m := range target {
-		st.stop.at(p)
-		if m >= 0 {
-			i := r.slot(m, cl.classOf[st.topicOf[p]])
-			begin[i+1]++
-			r.held[i]++
-			if st.prev[p] != m {
-				r.free[i]++
+	return false
+}
+
+// augment looks for the cheapest chain to any of the receivers xs (all at
+// the same load) from a member with at least want partitions, where
+// handing on a free partition costs 0 and an owned one 1: a 0-1
+// breadth-first search backwards from the receivers over members and
+// topic classes. Among the cheapest chains it takes the one from the most
+// loaded giver. With freeOnly, only free chains count. If it finds one, it
+// performs the moves (apply) and reports true.
+func (r *repairer) augment(xs []int32, want int32, freeOnly bool) bool {
+	better := func(v, best int32) bool {
+		return r.count[v] >= want && (best < 0 || r.count[v] > r.count[best])
+	}
+	var best int32
+	if freeOnly {
+		best = r.search(xs, true, better)
+	} else {
+		best = r.searchWithReturns(xs, better)
+	}
+	if best < 0 {
+		return false
+	}
+	level, top, d := r.count[xs[0]], r.count[best], r.dist[best]
+	v := r.viaMember[best]
+	direct := v >= 0 && r.viaMember[v] < 0
+	r.apply(best)
+	if !freeOnly && !r.uniform && direct {
+		r.relieveAlike(xs, level, top, d)
+	}
+	return true
+}
+
+// relieveAlike continues a step of the owned phase without searching
+// again: every other giver the search found as good as the one it took (as
+// loaded, at the same cost, handing over directly) hands one partition of
+// its chain's class to a receiver still at level that subscribes to the
+// class, each giver and receiver once. These are the steps the searches
+// that would follow take one by one: the search's distances stay exact
+// along hand-overs it did not use (successive shortest paths), the givers
+// stay the most loaded and the receivers the least. Without it, a
+// scale-out of hundreds of members with unequal subscriptions costs a
+// search over all members per partition moved.
+func (r *repairer) relieveAlike(xs []int32, level, top, d int32) {
+	if len(r.alike) != len(r.cl.subscribers) {
+		r.alike = make([][]int32, len(r.cl.subscribers))
+	}
+	for k := range r.alike {
+		r.alike[k] = r.alike[k][:0]
+	}
+	for _, x := range xs {
+		if r.count[x] == level {
+			for _, k := range r.cl.memberClasses[x] {
+				r.alike[k] = append(r.alike[k], x)
 			}
 		}
 	}
-	for i := range slots {
-		begin[i+1] += begin[i]
-	}
-	flat := make([]int32, begin[slots])
-	fill := slices.Clone(begin[:slots])
-	for p, m := range target {
-		st.stop.at(p)
-		if m >= 0 {
-			i := r.slot(m, cl.classOf[st.topicOf[p]])
-			flat[fill[i]] = int32(p)
-			fill[i]++
+	for g := range int32(len(r.count)) {
+		r.budget--
+		if r.budget <= 0 || r.st.stop.spent(r.budget) {
+			return
 		}
+		if r.distStamp[g] != r.epoch || r.dist[g] != d || r.count[g] != top {
+			continue
+		}
+		if v := r.viaMember[g]; v < 0 || r.viaMember[v] >= 0 {
+			continue // not a direct hand-over
+		}
+		k := r.viaClass[g]
+		s := r.slot(g, k)
+		cost := int32(1)
+		if r.free[s] > 0 {
+			cost = 0
+		}
+		if r.held[s] == 0 || cost != d {
+			continue
+		}
+		receivers := r.alike[k]
+		for len(receivers) > 0 && r.count[receivers[0]] != level {
+			receivers = receivers[1:]
+		}
+		r.alike[k] = receivers
+		if len(receivers) == 0 {
+			continue
+		}
+		x := receivers[0]
+		r.move(r.pick(g, k, x, 1)[0], g, x)
+		r.count[g]--
+		r.count[x]++
 	}
-	r.holding = make([][]int32, slots)
-	r.unclean = make([]int32, slots)
-	r.pickedSlot = -1
-	r.racks = r.newRackTally()
-	for i := range slots {
-		r.holding[i] = flat[begin[i]:begin[i+1]:begin[i+1]]
-	}
-	var total, subscribers int
-	var first []int32
-	r.uniform = true
-	for m := range n {
-		if ks := cl.memberClasses[m]; len(ks) > 0 {
-			total += int(count[m])
-			subscribers++
-			if first == nil {
-				first = ks
-			} else if !slices.Equal(first, ks) {
-				r.uniform = false
+}
+
+// homecoming sends moved partitions back to their previous owners where a
+// chain of free partitions from that owner to the partition's new holder
+// makes room: v hands a free partition along to u, u hands p back to v.
+// Counts do not change, and each return is one move fewer. Balancing one
+// receiver at a time can leave such detours (a member hands its own
+// partition on, and later receives a free one that could have gone in its
+// place); this pass removes them.
+func (r *repairer) homecoming() {
+	for u := range int32(len(r.count)) {
+		for s := r.classOff[u]; s < r.classOff[u+1]; s++ {
+			if !r.homecomingOf(u, s) {
+				return
 			}
 		}
 	}
-	if subscribers > 0 {
-		r.meanFloor = int32(total / subscribers)
-		r.meanCeil = int32((total + subscribers - 1) / subscribers)
-	}
-	r.away = make(map[awayKey]int32)
-	r.awayFrom = make([][]awayEdge, n)
-	r.awayOf = make([]int32, n)
-	for p, m := range target {
-		st.stop.at(p)
-		if o := st.prev[p]; o >= 0 && m >= 0 && m != o {
-			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
+}
+
+// homecomingOf returns home what it can of the partitions u holds in its
+// slot s; false when the budget ran out.
+func (r *repairer) homecomingOf(u, s int32) bool {
+	st := r.st
+	for i := 0; i < len(r.holding[s]); i++ {
+		st.stop.at(i)
+		p := r.holding[s][i]
+		v := st.prev[p]
+		if r.target[p] != u || v < 0 || v == u || !st.keepable(v, p) {
+			continue
 		}
+		if r.budget <= 0 || st.stop.spent(r.budget) {
+			return false
+		}
+		// The chain starts with v handing on a free partition: without
+		// one, no search can reach v. (A scale-out moves thousands of
+		// partitions away from members that received none; searching for
+		// each cost seconds.)
+		if !r.holdsFree(v) {
+			continue
+		}
+		if r.search([]int32{u}, true, func(w, _ int32) bool { return w == v }) != v {
+			continue
+		}
+		for w := v; w != u; w = r.viaMember[w] {
+			next := r.viaMember[w]
+			r.move(r.pick(w, r.viaClass[w], next, 1)[0], w, next)
+		}
+		r.move(p, u, v)
 	}
-	r.budget = max(repairWorkPerUnit*(len(target)+n+int(r.classOff[n])), minRepairBudget)
-	r.dist = make([]int32, n)
-	r.distStamp = make([]int32, n)
-	r.viaMember = make([]int32, n)
-	r.viaClass = make([]int32, n)
-	r.classDist = make([]int32, len(cl.subscribers))
-	r.classStamp = make([]int32, len(cl.subscribers))
-	return r
-}
-
-// repairWorkPerUnit is the repair's work budget per unit of input (a
-// partition, a member, a member's subscription to a class of topics), so
-// that no input holds the engine for longer than its size warrants: about
-// 0.4 s per million units, at some 6 ns a step. Issue 10's scale-out of
-// 10,000 members over 1,000,000 partitions uses under 1% of it, filling
-// from its givers; a group of 1,000 or 2,000 members with random
-// subscriptions, where a hundred or two join, uses 70 to 90 steps per unit
-// (below minRepairBudget, which therefore decides there). A variable so
-// that tests can make a repair run out.
-var repairWorkPerUnit = 64
-
-// minRepairBudget is the least work budget of a repair. It lets small
-// groups over many topics finish in one round: a rebalance costs the whole
-// group far more than the ~0.2 s that 2^25 steps take, and 2^23 made a
-// 100-member group on 500 topics take two follow-ups to place one
-// newcomer. A variable so that tests can make a repair run out.
-var minRepairBudget = 1 << 25
-
-// awayKey is a member v, a member u and a class k: see repairer.away.
-type awayKey struct{ v, u, k int32 }
-
-// awayEdge is a holder u of partitions of class k another member owned.
-type awayEdge struct{ u, k int32 }
-
-// addAway adds delta to the partitions of class k owned by v and held by u.
-func (r *repairer) addAway(v, u, k, delta int32) {
-	key := awayKey{v, u, k}
-	n := r.away[key]
-	r.awayOf[v] += delta
-	r.awayAll += int(delta)
-	switch {
-	case n+delta == 0:
-		delete(r.away, key)
-	case n == 0:
-		r.away[key] = delta
-		r.awayFrom[v] = append(r.awayFrom[v], awayEdge{u, k})
-	default:
-		r.away[key] = n + delta
-	}
-}
-
-// slot returns the index in held and free of member m's class k.
-func (r *repairer) slot(m, k int32) int32 {
-	i, _ := slices.BinarySearch(r.cl.memberClasses[m], k)
-	return r.classOff[m] + int32(i)
+	return true
 }
 
 // mostSubscriberCount is the largest count among members that subscribe
@@ -293,5 +286,3 @@ func (r *repairer) byLoad() []int32 {
 	slices.SortStableFunc(order, func(a, b int32) int { return int(r.count[a] - r.count[b]) })
 	return order
 }
-
-const unreached = int32(1 << 30)
