@@ -244,8 +244,8 @@ func (r *repairer) homecomingOf(u, s int32) bool {
 		}
 		// The chain starts with v handing on a free partition: without
 		// one, no search can reach v. (A scale-out moves thousands of
-		// partitions away from members that received none; searching for
-		// each cost seconds.)
+		// partitions away from members that received none; a search for
+		// each would cost seconds.)
 		if !r.holdsFree(v) {
 			continue
 		}

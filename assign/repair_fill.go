@@ -13,7 +13,7 @@ const maxFillGivers = 256
 // each, while few members can give: a scale-out where a few members owned
 // much and the rest are new (issue 10). order is relieveOnce's, the lowest
 // level L ends at j. It reports whether it moved anything; if not, the
-// search runs as before.
+// searches run.
 //
 // The steps are exactly the searches'. The givers (members at L+2 or more)
 // hold only partitions they owned, and nobody else's partitions are held

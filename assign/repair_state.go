@@ -158,20 +158,17 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 
 // repairWorkPerUnit is the repair's work budget per unit of input (a
 // partition, a member, a member's subscription to a class of topics), so
-// that no input holds the engine for longer than its size warrants: about
-// 0.4 s per million units, at some 6 ns a step. Issue 10's scale-out of
-// 10,000 members over 1,000,000 partitions uses under 1% of it, filling
-// from its givers; a group of 1,000 or 2,000 members with random
-// subscriptions, where a hundred or two join, uses 70 to 90 steps per unit
-// (below minRepairBudget, which therefore decides there). A variable so
-// that tests can make a repair run out.
+// that no input holds the engine for longer than its size warrants: at
+// some 6 ns a step, about 0.4 s per million units. Groups that need many
+// steps per unit are small enough for minRepairBudget to decide (what real
+// groups use: docs/engine.md). A variable so that tests can make a repair
+// run out.
 var repairWorkPerUnit = 64
 
 // minRepairBudget is the least work budget of a repair. It lets small
 // groups over many topics finish in one round: a rebalance costs the whole
-// group far more than the ~0.2 s that 2^25 steps take, and 2^23 made a
-// 100-member group on 500 topics take two follow-ups to place one
-// newcomer. A variable so that tests can make a repair run out.
+// group far more than the ~0.2 s that 2^25 steps take. A variable so that
+// tests can make a repair run out.
 var minRepairBudget = 1 << 25
 
 // awayKey is a member v, a member u and a class k: see repairer.away.
