@@ -29,6 +29,11 @@ import "slices"
 // searches' steps without searching, so the work is that of the partitions
 // moved rather than a search over the group per partition.
 //
+// Names, throughout the repair: a chain runs from its giver o to its
+// receiver x; along it each member u hands partitions of class k to the
+// next member v (viaMember[u] = v, viaClass[u] = k); m is any member, p a
+// partition and s a slot, one member's subscription to one class (slot).
+//
 // The repair's files follow its flow: this one is the loop (relieveOnce,
 // augment, relieveAlike, then homecoming); repair_state.go its bookkeeping
 // and work budget; repair_search.go and repair_search_returns.go the
@@ -130,8 +135,8 @@ func (r *repairer) holdsFree(m int32) bool {
 // loaded giver. With freeOnly, only free chains count. If it finds one, it
 // performs the moves (apply) and reports true.
 func (r *repairer) augment(xs []int32, want int32, freeOnly bool) bool {
-	better := func(v, best int32) bool {
-		return r.count[v] >= want && (best < 0 || r.count[v] > r.count[best])
+	better := func(o, best int32) bool {
+		return r.count[o] >= want && (best < 0 || r.count[o] > r.count[best])
 	}
 	var best int32
 	if freeOnly {
@@ -176,19 +181,19 @@ func (r *repairer) relieveAlike(xs []int32, level, top, d int32) {
 			}
 		}
 	}
-	for g := range int32(len(r.count)) {
+	for o := range int32(len(r.count)) {
 		r.budget--
 		if r.budget <= 0 || r.st.stop.spent(r.budget) {
 			return
 		}
-		if r.distStamp[g] != r.epoch || r.dist[g] != d || r.count[g] != top {
+		if r.distStamp[o] != r.epoch || r.dist[o] != d || r.count[o] != top {
 			continue
 		}
-		if v := r.viaMember[g]; v < 0 || r.viaMember[v] >= 0 {
+		if v := r.viaMember[o]; v < 0 || r.viaMember[v] >= 0 {
 			continue // not a direct hand-over
 		}
-		k := r.viaClass[g]
-		s := r.slot(g, k)
+		k := r.viaClass[o]
+		s := r.slot(o, k)
 		cost := int32(1)
 		if r.free[s] > 0 {
 			cost = 0
@@ -205,8 +210,8 @@ func (r *repairer) relieveAlike(xs []int32, level, top, d int32) {
 			continue
 		}
 		x := receivers[0]
-		r.move(r.pick(g, k, x, 1)[0], g, x)
-		r.count[g]--
+		r.move(r.pick(o, k, x, 1)[0], o, x)
+		r.count[o]--
 		r.count[x]++
 	}
 }

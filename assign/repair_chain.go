@@ -196,6 +196,13 @@ func (r *repairer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool)
 	return counts, true
 }
 
+// pickScratch is pick's working space, reused across picks.
+type pickScratch struct {
+	picked    []int32 // pick's result
+	mark      []int32 // per partition: pick saw it in markEpoch
+	markEpoch int32
+}
+
 // pickRanks is the number of pick preferences.
 const pickRanks = 6
 

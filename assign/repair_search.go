@@ -2,14 +2,31 @@ package assign
 
 import "slices"
 
+// searchScratch is the searches' working space, reused across searches,
+// and the chain the last one found (viaMember, viaClass), which apply
+// follows. An entry of dist or classDist is only valid when its stamp
+// equals epoch.
+type searchScratch struct {
+	epoch      int32
+	dist       []int32
+	distStamp  []int32
+	viaMember  []int32 // per member u: the member u hands to on the chain, -1 at its end
+	viaClass   []int32 // per member u: the class u hands on
+	classDist  []int32
+	classStamp []int32
+	deque      []int32
+	inQueue    []int32 // stamp: the member is in searchWithReturns' queue
+	reached    []int32 // members searchWithReturns labelled
+}
+
 // unreached is the distance of a member or class no search has reached.
 const unreached = int32(1 << 30)
 
 // search runs the backward 0-1 breadth-first search from the receivers xs
-// and returns the giver better chosen among the cheapest (better(v, best)
-// reports whether v beats the best so far, best < 0 meaning none), or -1.
+// and returns the giver better chosen among the cheapest (better(o, best)
+// reports whether o beats the best so far, best < 0 meaning none), or -1.
 // The chain is left in viaMember and viaClass.
-func (r *repairer) search(xs []int32, freeOnly bool, better func(v, best int32) bool) int32 {
+func (r *repairer) search(xs []int32, freeOnly bool, better func(o, best int32) bool) int32 {
 	r.epoch++
 	distOf := func(v int32) int32 {
 		if r.distStamp[v] != r.epoch {

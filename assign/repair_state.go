@@ -50,22 +50,9 @@ type repairer struct {
 	meanFloor, meanCeil int32
 	uniform             bool
 
-	// Scratch space of augment, reused across searches; an entry of dist
-	// or classDist is only valid when its stamp equals epoch.
-	epoch      int32
-	dist       []int32
-	distStamp  []int32
-	viaMember  []int32
-	viaClass   []int32
-	classDist  []int32
-	classStamp []int32
-	deque      []int32
-	inQueue    []int32 // stamp: the member is in searchWithReturns' queue
-	reached    []int32 // members searchWithReturns labelled
-	picked     []int32 // pick's result, reused
-	mark       []int32 // per partition: pick saw it in this epoch
-	markEpoch  int32
-	alike      [][]int32 // relieveAlike's receivers by class, reused
+	searchScratch           // the searches' working space and the chain they found
+	pickScratch             // pick's working space
+	alike         [][]int32 // relieveAlike's receivers by class, reused
 }
 
 func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
