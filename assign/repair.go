@@ -235,7 +235,7 @@ func (r *repairer) homecoming() {
 
 // homecomingOf returns home what it can of the partitions u holds in its
 // slot s; false when the budget ran out.
-func (r *repairer) homecomingOf(u, s int32) bool {
+func (r *repairer) homecomingOf(u int32, s slotIdx) bool {
 	st := r.st
 	for i := 0; i < len(r.holding[s]); i++ {
 		st.stop.at(i)

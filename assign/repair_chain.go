@@ -267,7 +267,7 @@ func (r *repairer) move(p, u, v int32) {
 // nothing unread can displace them (it comes later in the list, and ranks
 // no better). It chooses, and compacts, exactly as the full read would:
 // the n best by rank, then list order, taken in list order.
-func (r *repairer) pickSettled(u, k, v, s int32, n int) []int32 {
+func (r *repairer) pickSettled(u, k, v int32, s slotIdx, n int) []int32 {
 	list := r.holding[s]
 	home := int(r.away[awayKey{v, u, k}])
 	left := [3]int{home, int(r.free[s]) - home, int(r.held[s] - r.free[s])}

@@ -12,11 +12,11 @@ type repairer struct {
 	// class (cl.memberClasses[m][i]); free the subset it did not own before
 	// this round.
 	held, free []int32
-	classOff   []int32
+	classOff   []slotIdx
 	// subSlot[k][i] is the slot of cl.subscribers[k][i] in class k: the
 	// searches walk every subscriber of a class and would otherwise look
 	// each slot up again (half of their time).
-	subSlot [][]int32
+	subSlot [][]slotIdx
 	// holding[classOff[m]+i] lists the partitions member m was given in
 	// its i-th class, in order (stale entries are skipped): a pick reads
 	// only the class it hands on.
@@ -26,7 +26,7 @@ type repairer struct {
 	// and their duplicates once they come back); pickedSlot is the slot of
 	// the last pick, whose chosen partitions are already out of its list.
 	unclean    []int32
-	pickedSlot int32
+	pickedSlot slotIdx
 	racks      *rackTally // nil without racks, or with too many
 	// away counts, per member v, holder u and class k, the partitions of
 	// k that v owned before this round and u holds now; awayFrom[v] lists
@@ -58,13 +58,13 @@ type repairer struct {
 func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	n := len(st.members)
 	r := &repairer{st: st, cl: cl, target: target, count: count}
-	r.classOff = make([]int32, n+1)
+	r.classOff = make([]slotIdx, n+1)
 	for m := range n {
-		r.classOff[m+1] = r.classOff[m] + int32(len(cl.memberClasses[m]))
+		r.classOff[m+1] = r.classOff[m] + slotIdx(len(cl.memberClasses[m]))
 	}
 	r.held = make([]int32, r.classOff[n])
-	r.subSlot = make([][]int32, len(cl.subscribers))
-	flatSlots := make([]int32, 0, r.classOff[n])
+	r.subSlot = make([][]slotIdx, len(cl.subscribers))
+	flatSlots := make([]slotIdx, 0, r.classOff[n])
 	for k, subs := range cl.subscribers {
 		start := len(flatSlots)
 		for _, m := range subs {
@@ -181,8 +181,15 @@ func (r *repairer) addAway(v, u, k, delta int32) {
 	}
 }
 
+// slotIdx numbers the slots: one per member and class the member
+// subscribes to, member by member (member m's are classOff[m] to
+// classOff[m+1]-1, its classes in ascending order). held, free, holding
+// and unclean are indexed by slot; its own type keeps a slot from being
+// passed where a member, class or partition is meant.
+type slotIdx int32
+
 // slot returns the index in held and free of member m's class k.
-func (r *repairer) slot(m, k int32) int32 {
+func (r *repairer) slot(m, k int32) slotIdx {
 	i, _ := slices.BinarySearch(r.cl.memberClasses[m], k)
-	return r.classOff[m] + int32(i)
+	return r.classOff[m] + slotIdx(i)
 }
