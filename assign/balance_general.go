@@ -13,7 +13,7 @@ import "slices"
 //     unassigned partitions fill the least-loaded subscribers up to an even
 //     level (water-filling), counting what each member can expect from the
 //     classes still to come, dealt round-robin so that topics spread.
-//  3. Repair (rebalance.go): while some member holds a partition that a
+//  3. Repair (repair.go): while some member holds a partition that a
 //     subscriber with at least two fewer partitions could take, move one.
 //  4. Realign (KIP-881, rack-aware groups): partitions kept off their
 //     owner's rack go to members on a replica's rack where the balance
@@ -92,9 +92,9 @@ func planGeneral(st *state, target []int32) {
 	realign(st, cl, target, count)
 }
 
-// repairPlan is the repair planGeneral runs: rebalance, or in tests the
+// repairPlan is the repair planGeneral runs: repair, or in tests the
 // reference it is checked against (TestRepairMatchesReference).
-var repairPlan = rebalance
+var repairPlan = repair
 
 // shareUnit scales partition counts in waterFill, so that a member's
 // expected share of classes still to be filled can be a fraction.

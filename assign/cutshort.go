@@ -5,7 +5,7 @@ package assign
 const cutShortWarning = "stopped early by its context: every partition is placed, but balance refinements were skipped; the plan may be uneven until the next rebalance"
 
 // workLimitWarning is the warning of a plan whose balance repair stopped at
-// its work limit (see rebalance).
+// its work limit (see repair).
 const workLimitWarning = "balancing stopped at its work limit; the plan may be uneven until the next rebalance"
 
 // cutShort finishes a plan cut short, whose refinements a best-effort stop

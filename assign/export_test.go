@@ -20,8 +20,8 @@ func SetRepairWorkPerUnit(n int) (restore func()) {
 // one-search-per-step algorithm the repair must match) and returns a
 // function that restores the repair.
 func UseReferenceRepair() (restore func()) {
-	repairPlan = refRebalance
-	return func() { repairPlan = rebalance }
+	repairPlan = refRepair
+	return func() { repairPlan = repair }
 }
 
 // WithoutRackTally makes rack-aware picks do without the rack tally (as in

@@ -101,9 +101,8 @@ func cooperativeGeneration(m *Member) (generation int32, ok bool) {
 // otherwise. Rack-aware groups (KIP-881) always take the general plan: its
 // placement fills racks by least load and its repair moves partitions to
 // rack-local members first, which keeps far more partitions in their
-// consumers' racks than dealing by quota can (with replicas in two of
-// three zones, quota dealing leaves a ninth of the partitions off-rack; the
-// general plan none), and it is just as balanced and sticky.
+// consumers' racks than dealing by quota can (docs/engine.md), and it is
+// just as balanced and sticky.
 func stickyPlan(st *state, target []int32, perTopic bool) {
 	if st.equalSubs && !st.rackAware {
 		planEqual(st, target, perTopic)

@@ -13,7 +13,7 @@ import (
 )
 
 // TestRepairMatchesReference: the balance repair produces, byte for byte,
-// the plan of the reference repair (rebalance_ref_test.go: one search over
+// the plan of the reference repair (repair_ref_test.go: one search over
 // all members per step, which a scale-out pays once per partition moved),
 // on random groups of every shape the property tests draw, on scale-outs
 // (a few members owning much, many newcomers, unequal subscriptions, some

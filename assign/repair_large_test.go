@@ -11,14 +11,14 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 )
 
-// TestRebalanceLargeOwner: a member owning thousands of partitions and a
+// TestRepairLargeOwner: a member owning thousands of partitions and a
 // newcomer with an extra topic (unequal subscriptions, so the general
 // plan and its balance repair run). The repair once moved one partition
 // per search and ran out of work budget after about 2,900 moves, leaving
 // the plan uneven and the group several follow-ups from settling. Each
 // round must be balanced, carry no warning, and settle with one follow-up
 // (cooperative) or at once (eager).
-func TestRebalanceLargeOwner(t *testing.T) {
+func TestRepairLargeOwner(t *testing.T) {
 	for _, n := range []int32{6000, 20000} {
 		for _, a := range []assign.Assignor{assign.CooperativeSticky(), assign.CooperativeStickyPerTopic(), assign.Sticky()} {
 			t.Run(fmt.Sprintf("%s/%d", assign.Ref(a), n), func(t *testing.T) {
@@ -56,7 +56,7 @@ func TestRebalanceLargeOwner(t *testing.T) {
 	}
 }
 
-// TestRebalanceScaleOutUnequal: 500 or 1,000 members with unequal
+// TestRepairScaleOutUnequal: 500 or 1,000 members with unequal
 // subscriptions over 100 topics × 1,000 partitions, settled, then grown by
 // half or a tenth. The repair once handed one partition per search to the
 // newcomers, ran out of work budget after about 4,000 moves a round and
@@ -66,7 +66,7 @@ func TestRebalanceLargeOwner(t *testing.T) {
 // and move nothing but what the newcomers end up with (every partition was
 // owned, so each of theirs is one move, and the old members never trade
 // among themselves). BenchmarkCooperativeSticky/R-join times the second.
-func TestRebalanceScaleOutUnequal(t *testing.T) {
+func TestRepairScaleOutUnequal(t *testing.T) {
 	const topics, partitions = 100, 1000
 	for _, tc := range []struct {
 		name          string
@@ -135,14 +135,14 @@ func TestRebalanceScaleOutUnequal(t *testing.T) {
 	}
 }
 
-// TestRebalanceBudgetCutsShortValidly: when the repair's work budget runs
+// TestRepairBudgetCutsShortValidly: when the repair's work budget runs
 // out (here with no floor and 4 steps per unit of input, on 100 members
 // each reading a different half of 500 topics × 200 partitions, one more
 // joining; with the default budget it settles in one round), the round is still
 // valid, says so in a warning, asks for a follow-up and revokes something
 // (so that cooperative members do rejoin), and the follow-ups carry on to
 // a balanced plan (librdkafka #4783: a repair that could spin forever).
-func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
+func TestRepairBudgetCutsShortValidly(t *testing.T) {
 	defer assign.SetMinRepairBudget(0)()
 	defer assign.SetRepairWorkPerUnit(4)()
 	const topics, partitions, members = 500, 200, 100
@@ -194,13 +194,13 @@ func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 	}
 }
 
-// TestRebalanceScaleOutFromFewOwners: issue 10's burst scale-out at 2,000
+// TestRepairScaleOutFromFewOwners: issue 10's burst scale-out at 2,000
 // members (200,000 partitions, one or three members owning 20,000 of t0,
 // with and without racks). The repair fills from the owners without a
 // search per partition; the round must fit its work budget (no warning),
 // be balanced, settle with one follow-up, and move only what the owners
 // give up. BenchmarkScaleOut times it at up to 10,000 members.
-func TestRebalanceScaleOutFromFewOwners(t *testing.T) {
+func TestRepairScaleOutFromFewOwners(t *testing.T) {
 	for _, owners := range []int{1, 3} {
 		for _, racks := range []bool{false, true} {
 			t.Run(fmt.Sprintf("owners=%d/racks=%v", owners, racks), func(t *testing.T) {

@@ -13,7 +13,7 @@ const maxFillGivers = 256
 // each, while few members can give: a scale-out where a few members owned
 // much and the rest are new (issue 10). order is relieveOnce's, the lowest
 // level L ends at j. It reports whether it moved anything; if not, the
-// search runs as before.
+// searches run.
 //
 // The steps are exactly the searches'. The givers (members at L+2 or more)
 // hold only partitions they owned, and nobody else's partitions are held
@@ -32,7 +32,7 @@ const maxFillGivers = 256
 // The pass stops where the searches could differ: a giver reached only
 // through other members, the level used up, no giver left, a receiver
 // raised by more than one.
-func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
+func (r *repairer) fillFromGivers(order []int32, j int) bool {
 	n := len(order)
 	level := r.count[order[0]]
 	first := n // order[first:] are the givers; order[j:first] are at L+1
@@ -47,12 +47,12 @@ func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
 	}
 	f := &fillState{r: r, level: level, sources: order[:j], at: int32(j), above: int32(first - j)}
 	away := 0
-	for _, g := range order[first:] {
-		if r.holdsFree(g) {
+	for _, gv := range order[first:] {
+		if r.holdsFree(gv) {
 			return false
 		}
-		away += int(r.awayOf[g])
-		f.givers = append(f.givers, fillGiver{m: g})
+		away += int(r.awayOf[gv])
+		f.givers = append(f.givers, fillGiver{m: gv})
 	}
 	if away != r.awayAll {
 		return false
@@ -66,10 +66,10 @@ func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
 		if best < 0 {
 			break
 		}
-		g := f.givers[best]
-		x, top := f.sources[g.src], r.count[g.m]
-		r.viaMember[g.m], r.viaClass[g.m], r.viaMember[x] = x, g.k, -1
-		r.apply(g.m)
+		gv := f.givers[best]
+		x, top := f.sources[gv.src], r.count[gv.m]
+		r.viaMember[gv.m], r.viaClass[gv.m], r.viaMember[x] = x, gv.k, -1
+		r.apply(gv.m)
 		stepped = true
 		far := f.raised(x)
 		if !r.uniform {
@@ -86,7 +86,7 @@ func (r *rebalancer) fillFromGivers(order []int32, j int) bool {
 // level (at of them), above at level+1, and the givers, at level+2 or
 // more; there is no other load.
 type fillState struct {
-	r         *rebalancer
+	r         *repairer
 	level     int32
 	sources   []int32
 	at, above int32
@@ -108,9 +108,9 @@ type fillGiver struct {
 func (f *fillState) search() int {
 	r := f.r
 	kept := f.givers[:0]
-	for _, g := range f.givers {
-		if r.count[g.m] >= f.level+2 {
-			kept = append(kept, g)
+	for _, gv := range f.givers {
+		if r.count[gv.m] >= f.level+2 {
+			kept = append(kept, gv)
 		} else {
 			f.above++
 		}
@@ -119,8 +119,8 @@ func (f *fillState) search() int {
 	r.budget -= len(kept)
 	best := -1
 	for i := range f.givers {
-		g := &f.givers[i]
-		if !f.reach(g) {
+		gv := &f.givers[i]
+		if !f.reach(gv) {
 			return -1
 		}
 		if best < 0 {
@@ -128,38 +128,38 @@ func (f *fillState) search() int {
 			continue
 		}
 		b := &f.givers[best]
-		switch cg, cb := r.count[g.m], r.count[b.m]; {
+		switch cg, cb := r.count[gv.m], r.count[b.m]; {
 		case cg > cb:
 			best = i
-		case cg == cb && (g.src < b.src || g.src == b.src && (g.k < b.k || g.k == b.k && g.m < b.m)):
+		case cg == cb && (gv.src < b.src || gv.src == b.src && (gv.k < b.k || gv.k == b.k && gv.m < b.m)):
 			best = i
 		}
 	}
 	return best
 }
 
-// reach moves g.src and g.k to the first source still at level and the
-// first class in its list of which g holds partitions. Both only move
+// reach moves gv.src and gv.k to the first source still at level and the
+// first class in its list of which gv holds partitions. Both only move
 // forward: sources leave the level, givers' holdings shrink. It is false
 // too when a best-effort stop ends the repair (the step is not taken).
-func (f *fillState) reach(g *fillGiver) bool {
+func (f *fillState) reach(gv *fillGiver) bool {
 	r := f.r
-	for ; g.src < len(f.sources); g.src, g.k = g.src+1, 0 {
+	for ; gv.src < len(f.sources); gv.src, gv.k = gv.src+1, 0 {
 		if r.st.stop.spent(r.budget) {
 			return false
 		}
-		x := f.sources[g.src]
+		x := f.sources[gv.src]
 		if r.count[x] != f.level {
 			continue
 		}
 		r.budget--
 		for _, k := range r.cl.memberClasses[x] {
 			r.budget--
-			if k < g.k {
+			if k < gv.k {
 				continue
 			}
-			if i, ok := slices.BinarySearch(r.cl.memberClasses[g.m], k); ok && r.held[r.classOff[g.m]+int32(i)] > 0 {
-				g.k = k
+			if i, ok := slices.BinarySearch(r.cl.memberClasses[gv.m], k); ok && r.held[r.classOff[gv.m]+slotIdx(i)] > 0 {
+				gv.k = k
 				return true
 			}
 		}
@@ -183,8 +183,8 @@ func (f *fillState) raised(x int32) bool {
 func (f *fillState) alike(top int32) {
 	r := f.r
 	var same []int32
-	for i, g := range f.givers {
-		if r.count[g.m] == top {
+	for i, gv := range f.givers {
+		if r.count[gv.m] == top {
 			same = append(same, int32(i))
 		}
 	}
@@ -197,27 +197,27 @@ func (f *fillState) alike(top int32) {
 			return // each hand-over is whole: the plan stays valid
 		}
 		r.budget--
-		g := f.givers[i]
-		if r.held[r.slot(g.m, g.k)] == 0 {
+		gv := f.givers[i]
+		if r.held[r.slot(gv.m, gv.k)] == 0 {
 			continue
 		}
-		c := f.cursor[g.k]
+		c := f.cursor[gv.k]
 		for c < len(f.sources) {
 			x := f.sources[c]
-			if _, ok := slices.BinarySearch(r.cl.memberClasses[x], g.k); ok && r.count[x] == f.level {
+			if _, ok := slices.BinarySearch(r.cl.memberClasses[x], gv.k); ok && r.count[x] == f.level {
 				break
 			}
 			r.budget--
 			r.st.stop.spent(r.budget) // best effort: the scan ends, then the repair
 			c++
 		}
-		f.cursor[g.k] = c
+		f.cursor[gv.k] = c
 		if c == len(f.sources) {
 			continue
 		}
 		x := f.sources[c]
-		r.move(r.pick(g.m, g.k, x, 1)[0], g.m, x)
-		r.count[g.m]--
+		r.move(r.pick(gv.m, gv.k, x, 1)[0], gv.m, x)
+		r.count[gv.m]--
 		r.count[x]++
 		f.raised(x)
 	}
@@ -240,9 +240,9 @@ func (f *fillState) without(o, x int32) (lo, hi int32) {
 		lo, hi = f.level, max(hi, f.level)
 	}
 	f.r.budget -= len(f.givers)
-	for _, g := range f.givers {
-		if g.m != o && g.m != x {
-			c := f.r.count[g.m]
+	for _, gv := range f.givers {
+		if gv.m != o && gv.m != x {
+			c := f.r.count[gv.m]
 			lo, hi = min(lo, c), max(hi, c)
 		}
 	}

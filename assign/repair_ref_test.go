@@ -8,7 +8,7 @@ package assign
 
 import "slices"
 
-// refRebalance evens out the members' partition counts after placement, moving
+// refRepair evens out the members' partition counts after placement, moving
 // as few previously owned partitions as it can.
 //
 // The goal is the most even distribution the subscriptions allow: no chain
@@ -27,13 +27,13 @@ import "slices"
 // consuming them). It runs in two phases: first chains of free partitions only, then
 // chains that may take owned ones. Every step lowers the sum of squared
 // counts by at least two, so the loop ends; a work budget bounds it all the
-// same, so that no input can make a refRebalance spin (librdkafka #4783), and
+// same, so that no input can make a refRepair spin (librdkafka #4783), and
 // a plan cut short by it carries a warning.
-func refRebalance(st *state, cl *topicClasses, target, count []int32) {
+func refRepair(st *state, cl *topicClasses, target, count []int32) {
 	if !refUnevenSubscribers(cl, count) {
 		return
 	}
-	r := newRefRebalancer(st, cl, target, count)
+	r := newRefRepairer(st, cl, target, count)
 	for _, freeOnly := range []bool{true, false} {
 		// Help the least loaded members first, all of them at once, from
 		// the cheapest giver any of them can reach: choosing one receiver
@@ -67,7 +67,7 @@ func refUnevenSubscribers(cl *topicClasses, count []int32) bool {
 	return any && hi-lo >= 2
 }
 
-type refRebalancer struct {
+type refRepairer struct {
 	st     *state
 	cl     *topicClasses
 	target []int32
@@ -119,9 +119,9 @@ type refRebalancer struct {
 	alike      [][]int32 // relieveAlike's receivers by class, reused
 }
 
-func newRefRebalancer(st *state, cl *topicClasses, target, count []int32) *refRebalancer {
+func newRefRepairer(st *state, cl *topicClasses, target, count []int32) *refRepairer {
 	n := len(st.members)
-	r := &refRebalancer{st: st, cl: cl, target: target, count: count}
+	r := &refRepairer{st: st, cl: cl, target: target, count: count}
 	r.classOff = make([]int32, n+1)
 	for m := range n {
 		r.classOff[m+1] = r.classOff[m] + int32(len(cl.memberClasses[m]))
@@ -201,20 +201,20 @@ func newRefRebalancer(st *state, cl *topicClasses, target, count []int32) *refRe
 }
 
 // refMinRepairBudget is the least work budget of a repair. It lets small
-// groups over many topics finish in one round: a refRebalance costs the whole
+// groups over many topics finish in one round: a refRepair costs the whole
 // group far more than the ~0.2 s that 2^25 steps take, and 2^23 made a
 // 100-member group on 500 topics take two follow-ups to place one
 // newcomer. A variable so that tests can make a repair run out.
 var refMinRepairBudget = 1 << 62
 
-// refAwayKey is a member v, a member u and a class k: see refRebalancer.away.
+// refAwayKey is a member v, a member u and a class k: see refRepairer.away.
 type refAwayKey struct{ v, u, k int32 }
 
 // refAwayEdge is a holder u of partitions of class k another member owned.
 type refAwayEdge struct{ u, k int32 }
 
 // addAway adds delta to the partitions of class k owned by v and held by u.
-func (r *refRebalancer) addAway(v, u, k, delta int32) {
+func (r *refRepairer) addAway(v, u, k, delta int32) {
 	key := refAwayKey{v, u, k}
 	n := r.away[key]
 	switch {
@@ -229,15 +229,15 @@ func (r *refRebalancer) addAway(v, u, k, delta int32) {
 }
 
 // slot returns the index in held and free of member m's class k.
-func (r *refRebalancer) slot(m, k int32) int32 {
+func (r *refRepairer) slot(m, k int32) int32 {
 	i, _ := slices.BinarySearch(r.cl.memberClasses[m], k)
 	return r.classOff[m] + int32(i)
 }
 
 // mostSubscriberCount is the largest count among members that subscribe
-// to something. It never increases during refRebalance: a receiver ends at
+// to something. It never increases during refRepair: a receiver ends at
 // least one below what its giver had.
-func (r *refRebalancer) mostSubscriberCount() int32 {
+func (r *refRepairer) mostSubscriberCount() int32 {
 	most := int32(0)
 	for m, ks := range r.cl.memberClasses {
 		if len(ks) > 0 {
@@ -249,7 +249,7 @@ func (r *refRebalancer) mostSubscriberCount() int32 {
 
 // byLoad lists the members that subscribe to something, least loaded
 // first, ties by index.
-func (r *refRebalancer) byLoad() []int32 {
+func (r *refRepairer) byLoad() []int32 {
 	order := make([]int32, 0, len(r.count))
 	for m, ks := range r.cl.memberClasses {
 		if len(ks) > 0 {
@@ -274,7 +274,7 @@ const refUnreached = int32(1 << 30)
 // time would, since each revocation must be weighed on its own (ownedUnits).
 // Batching matters: without it, a member that owns tens of thousands of
 // partitions and a newcomer cost a search per partition.
-func (r *refRebalancer) apply(o int32) {
+func (r *refRepairer) apply(o int32) {
 	x := o
 	hops := 0
 	for r.viaMember[x] >= 0 {
@@ -323,7 +323,7 @@ func (r *refRebalancer) apply(o int32) {
 // rounded up. Otherwise only a direct chain is repeated, and only while o
 // stays the most loaded member and x the least loaded: then nothing the
 // one-at-a-time search could prefer has changed.
-func (r *refRebalancer) ownedUnits(o, x int32, hops int) int32 {
+func (r *refRepairer) ownedUnits(o, x int32, hops int) int32 {
 	if r.uniform {
 		return min(r.meanFloor-r.count[x], r.count[o]-r.meanCeil)
 	}
@@ -353,7 +353,7 @@ func (r *refRebalancer) ownedUnits(o, x int32, hops int) int32 {
 // compacted. Either way the budget pays for what is read. A partition that
 // came back to u is listed twice; marks keep it from being counted or
 // taken twice.
-func (r *refRebalancer) pick(u, k, v int32, n int) []int32 {
+func (r *refRepairer) pick(u, k, v int32, n int) []int32 {
 	if r.mark == nil {
 		r.mark = make([]int32, len(r.target))
 	}
@@ -424,7 +424,7 @@ func (r *refRebalancer) pick(u, k, v int32, n int) []int32 {
 // rankCounts counts u's partitions of class k by pickRank for v, from the
 // held, free and away counters; known is false in rack-aware groups,
 // where the counters do not tell local from remote.
-func (r *refRebalancer) rankCounts(u, k, v int32) (counts [refPickRanks]int, known bool) {
+func (r *refRepairer) rankCounts(u, k, v int32) (counts [refPickRanks]int, known bool) {
 	if r.st.rackAware {
 		return counts, false
 	}
@@ -442,7 +442,7 @@ const refPickRanks = 6
 // pickRank is p's preference as a partition u hands to v, lower first: 0
 // v owned it before, 2 u did not own it, 4 u owned it; one more if it has
 // no replica on v's rack (rack-aware groups).
-func (r *refRebalancer) pickRank(p, u, v int32) int {
+func (r *refRepairer) pickRank(p, u, v int32) int {
 	rank := 4
 	switch prev := r.st.prev[p]; {
 	case prev == v:
@@ -458,7 +458,7 @@ func (r *refRebalancer) pickRank(p, u, v int32) int {
 
 // move hands p from member u to member v, keeping held, free and holding
 // current; counts are the caller's.
-func (r *refRebalancer) move(p, u, v int32) {
+func (r *refRepairer) move(p, u, v int32) {
 	k := r.cl.classOf[r.st.topicOf[p]]
 	su, sv := r.slot(u, k), r.slot(v, k)
 	r.held[su]--
@@ -491,7 +491,7 @@ func (r *refRebalancer) move(p, u, v int32) {
 // receiver at a time can leave such detours (a member hands its own
 // partition on, and later receives a free one that could have gone in its
 // place); this pass removes them.
-func (r *refRebalancer) homecoming() {
+func (r *refRepairer) homecoming() {
 	for u := range int32(len(r.count)) {
 		for s := r.classOff[u]; s < r.classOff[u+1]; s++ {
 			if !r.homecomingOf(u, s) {
@@ -503,7 +503,7 @@ func (r *refRebalancer) homecoming() {
 
 // homecomingOf returns home what it can of the partitions u holds in its
 // slot s; false when the budget ran out.
-func (r *refRebalancer) homecomingOf(u, s int32) bool {
+func (r *refRepairer) homecomingOf(u, s int32) bool {
 	st := r.st
 	for i := 0; i < len(r.holding[s]); i++ {
 		p := r.holding[s][i]
@@ -535,7 +535,7 @@ func (r *refRebalancer) homecomingOf(u, s int32) bool {
 
 // holdsFree reports whether m holds a partition it did not own before
 // this round.
-func (r *refRebalancer) holdsFree(m int32) bool {
+func (r *refRepairer) holdsFree(m int32) bool {
 	for _, f := range r.free[r.classOff[m]:r.classOff[m+1]] {
 		if f > 0 {
 			return true
@@ -546,7 +546,7 @@ func (r *refRebalancer) holdsFree(m int32) bool {
 
 // relieveOnce performs one augmentation for the lowest load level that has
 // one, and reports whether it found any.
-func (r *refRebalancer) relieveOnce(freeOnly bool) bool {
+func (r *refRepairer) relieveOnce(freeOnly bool) bool {
 	most := r.mostSubscriberCount()
 	order := r.byLoad()
 	for i := 0; i < len(order); {
@@ -576,7 +576,7 @@ func (r *refRebalancer) relieveOnce(freeOnly bool) bool {
 // topic classes. Among the cheapest chains it takes the one from the most
 // loaded giver. With freeOnly, only free chains count. If it finds one, it
 // performs the moves (apply) and reports true.
-func (r *refRebalancer) augment(xs []int32, want int32, freeOnly bool) bool {
+func (r *refRepairer) augment(xs []int32, want int32, freeOnly bool) bool {
 	better := func(v, best int32) bool {
 		return r.count[v] >= want && (best < 0 || r.count[v] > r.count[best])
 	}
@@ -609,7 +609,7 @@ func (r *refRebalancer) augment(xs []int32, want int32, freeOnly bool) bool {
 // stay the most loaded and the receivers the least. Without it, a
 // scale-out of hundreds of members with unequal subscriptions costs a
 // search over all members per partition moved.
-func (r *refRebalancer) relieveAlike(xs []int32, level, top, d int32) {
+func (r *refRepairer) relieveAlike(xs []int32, level, top, d int32) {
 	if len(r.alike) != len(r.cl.subscribers) {
 		r.alike = make([][]int32, len(r.cl.subscribers))
 	}
@@ -662,7 +662,7 @@ func (r *refRebalancer) relieveAlike(xs []int32, level, top, d int32) {
 // and returns the giver better chosen among the cheapest (better(v, best)
 // reports whether v beats the best so far, best < 0 meaning none), or -1.
 // The chain is left in viaMember and viaClass.
-func (r *refRebalancer) search(xs []int32, freeOnly bool, better func(v, best int32) bool) int32 {
+func (r *refRepairer) search(xs []int32, freeOnly bool, better func(v, best int32) bool) int32 {
 	r.epoch++
 	distOf := func(v int32) int32 {
 		if r.distStamp[v] != r.epoch {
@@ -743,7 +743,7 @@ func (r *refRebalancer) search(xs []int32, freeOnly bool, better func(v, best in
 // with a queue). Cheapest chains never leave a negative cycle behind, but
 // a cap on relaxations guards against one all the same: if it trips, the
 // search falls back to search, which has no negative edges.
-func (r *refRebalancer) searchWithReturns(xs []int32, better func(v, best int32) bool) int32 {
+func (r *refRepairer) searchWithReturns(xs []int32, better func(v, best int32) bool) int32 {
 	r.epoch++
 	epoch := r.epoch
 	distOf := func(v int32) int32 {

@@ -12,7 +12,7 @@ package assign
 // time would, since each revocation must be weighed on its own (ownedUnits).
 // Batching matters: without it, a member that owns tens of thousands of
 // partitions and a newcomer cost a search per partition.
-func (r *rebalancer) apply(o int32) {
+func (r *repairer) apply(o int32) {
 	x := o
 	hops := 0
 	for r.viaMember[x] >= 0 {
@@ -61,7 +61,7 @@ func (r *rebalancer) apply(o int32) {
 // rounded up. Otherwise only a direct chain is repeated, and only while o
 // stays the most loaded member and x the least loaded: then nothing the
 // one-at-a-time search could prefer has changed.
-func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
+func (r *repairer) ownedUnits(o, x int32, hops int) int32 {
 	if r.uniform {
 		return min(r.meanFloor-r.count[x], r.count[o]-r.meanCeil)
 	}
@@ -98,7 +98,7 @@ func (r *rebalancer) ownedUnits(o, x int32, hops int) int32 {
 // pickSettled). Either way the budget pays for what is read.
 // A partition that came back to u is listed twice; marks keep it from
 // being counted or taken twice.
-func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
+func (r *repairer) pick(u, k, v int32, n int) []int32 {
 	if r.mark == nil {
 		r.mark = make([]int32, len(r.target))
 	}
@@ -181,7 +181,7 @@ func (r *rebalancer) pick(u, k, v int32, n int) []int32 {
 // rankCounts counts u's partitions of class k by pickRank for v, from the
 // held, free and away counters, and in rack-aware groups the rack tally;
 // known is false where there is none.
-func (r *rebalancer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool) {
+func (r *repairer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool) {
 	s := r.slot(u, k)
 	if r.st.rackAware {
 		if r.racks == nil {
@@ -196,13 +196,20 @@ func (r *rebalancer) rankCounts(u, k, v int32) (counts [pickRanks]int, known boo
 	return counts, true
 }
 
+// pickScratch is pick's working space, reused across picks.
+type pickScratch struct {
+	picked    []int32 // pick's result
+	mark      []int32 // per partition: pick saw it in markEpoch
+	markEpoch int32
+}
+
 // pickRanks is the number of pick preferences.
 const pickRanks = 6
 
 // pickRank is p's preference as a partition u hands to v, lower first: 0
 // v owned it before, 2 u did not own it, 4 u owned it; one more if it has
 // no replica on v's rack (rack-aware groups).
-func (r *rebalancer) pickRank(p, u, v int32) int {
+func (r *repairer) pickRank(p, u, v int32) int {
 	rank := 4
 	switch prev := r.st.prev[p]; {
 	case prev == v:
@@ -218,7 +225,7 @@ func (r *rebalancer) pickRank(p, u, v int32) int {
 
 // move hands p from member u to member v, keeping held, free and holding
 // current; counts are the caller's.
-func (r *rebalancer) move(p, u, v int32) {
+func (r *repairer) move(p, u, v int32) {
 	k := r.cl.classOf[r.st.topicOf[p]]
 	su, sv := r.slot(u, k), r.slot(v, k)
 	r.held[su]--
@@ -250,104 +257,6 @@ func (r *rebalancer) move(p, u, v int32) {
 	}
 }
 
-// homecoming sends moved partitions back to their previous owners where a
-// chain of free partitions from that owner to the partition's new holder
-// makes room: v hands a free partition along to u, u hands p back to v.
-// Counts do not change, and each return is one move fewer. Balancing one
-// receiver at a time can leave such detours (a member hands its own
-// partition on, and later receives a free one that could have gone in its
-// place); this pass removes them.
-func (r *rebalancer) homecoming() {
-	for u := range int32(len(r.count)) {
-		for s := r.classOff[u]; s < r.classOff[u+1]; s++ {
-			if !r.homecomingOf(u, s) {
-				return
-			}
-		}
-	}
-}
-
-// homecomingOf returns home what it can of the partitions u holds in its
-// slot s; false when the budget ran out.
-func (r *rebalancer) homecomingOf(u, s int32) bool {
-	st := r.st
-	for i := 0; i < len(r.holding[s]); i++ {
-		st.stop.at(i)
-		p := r.holding[s][i]
-		v := st.prev[p]
-		if r.target[p] != u || v < 0 || v == u || !st.keepable(v, p) {
-			continue
-		}
-		if r.budget <= 0 || st.stop.spent(r.budget) {
-			return false
-		}
-		// The chain starts with v handing on a free partition: without
-		// one, no search can reach v. (A scale-out moves thousands of
-		// partitions away from members that received none; searching for
-		// each cost seconds.)
-		if !r.holdsFree(v) {
-			continue
-		}
-		if r.search([]int32{u}, true, func(w, _ int32) bool { return w == v }) != v {
-			continue
-		}
-		for w := v; w != u; w = r.viaMember[w] {
-			next := r.viaMember[w]
-			r.move(r.pick(w, r.viaClass[w], next, 1)[0], w, next)
-		}
-		r.move(p, u, v)
-	}
-	return true
-}
-
-// holdsFree reports whether m holds a partition it did not own before
-// this round.
-func (r *rebalancer) holdsFree(m int32) bool {
-	for _, f := range r.free[r.classOff[m]:r.classOff[m+1]] {
-		if f > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// relieveOnce performs one augmentation for the lowest load level that has
-// one, and reports whether it found any.
-func (r *rebalancer) relieveOnce(freeOnly bool) bool {
-	most := r.mostSubscriberCount()
-	order := r.byLoad()
-	r.budget -= len(order)
-	for i := 0; i < len(order); {
-		if r.st.stop.spent(r.budget) {
-			return false
-		}
-		level := r.count[order[i]]
-		if most-level < 2 {
-			return false
-		}
-		j := i
-		for j < len(order) && r.count[order[j]] == level {
-			j++
-		}
-		if i == 0 && !freeOnly {
-			if r.fillFromGivers(order, j) {
-				return true
-			}
-			if r.st.stop.spent(r.budget) {
-				return false // a best-effort stop ended the fill
-			}
-		}
-		if r.augment(order[i:j], level+2, freeOnly) {
-			return true
-		}
-		if r.budget <= 0 {
-			return false
-		}
-		i = j
-	}
-	return false
-}
-
 // pickSettled is pick for a rack-aware group when u's list of class k
 // (slot s) holds exactly the partitions u holds, each once, as it does
 // after a full read until a partition leaves u other than by a pick
@@ -358,7 +267,7 @@ func (r *rebalancer) relieveOnce(freeOnly bool) bool {
 // nothing unread can displace them (it comes later in the list, and ranks
 // no better). It chooses, and compacts, exactly as the full read would:
 // the n best by rank, then list order, taken in list order.
-func (r *rebalancer) pickSettled(u, k, v, s int32, n int) []int32 {
+func (r *repairer) pickSettled(u, k, v int32, s slotIdx, n int) []int32 {
 	list := r.holding[s]
 	home := int(r.away[awayKey{v, u, k}])
 	left := [3]int{home, int(r.free[s]) - home, int(r.held[s] - r.free[s])}

@@ -22,7 +22,7 @@ var useRackTally = true
 
 // newRackTally returns the tally of a rack-aware group, or nil when it
 // would be too large.
-func (r *rebalancer) newRackTally() *rackTally {
+func (r *repairer) newRackTally() *rackTally {
 	st := r.st
 	racks := int32(len(st.rackNames))
 	slots := len(r.held)
@@ -45,11 +45,11 @@ func (r *rebalancer) newRackTally() *rackTally {
 }
 
 // add counts p, held by u in slot s, delta times on each of its racks.
-func (t *rackTally) add(r *rebalancer, p, s, u, delta int32) {
+func (t *rackTally) add(r *repairer, p int32, s slotIdx, u, delta int32) {
 	st := r.st
 	free := st.prev[p] != u
 	for _, rk := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
-		i := s*t.racks + rk
+		i := int32(s)*t.racks + rk
 		t.held[i] += delta
 		if free {
 			t.free[i] += delta
@@ -59,7 +59,7 @@ func (t *rackTally) add(r *rebalancer, p, s, u, delta int32) {
 
 // addHome counts p, which v owned and u holds in class k, delta times if
 // it has a replica on v's rack.
-func (t *rackTally) addHome(r *rebalancer, p, v, u, k, delta int32) {
+func (t *rackTally) addHome(r *repairer, p, v, u, k, delta int32) {
 	if !r.st.rackMatches(v, p) {
 		return
 	}
@@ -72,7 +72,7 @@ func (t *rackTally) addHome(r *rebalancer, p, v, u, k, delta int32) {
 }
 
 // move keeps the tally as move hands p from u (slot su) to v (slot sv).
-func (t *rackTally) move(r *rebalancer, p, u, v, k, su, sv int32) {
+func (t *rackTally) move(r *repairer, p, u, v, k int32, su, sv slotIdx) {
 	t.add(r, p, su, u, -1)
 	t.add(r, p, sv, v, 1)
 	if o := r.st.prev[p]; o >= 0 {
@@ -86,7 +86,7 @@ func (t *rackTally) move(r *rebalancer, p, u, v, k, su, sv int32) {
 }
 
 // rankCounts counts u's partitions of class k (slot s) by pickRank for v.
-func (t *rackTally) rankCounts(r *rebalancer, u, k, v, s int32) (counts [pickRanks]int) {
+func (t *rackTally) rankCounts(r *repairer, u, k, v int32, s slotIdx) (counts [pickRanks]int) {
 	home := int(r.away[awayKey{v, u, k}])
 	free, held := int(r.free[s]), int(r.held[s])
 	rk := r.st.memberRack[v]
@@ -95,8 +95,8 @@ func (t *rackTally) rankCounts(r *rebalancer, u, k, v, s int32) (counts [pickRan
 		return counts
 	}
 	homeLocal := int(t.home[awayKey{v, u, k}])
-	freeLocal := int(t.free[s*t.racks+rk])
-	heldLocal := int(t.held[s*t.racks+rk])
+	freeLocal := int(t.free[int32(s)*t.racks+rk])
+	heldLocal := int(t.held[int32(s)*t.racks+rk])
 	counts[0], counts[1] = homeLocal, home-homeLocal
 	counts[2], counts[3] = freeLocal-homeLocal, free-home-(freeLocal-homeLocal)
 	counts[4], counts[5] = heldLocal-freeLocal, held-free-(heldLocal-freeLocal)

@@ -14,7 +14,7 @@ import "slices"
 // with a queue). Cheapest chains never leave a negative cycle behind, but
 // a cap on relaxations guards against one all the same: if it trips, the
 // search falls back to search, which has no negative edges.
-func (r *rebalancer) searchWithReturns(xs []int32, better func(v, best int32) bool) int32 {
+func (r *repairer) searchWithReturns(xs []int32, better func(o, best int32) bool) int32 {
 	r.epoch++
 	epoch := r.epoch
 	distOf := func(v int32) int32 {

@@ -1,0 +1,97 @@
+package assign
+
+import "slices"
+
+// searchScratch is the searches' working space, reused across searches,
+// and the chain the last one found (viaMember, viaClass), which apply
+// follows. An entry of dist or classDist is only valid when its stamp
+// equals epoch.
+type searchScratch struct {
+	epoch      int32
+	dist       []int32
+	distStamp  []int32
+	viaMember  []int32 // per member u: the member u hands to on the chain, -1 at its end
+	viaClass   []int32 // per member u: the class u hands on
+	classDist  []int32
+	classStamp []int32
+	deque      []int32
+	inQueue    []int32 // stamp: the member is in searchWithReturns' queue
+	reached    []int32 // members searchWithReturns labelled
+}
+
+// unreached is the distance of a member or class no search has reached.
+const unreached = int32(1 << 30)
+
+// search runs the backward 0-1 breadth-first search from the receivers xs
+// and returns the giver better chosen among the cheapest (better(o, best)
+// reports whether o beats the best so far, best < 0 meaning none), or -1.
+// The chain is left in viaMember and viaClass.
+func (r *repairer) search(xs []int32, freeOnly bool, better func(o, best int32) bool) int32 {
+	r.epoch++
+	distOf := func(v int32) int32 {
+		if r.distStamp[v] != r.epoch {
+			return unreached
+		}
+		return r.dist[v]
+	}
+	// The deque holds members; pushFront for cost-0 edges, pushBack for 1.
+	head := len(r.count) + 1
+	r.deque = slices.Grow(r.deque[:0], 2*head+len(xs))[:2*head+len(xs)]
+	front, back := head, head
+	for _, x := range xs {
+		r.dist[x], r.distStamp[x], r.viaMember[x] = 0, r.epoch, -1
+		r.deque[back] = x
+		back++
+	}
+	best, bestDist := int32(-1), unreached
+	for front < back {
+		r.st.stop.spent(r.budget) // best effort: the search ends, then the repair
+		v := r.deque[front]
+		front++
+		d := r.dist[v]
+		if d > bestDist {
+			break // the deque is in distance order: nothing cheaper follows
+		}
+		if better(v, best) {
+			best, bestDist = v, d
+		}
+		for _, k := range r.cl.memberClasses[v] {
+			r.budget--
+			if r.classStamp[k] == r.epoch && r.classDist[k] <= d {
+				continue
+			}
+			r.classDist[k], r.classStamp[k] = d, r.epoch
+			for i, u := range r.cl.subscribers[k] {
+				r.budget--
+				s := r.subSlot[k][i]
+				if r.held[s] == 0 {
+					continue
+				}
+				cost := int32(0)
+				if r.free[s] == 0 {
+					if freeOnly {
+						continue
+					}
+					cost = 1
+				}
+				nd := d + cost
+				if nd > bestDist || distOf(u) <= nd {
+					continue
+				}
+				r.dist[u], r.distStamp[u], r.viaMember[u], r.viaClass[u] = nd, r.epoch, v, k
+				if cost == 0 {
+					front--
+					r.deque[front] = u
+				} else {
+					if back == len(r.deque) {
+						r.deque = append(r.deque, u)
+					} else {
+						r.deque[back] = u
+					}
+					back++
+				}
+			}
+		}
+	}
+	return best
+}
