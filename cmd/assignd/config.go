@@ -37,6 +37,9 @@ type config struct {
 	shadowMaxPartitions int
 	historyDecisions    int
 	historyGroups       int
+	metricsTLSCert      string
+	metricsTLSKey       string
+	metricsTLSClientCA  string
 	version             bool
 }
 
@@ -49,7 +52,7 @@ func envName(flagName string) string {
 func newFlagSet(c *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("assignd", flag.ContinueOnError)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:7070", "gRPC listen `address`; port 0 picks a free port (the bound address is logged)")
-	fs.StringVar(&c.metricsListen, "metrics-listen", "127.0.0.1:9464", "HTTP `address` for /metrics (Prometheus), /healthz and /readyz; empty disables it")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "127.0.0.1:9464", "HTTP `address` for /metrics (Prometheus), /healthz, /readyz and the read-only /console/ (docs/observatory.md); empty disables it")
 	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", server.DefaultMaxRecvBytes, "largest accepted request in `bytes` (the default fits a 1,000,000-partition group)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent-assigns", 0, "Assign calls computed at once; excess calls wait until shortly before their deadline, then get RESOURCE_EXHAUSTED; 0 means GOMAXPROCS")
 	fs.Int64Var(&c.maxPartitions, "max-partitions", server.DefaultMaxPartitions, "largest sum of partition counts in one request; larger requests get RESOURCE_EXHAUSTED")
@@ -71,6 +74,11 @@ func newFlagSet(c *config) *flag.FlagSet {
 		"decisions kept in memory per group for GroupHistoryService and `assignctl groups`/`describe` (docs/observatory.md); 0 keeps no history")
 	fs.IntVar(&c.historyGroups, "history-groups", history.DefaultMaxGroups,
 		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
+	fs.StringVar(&c.metricsTLSCert, "metrics-tls-cert", "", "PEM certificate `file` to serve the HTTP listener (--metrics-listen: metrics, probes, console) over TLS, with --metrics-tls-key; "+
+		"re-read when it changes, like --tls-cert (it may name the same files)")
+	fs.StringVar(&c.metricsTLSKey, "metrics-tls-key", "", "PEM private key `file` of --metrics-tls-cert")
+	fs.StringVar(&c.metricsTLSClientCA, "metrics-tls-client-ca", "", "PEM CA bundle `file`: the HTTP listener requires a client certificate signed by it (mTLS) "+
+		"on every path but /healthz and /readyz, which stay open to probes; needs --metrics-tls-cert")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -117,6 +125,10 @@ func (c *config) validate() error {
 		return errors.New("--tls-cert and --tls-key go together")
 	case c.tlsClientCA != "" && c.tlsCert == "":
 		return errors.New("--tls-client-ca needs --tls-cert and --tls-key")
+	case (c.metricsTLSCert == "") != (c.metricsTLSKey == ""):
+		return errors.New("--metrics-tls-cert and --metrics-tls-key go together")
+	case c.metricsTLSClientCA != "" && c.metricsTLSCert == "":
+		return errors.New("--metrics-tls-client-ca needs --metrics-tls-cert and --metrics-tls-key")
 	case c.maxRecvBytes > math.MaxUint32:
 		return errors.New("--max-recv-bytes must fit gRPC's 32-bit message length (at most 4294967295)")
 	case c.memoryBudget != 0 && c.memoryBudget < server.MinMemoryBudget:
