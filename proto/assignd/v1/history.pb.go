@@ -165,7 +165,13 @@ type Decision struct {
 	// "assignd-go/0.1.0 grpc-go/1.72.0".
 	UserAgent string `protobuf:"bytes,24,opt,name=user_agent,json=userAgent,proto3" json:"user_agent,omitempty"`
 	// SHA-256 of the request, marshaled deterministically.
-	InputDigest   []byte `protobuf:"bytes,25,opt,name=input_digest,json=inputDigest,proto3" json:"input_digest,omitempty"`
+	InputDigest []byte `protobuf:"bytes,25,opt,name=input_digest,json=inputDigest,proto3" json:"input_digest,omitempty"`
+	// The policy binding that allowed the caller to request this group;
+	// empty when no binding covers the group (any caller may request it).
+	CallerBinding string `protobuf:"bytes,50,opt,name=caller_binding,json=callerBinding,proto3" json:"caller_binding,omitempty"`
+	// The topics of the assignment, sorted by name, up to a cap: the columns
+	// of each member's assigned_by_topic.
+	Topics        []string `protobuf:"bytes,51,rep,name=topics,proto3" json:"topics,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -375,6 +381,20 @@ func (x *Decision) GetInputDigest() []byte {
 	return nil
 }
 
+func (x *Decision) GetCallerBinding() string {
+	if x != nil {
+		return x.CallerBinding
+	}
+	return ""
+}
+
+func (x *Decision) GetTopics() []string {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
 // DecisionMember is one member in a Decision.
 type DecisionMember struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -387,9 +407,12 @@ type DecisionMember struct {
 	// How many partitions the member reported owning.
 	Owned int32 `protobuf:"varint,4,opt,name=owned,proto3" json:"owned,omitempty"`
 	// How many partitions it was assigned.
-	Assigned      int32 `protobuf:"varint,5,opt,name=assigned,proto3" json:"assigned,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Assigned int32 `protobuf:"varint,5,opt,name=assigned,proto3" json:"assigned,omitempty"`
+	// How many partitions of each of Decision.topics it was assigned, in
+	// that order (the console's member x topic heatmap).
+	AssignedByTopic []int32 `protobuf:"varint,50,rep,packed,name=assigned_by_topic,json=assignedByTopic,proto3" json:"assigned_by_topic,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *DecisionMember) Reset() {
@@ -455,6 +478,13 @@ func (x *DecisionMember) GetAssigned() int32 {
 		return x.Assigned
 	}
 	return 0
+}
+
+func (x *DecisionMember) GetAssignedByTopic() []int32 {
+	if x != nil {
+		return x.AssignedByTopic
+	}
+	return nil
 }
 
 // FiredSignal is a signal that holds for a group, and why.
@@ -929,7 +959,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xa0\b\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdf\b\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -961,13 +991,16 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x06caller\x18\x17 \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\x12\x1d\n" +
 	"\n" +
 	"user_agent\x18\x18 \x01(\tR\tuserAgent\x12!\n" +
-	"\finput_digest\x18\x19 \x01(\fR\vinputDigest\"\x9f\x01\n" +
+	"\finput_digest\x18\x19 \x01(\fR\vinputDigest\x12%\n" +
+	"\x0ecaller_binding\x182 \x01(\tR\rcallerBinding\x12\x16\n" +
+	"\x06topics\x183 \x03(\tR\x06topics\"\xcb\x01\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12*\n" +
 	"\x11group_instance_id\x18\x02 \x01(\tR\x0fgroupInstanceId\x12\x12\n" +
 	"\x04rack\x18\x03 \x01(\tR\x04rack\x12\x14\n" +
 	"\x05owned\x18\x04 \x01(\x05R\x05owned\x12\x1a\n" +
-	"\bassigned\x18\x05 \x01(\x05R\bassigned\"V\n" +
+	"\bassigned\x18\x05 \x01(\x05R\bassigned\x12*\n" +
+	"\x11assigned_by_topic\x182 \x03(\x05R\x0fassignedByTopic\"V\n" +
 	"\vFiredSignal\x12/\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x17.assignd.v1.GroupSignalR\x06signal\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xfa\x03\n" +
