@@ -22,6 +22,7 @@ import (
 	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/policy"
 	"go.opentelemetry.io/otel"
 )
 
@@ -85,7 +86,15 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
-	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider())
+	var hist *history.Store
+	var policyOpts []policy.Option
+	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
+		if hist, err = history.New(history.WithDecisionsPerGroup(cfg.historyDecisions), history.WithMaxGroups(cfg.historyGroups)); err != nil {
+			return err
+		}
+		policyOpts = append(policyOpts, policy.WithShadowReport(recordShadow(hist)))
+	}
+	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider(), policyOpts...)
 	if err != nil {
 		return err
 	}
@@ -116,12 +125,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))
 	}
-	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		h, err := history.New(history.WithDecisionsPerGroup(cfg.historyDecisions), history.WithMaxGroups(cfg.historyGroups))
-		if err != nil {
-			return err
-		}
-		opts = append(opts, server.WithHistory(h))
+	if hist != nil {
+		opts = append(opts, server.WithHistory(hist))
 	}
 	srv, err := server.New(src, logger, opts...)
 	if err != nil {

@@ -132,7 +132,7 @@ func summary(sn *snapshot, t Thresholds, now time.Time) *assigndv1.GroupSummary 
 		Assignor: d.GetAssignor(), PolicyRule: d.GetPolicyRule(), GenerationId: d.GetGenerationId(),
 		MemberCount: d.GetMemberCount(), Partitions: d.GetPartitions(), Imbalance: d.GetImbalance(),
 		LastSeen: timestamppb.New(d.GetTime().AsTime()), DecisionsRecorded: sn.recorded,
-		Signals: signals(sn, t, now),
+		Signals: signals(sn, t, now), RebalancesLastHour: int32(countSince(sn.times, now.Add(-time.Hour))),
 	}
 }
 

@@ -39,6 +39,9 @@ type group struct {
 	// cooperativeUntil is when the group last called with
 	// cooperative-sticky (zero: never).
 	cooperativeUntil time.Time
+
+	// shadow is the group's latest shadow comparison, nil when none.
+	shadow *assigndv1.ShadowComparison
 }
 
 // New returns an empty Store.
@@ -80,6 +83,28 @@ func (s *Store) Record(d *assigndv1.Decision) {
 	g.recorded++
 	g.times[g.timesHead] = at.UnixNano()
 	g.timesHead = (g.timesHead + 1) % len(g.times)
+}
+
+// RecordShadow keeps c as its group's latest shadow comparison. c must
+// not be modified afterwards. A comparison of a group the store does not
+// remember (its first decision not recorded yet, or evicted) is dropped:
+// a shadow never admits a group.
+func (s *Store) RecordShadow(c *assigndv1.ShadowComparison) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.groups[c.GetGroupId()]; g != nil && (g.shadow == nil || !c.GetTime().AsTime().Before(g.shadow.GetTime().AsTime())) {
+		g.shadow = c
+	}
+}
+
+// Shadow returns the latest shadow comparison of a group, nil when none.
+func (s *Store) Shadow(id string) *assigndv1.ShadowComparison {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if g := s.groups[id]; g != nil {
+		return g.shadow
+	}
+	return nil
 }
 
 // admit adds a group, evicting the least recently seen one when full.

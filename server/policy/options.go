@@ -23,6 +23,7 @@ type config struct {
 	resync              time.Duration
 	shadowConcurrency   int
 	shadowMaxPartitions int
+	shadowReport        func(ShadowReport)
 	run                 runFunc
 }
 
@@ -98,6 +99,14 @@ func WithShadowConcurrency(n int) Option {
 // Default: 100,000.
 func WithShadowMaxPartitions(n int) Option {
 	return optionFunc(func(c *config) { c.shadowMaxPartitions = max(n, 0) })
+}
+
+// WithShadowReport passes each completed shadow comparison to f, e.g. to
+// keep each group's latest for the console. f is called from the shadow's
+// background goroutine, after the comparison is logged and counted; it
+// must be safe for concurrent use. Default: none.
+func WithShadowReport(f func(ShadowReport)) Option {
+	return optionFunc(func(c *config) { c.shadowReport = f })
 }
 
 // withRunFunc replaces assign.Run for shadow evaluation (tests).

@@ -38,6 +38,7 @@ type shadowRunner struct {
 	run           runFunc
 	m             *instruments
 	logger        *slog.Logger
+	report        func(ShadowReport)
 
 	mu     sync.Mutex
 	closed bool
@@ -50,7 +51,7 @@ func newShadowRunner(c config, m *instruments) *shadowRunner {
 	}
 	return &shadowRunner{
 		slots: make(chan struct{}, c.shadowConcurrency), maxPartitions: c.shadowMaxPartitions,
-		run: c.run, m: m, logger: c.logger,
+		run: c.run, m: m, logger: c.logger, report: c.shadowReport,
 	}
 }
 
@@ -143,6 +144,37 @@ func (s *shadowRunner) compare(ctx context.Context, j shadowJob, g *assign.Group
 		slog.Bool("followup", r.FollowupRequired), slog.Bool("shadow_followup", sr.FollowupRequired),
 		slog.Duration("duration", took), slog.Duration("shadow_duration", stook),
 	)...)
+	if s.report != nil {
+		s.report(ShadowReport{
+			Time: time.Now(), Group: j.group, Generation: g.Generation, Rule: j.rule.name, Revision: j.revision,
+			Primary: sideOf(j.primary, r, took), Shadow: sideOf(j.rule.shadow.assignor, sr, stook),
+		})
+	}
+}
+
+// ShadowReport is one completed shadow comparison (see WithShadowReport).
+type ShadowReport struct {
+	Time           time.Time
+	Group          string
+	Generation     int32
+	Rule, Revision string
+	// Primary is what answered the call, Shadow what the rule's shadow
+	// would have answered.
+	Primary, Shadow ShadowSide
+}
+
+// ShadowSide is one side of a ShadowReport.
+type ShadowSide struct {
+	// Assignor is "name@version".
+	Assignor  string
+	Moved     int
+	Imbalance int
+	Followup  bool
+	Took      time.Duration
+}
+
+func sideOf(a assign.Assignor, r *assign.Result, took time.Duration) ShadowSide {
+	return ShadowSide{Assignor: assign.Ref(a), Moved: r.Stats.Moved, Imbalance: r.Stats.Imbalance, Followup: r.FollowupRequired, Took: took}
 }
 
 func (s *shadowRunner) record(ctx context.Context, j shadowJob, side string, r *assign.Result, took time.Duration) {

@@ -569,9 +569,12 @@ type GroupSummary struct {
 	// keeps).
 	DecisionsRecorded int64 `protobuf:"varint,11,opt,name=decisions_recorded,json=decisionsRecorded,proto3" json:"decisions_recorded,omitempty"`
 	// The signals that hold now.
-	Signals       []*FiredSignal `protobuf:"bytes,12,rep,name=signals,proto3" json:"signals,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Signals []*FiredSignal `protobuf:"bytes,12,rep,name=signals,proto3" json:"signals,omitempty"`
+	// Decisions recorded in the last hour, at most 64 (the times a group
+	// keeps for the storm detector): the rebalances assignd decided.
+	RebalancesLastHour int32 `protobuf:"varint,50,opt,name=rebalances_last_hour,json=rebalancesLastHour,proto3" json:"rebalances_last_hour,omitempty"`
+	unknownFields      protoimpl.UnknownFields
+	sizeCache          protoimpl.SizeCache
 }
 
 func (x *GroupSummary) Reset() {
@@ -686,6 +689,13 @@ func (x *GroupSummary) GetSignals() []*FiredSignal {
 		return x.Signals
 	}
 	return nil
+}
+
+func (x *GroupSummary) GetRebalancesLastHour() int32 {
+	if x != nil {
+		return x.RebalancesLastHour
+	}
+	return 0
 }
 
 // ListGroupsRequest filters and pages the groups; filters combine with AND.
@@ -954,6 +964,189 @@ func (x *GetGroupResponse) GetDecisions() []*Decision {
 	return nil
 }
 
+// ShadowComparison is one shadow evaluation of the policy: the assignor a
+// rule's shadow names, run in the background on the same group as the
+// assignor that answered, compared with it and never returned. The console
+// shows each group's latest.
+type ShadowComparison struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// When the shadow finished.
+	Time *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=time,proto3" json:"time,omitempty"`
+	// The consumer group id.
+	GroupId string `protobuf:"bytes,2,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The generation of the Assign call it shadowed.
+	GenerationId int32 `protobuf:"varint,3,opt,name=generation_id,json=generationId,proto3" json:"generation_id,omitempty"`
+	// The policy rule and revision that named the shadow.
+	PolicyRule     string `protobuf:"bytes,4,opt,name=policy_rule,json=policyRule,proto3" json:"policy_rule,omitempty"`
+	PolicyRevision string `protobuf:"bytes,5,opt,name=policy_revision,json=policyRevision,proto3" json:"policy_revision,omitempty"`
+	// What answered, and what the shadow would have answered.
+	Primary       *ShadowSide `protobuf:"bytes,6,opt,name=primary,proto3" json:"primary,omitempty"`
+	Shadow        *ShadowSide `protobuf:"bytes,7,opt,name=shadow,proto3" json:"shadow,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShadowComparison) Reset() {
+	*x = ShadowComparison{}
+	mi := &file_assignd_v1_history_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShadowComparison) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShadowComparison) ProtoMessage() {}
+
+func (x *ShadowComparison) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_history_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShadowComparison.ProtoReflect.Descriptor instead.
+func (*ShadowComparison) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_history_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ShadowComparison) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
+	}
+	return nil
+}
+
+func (x *ShadowComparison) GetGroupId() string {
+	if x != nil {
+		return x.GroupId
+	}
+	return ""
+}
+
+func (x *ShadowComparison) GetGenerationId() int32 {
+	if x != nil {
+		return x.GenerationId
+	}
+	return 0
+}
+
+func (x *ShadowComparison) GetPolicyRule() string {
+	if x != nil {
+		return x.PolicyRule
+	}
+	return ""
+}
+
+func (x *ShadowComparison) GetPolicyRevision() string {
+	if x != nil {
+		return x.PolicyRevision
+	}
+	return ""
+}
+
+func (x *ShadowComparison) GetPrimary() *ShadowSide {
+	if x != nil {
+		return x.Primary
+	}
+	return nil
+}
+
+func (x *ShadowComparison) GetShadow() *ShadowSide {
+	if x != nil {
+		return x.Shadow
+	}
+	return nil
+}
+
+// ShadowSide is one side of a ShadowComparison.
+type ShadowSide struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The assignor, "name@version".
+	Assignor string `protobuf:"bytes,1,opt,name=assignor,proto3" json:"assignor,omitempty"`
+	// Partitions whose target owner differs from their previous owner.
+	Moved int32 `protobuf:"varint,2,opt,name=moved,proto3" json:"moved,omitempty"`
+	// The largest minus the smallest number of partitions a member targets.
+	Imbalance int32 `protobuf:"varint,3,opt,name=imbalance,proto3" json:"imbalance,omitempty"`
+	// Whether a follow-up rebalance would be required.
+	FollowupRequired bool `protobuf:"varint,4,opt,name=followup_required,json=followupRequired,proto3" json:"followup_required,omitempty"`
+	// How long the engine ran.
+	EngineTime    *durationpb.Duration `protobuf:"bytes,5,opt,name=engine_time,json=engineTime,proto3" json:"engine_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ShadowSide) Reset() {
+	*x = ShadowSide{}
+	mi := &file_assignd_v1_history_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ShadowSide) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ShadowSide) ProtoMessage() {}
+
+func (x *ShadowSide) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_history_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ShadowSide.ProtoReflect.Descriptor instead.
+func (*ShadowSide) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_history_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ShadowSide) GetAssignor() string {
+	if x != nil {
+		return x.Assignor
+	}
+	return ""
+}
+
+func (x *ShadowSide) GetMoved() int32 {
+	if x != nil {
+		return x.Moved
+	}
+	return 0
+}
+
+func (x *ShadowSide) GetImbalance() int32 {
+	if x != nil {
+		return x.Imbalance
+	}
+	return 0
+}
+
+func (x *ShadowSide) GetFollowupRequired() bool {
+	if x != nil {
+		return x.FollowupRequired
+	}
+	return false
+}
+
+func (x *ShadowSide) GetEngineTime() *durationpb.Duration {
+	if x != nil {
+		return x.EngineTime
+	}
+	return nil
+}
+
 var File_assignd_v1_history_proto protoreflect.FileDescriptor
 
 const file_assignd_v1_history_proto_rawDesc = "" +
@@ -1003,7 +1196,7 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x11assigned_by_topic\x182 \x03(\x05R\x0fassignedByTopic\"V\n" +
 	"\vFiredSignal\x12/\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x17.assignd.v1.GroupSignalR\x06signal\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xfa\x03\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xac\x04\n" +
 	"\fGroupSummary\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rprotocol_name\x18\x02 \x01(\tR\fprotocolName\x12L\n" +
@@ -1020,7 +1213,8 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\tlast_seen\x18\n" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\blastSeen\x12-\n" +
 	"\x12decisions_recorded\x18\v \x01(\x03R\x11decisionsRecorded\x121\n" +
-	"\asignals\x18\f \x03(\v2\x17.assignd.v1.FiredSignalR\asignals\"\xe5\x01\n" +
+	"\asignals\x18\f \x03(\v2\x17.assignd.v1.FiredSignalR\asignals\x120\n" +
+	"\x14rebalances_last_hour\x182 \x01(\x05R\x12rebalancesLastHour\"\xe5\x01\n" +
 	"\x11ListGroupsRequest\x12/\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x17.assignd.v1.GroupSignalR\x06signal\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12\x1f\n" +
@@ -1039,7 +1233,24 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\rmax_decisions\x18\x02 \x01(\x05R\fmaxDecisions\"z\n" +
 	"\x10GetGroupResponse\x122\n" +
 	"\asummary\x18\x01 \x01(\v2\x18.assignd.v1.GroupSummaryR\asummary\x122\n" +
-	"\tdecisions\x18\x02 \x03(\v2\x14.assignd.v1.DecisionR\tdecisions*\xa1\x02\n" +
+	"\tdecisions\x18\x02 \x03(\v2\x14.assignd.v1.DecisionR\tdecisions\"\xae\x02\n" +
+	"\x10ShadowComparison\x12.\n" +
+	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
+	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
+	"\rgeneration_id\x18\x03 \x01(\x05R\fgenerationId\x12\x1f\n" +
+	"\vpolicy_rule\x18\x04 \x01(\tR\n" +
+	"policyRule\x12'\n" +
+	"\x0fpolicy_revision\x18\x05 \x01(\tR\x0epolicyRevision\x120\n" +
+	"\aprimary\x18\x06 \x01(\v2\x16.assignd.v1.ShadowSideR\aprimary\x12.\n" +
+	"\x06shadow\x18\a \x01(\v2\x16.assignd.v1.ShadowSideR\x06shadow\"\xc5\x01\n" +
+	"\n" +
+	"ShadowSide\x12\x1a\n" +
+	"\bassignor\x18\x01 \x01(\tR\bassignor\x12\x14\n" +
+	"\x05moved\x18\x02 \x01(\x05R\x05moved\x12\x1c\n" +
+	"\timbalance\x18\x03 \x01(\x05R\timbalance\x12+\n" +
+	"\x11followup_required\x18\x04 \x01(\bR\x10followupRequired\x12:\n" +
+	"\vengine_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\n" +
+	"engineTime*\xa1\x02\n" +
 	"\vGroupSignal\x12\x1c\n" +
 	"\x18GROUP_SIGNAL_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cGROUP_SIGNAL_REBALANCE_STORM\x10\x01\x12\x1f\n" +
@@ -1067,7 +1278,7 @@ func file_assignd_v1_history_proto_rawDescGZIP() []byte {
 }
 
 var file_assignd_v1_history_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_assignd_v1_history_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_assignd_v1_history_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_assignd_v1_history_proto_goTypes = []any{
 	(GroupSignal)(0),              // 0: assignd.v1.GroupSignal
 	(*Decision)(nil),              // 1: assignd.v1.Decision
@@ -1078,38 +1289,44 @@ var file_assignd_v1_history_proto_goTypes = []any{
 	(*ListGroupsResponse)(nil),    // 6: assignd.v1.ListGroupsResponse
 	(*GetGroupRequest)(nil),       // 7: assignd.v1.GetGroupRequest
 	(*GetGroupResponse)(nil),      // 8: assignd.v1.GetGroupResponse
-	(*timestamppb.Timestamp)(nil), // 9: google.protobuf.Timestamp
-	(RebalanceProtocol)(0),        // 10: assignd.v1.RebalanceProtocol
-	(*TopicPartitions)(nil),       // 11: assignd.v1.TopicPartitions
-	(*durationpb.Duration)(nil),   // 12: google.protobuf.Duration
-	(*CallerIdentity)(nil),        // 13: assignd.v1.CallerIdentity
+	(*ShadowComparison)(nil),      // 9: assignd.v1.ShadowComparison
+	(*ShadowSide)(nil),            // 10: assignd.v1.ShadowSide
+	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
+	(RebalanceProtocol)(0),        // 12: assignd.v1.RebalanceProtocol
+	(*TopicPartitions)(nil),       // 13: assignd.v1.TopicPartitions
+	(*durationpb.Duration)(nil),   // 14: google.protobuf.Duration
+	(*CallerIdentity)(nil),        // 15: assignd.v1.CallerIdentity
 }
 var file_assignd_v1_history_proto_depIdxs = []int32{
-	9,  // 0: assignd.v1.Decision.time:type_name -> google.protobuf.Timestamp
-	10, // 1: assignd.v1.Decision.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	11, // 0: assignd.v1.Decision.time:type_name -> google.protobuf.Timestamp
+	12, // 1: assignd.v1.Decision.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
 	2,  // 2: assignd.v1.Decision.members:type_name -> assignd.v1.DecisionMember
-	11, // 3: assignd.v1.Decision.withheld_partitions:type_name -> assignd.v1.TopicPartitions
-	11, // 4: assignd.v1.Decision.revoked_partitions:type_name -> assignd.v1.TopicPartitions
-	12, // 5: assignd.v1.Decision.engine_time:type_name -> google.protobuf.Duration
-	12, // 6: assignd.v1.Decision.call_time:type_name -> google.protobuf.Duration
-	13, // 7: assignd.v1.Decision.caller:type_name -> assignd.v1.CallerIdentity
+	13, // 3: assignd.v1.Decision.withheld_partitions:type_name -> assignd.v1.TopicPartitions
+	13, // 4: assignd.v1.Decision.revoked_partitions:type_name -> assignd.v1.TopicPartitions
+	14, // 5: assignd.v1.Decision.engine_time:type_name -> google.protobuf.Duration
+	14, // 6: assignd.v1.Decision.call_time:type_name -> google.protobuf.Duration
+	15, // 7: assignd.v1.Decision.caller:type_name -> assignd.v1.CallerIdentity
 	0,  // 8: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
-	10, // 9: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	9,  // 10: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
+	12, // 9: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	11, // 10: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
 	3,  // 11: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
 	0,  // 12: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
 	4,  // 13: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
 	4,  // 14: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
 	1,  // 15: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
-	5,  // 16: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
-	7,  // 17: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
-	6,  // 18: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
-	8,  // 19: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
-	18, // [18:20] is the sub-list for method output_type
-	16, // [16:18] is the sub-list for method input_type
-	16, // [16:16] is the sub-list for extension type_name
-	16, // [16:16] is the sub-list for extension extendee
-	0,  // [0:16] is the sub-list for field type_name
+	11, // 16: assignd.v1.ShadowComparison.time:type_name -> google.protobuf.Timestamp
+	10, // 17: assignd.v1.ShadowComparison.primary:type_name -> assignd.v1.ShadowSide
+	10, // 18: assignd.v1.ShadowComparison.shadow:type_name -> assignd.v1.ShadowSide
+	14, // 19: assignd.v1.ShadowSide.engine_time:type_name -> google.protobuf.Duration
+	5,  // 20: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
+	7,  // 21: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
+	6,  // 22: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
+	8,  // 23: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
+	22, // [22:24] is the sub-list for method output_type
+	20, // [20:22] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_history_proto_init() }
@@ -1124,7 +1341,7 @@ func file_assignd_v1_history_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assignd_v1_history_proto_rawDesc), len(file_assignd_v1_history_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   8,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
