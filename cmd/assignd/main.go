@@ -92,7 +92,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		if hist, err = history.New(history.WithDecisionsPerGroup(cfg.historyDecisions), history.WithMaxGroups(cfg.historyGroups)); err != nil {
 			return err
 		}
-		policyOpts = append(policyOpts, policy.WithShadowReport(recordShadow(hist)))
+		policyOpts = append(policyOpts, policy.WithShadowReport(history.ShadowRecorder(hist)))
 	}
 	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider(), policyOpts...)
 	if err != nil {

@@ -6,11 +6,7 @@ import (
 	"os"
 
 	"go.opentelemetry.io/otel/metric"
-	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
-	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 )
 
@@ -53,20 +49,5 @@ func reloadOnSignal(ctx context.Context, src *policy.Source, hup <-chan os.Signa
 			continue
 		}
 		logger.InfoContext(ctx, "SIGHUP: policy file re-read", "file", file, "revision", src.Policy().Revision())
-	}
-}
-
-// recordShadow keeps each group's latest shadow comparison in h, for the
-// console.
-func recordShadow(h *history.Store) func(policy.ShadowReport) {
-	side := func(s policy.ShadowSide) *assigndv1.ShadowSide {
-		return &assigndv1.ShadowSide{Assignor: s.Assignor, Moved: int32(s.Moved), Imbalance: int32(s.Imbalance),
-			FollowupRequired: s.Followup, EngineTime: durationpb.New(s.Took)}
-	}
-	return func(r policy.ShadowReport) {
-		h.RecordShadow(&assigndv1.ShadowComparison{
-			Time: timestamppb.New(r.Time), GroupId: r.Group, GenerationId: r.Generation,
-			PolicyRule: r.Rule, PolicyRevision: r.Revision, Primary: side(r.Primary), Shadow: side(r.Shadow),
-		})
 	}
 }

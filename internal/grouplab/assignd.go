@@ -16,6 +16,7 @@ import (
 type assignd struct {
 	logger *slog.Logger
 	opts   []server.Option
+	sel    server.Selector
 
 	mu   sync.Mutex
 	addr string // fixed after the first start
@@ -37,7 +38,11 @@ func (a *assignd) start() error {
 	if err != nil {
 		return fmt.Errorf("grouplab: listening for assignd on %s: %w", addr, err)
 	}
-	srv, err := server.New(server.DefaultSelector(), a.logger, a.opts...)
+	sel := a.sel
+	if sel == nil {
+		sel = server.DefaultSelector()
+	}
+	srv, err := server.New(sel, a.logger, a.opts...)
 	if err != nil {
 		lis.Close()
 		return fmt.Errorf("grouplab: creating assignd: %w", err)

@@ -58,7 +58,7 @@ func New(topics []Topic, opts ...Option) (*Lab, error) {
 		return nil, err
 	}
 	l := &Lab{cfg: cfg, topics: slices.Clone(topics), broker: b, group: b.Group(cfg.group), seeds: b.Seeds(), tl: newTimeline()}
-	l.assignd.logger, l.assignd.opts = cfg.logger, cfg.assigndOptions
+	l.assignd.logger, l.assignd.opts, l.assignd.sel = cfg.logger, cfg.assigndOptions, cfg.selector
 	l.observeLeaders()
 	if err := l.assignd.start(); err != nil {
 		b.Close()

@@ -73,6 +73,7 @@ type MemberOption interface{ applyMember(*memberConfig) }
 
 type memberConfig struct {
 	instanceID string
+	clientID   string
 }
 
 type memberOptionFunc func(*memberConfig)
@@ -86,6 +87,13 @@ func (f memberOptionFunc) applyMember(c *memberConfig) { f(c) }
 // Default: a dynamic member.
 func AsStatic(instanceID string) MemberOption {
 	return memberOptionFunc(func(c *memberConfig) { c.instanceID = instanceID })
+}
+
+// AsClient sets the member's client.id, which the coordinator puts before
+// the member id it assigns ("clientID-UUID"): incarnations of one process
+// (a restart, a flapping pod) share it. Default: the member's name.
+func AsClient(clientID string) MemberOption {
+	return memberOptionFunc(func(c *memberConfig) { c.clientID = clientID })
 }
 
 // StartMember starts a member called name (unique per incarnation, e.g.
@@ -103,6 +111,9 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 		}
 	}
 	l.mu.Unlock()
+	if mcfg.clientID == "" {
+		mcfg.clientID = name
+	}
 
 	m := &Member{lab: l, name: name, kind: kind, net: newNetCutter(), polled: make(chan struct{}), closed: make(chan struct{}),
 		owned: map[TP]int{}, next: map[TP]int64{}}
@@ -132,7 +143,7 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 	l.tl.add(Event{Kind: EventStarted, Member: name, Generation: -1, Detail: kind.String()})
 	kopts := []kgo.Opt{
 		kgo.SeedBrokers(l.seeds...),
-		kgo.ClientID(name),
+		kgo.ClientID(mcfg.clientID),
 		kgo.Dialer(m.net.dial),
 		kgo.ConsumerGroup(l.group),
 		kgo.ConsumeTopics(topics...),

@@ -111,6 +111,19 @@ func TestSignals(t *testing.T) {
 		{name: "a flapping dynamic member, known by its client id", now: 3 * time.Minute, want: []S{storm}, reason: `member "flaky" joined 3 times`,
 			calls: membership([]string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid}, []string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid2},
 				[]string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid})},
+		{name: "a storm by count and by a flapping member says both", now: 4 * time.Minute, want: []S{storm},
+			reason: `11 rebalances in the last 5m0s (threshold 10 for 1 members); member instance "p" joined 3 times`, // of the 8 decisions kept
+			calls: func() []call {
+				var lists [][]string
+				for i := range 11 {
+					if i%2 == 0 {
+						lists = append(lists, []string{"static:a"})
+					} else {
+						lists = append(lists, []string{"static:a", "static:p"})
+					}
+				}
+				return membership(lists...)
+			}()},
 		{name: "flapping long ago is no storm", now: time.Hour, calls: membership([]string{"static:p"}, []string{}, []string{"static:p"}, []string{},
 			[]string{"static:p"}, []string{}, []string{"static:p"})},
 		{name: "generation gap", calls: []call{{gen: 4}, {at: time.Second, gen: 6}}, now: time.Minute,

@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/assignd/assignd/assign"
@@ -29,12 +30,18 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 		out = append(out, &assigndv1.FiredSignal{Signal: s, Reason: fmt.Sprintf(format, args...)})
 	}
 	storm := min(max(t.StormRebalances, t.StormPerMember*int(latest.GetMemberCount())), StormCap)
+	// A storm says every reason that holds: the count, and the member
+	// that keeps coming back, which is what an operator goes after.
+	var why []string
 	if n := countSince(sn.times, now.Add(-t.StormWindow)); n >= storm {
-		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%d rebalances in the last %s (threshold %d for %d members)",
-			n, t.StormWindow, storm, latest.GetMemberCount())
-	} else if key, joins := flapping(sn.decisions, now.Add(-t.StormWindow)); joins >= t.FlapJoins {
-		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "member %s joined %d times in the last %s (threshold %d): it keeps leaving and coming back",
-			key, joins, t.StormWindow, t.FlapJoins)
+		why = append(why, fmt.Sprintf("%d rebalances in the last %s (threshold %d for %d members)", n, t.StormWindow, storm, latest.GetMemberCount()))
+	}
+	if key, joins := flapping(sn.decisions, now.Add(-t.StormWindow)); joins >= t.FlapJoins {
+		why = append(why, fmt.Sprintf("member %s joined %d times in the last %s (threshold %d): it keeps leaving and coming back",
+			key, joins, t.StormWindow, t.FlapJoins))
+	}
+	if len(why) > 0 {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%s", strings.Join(why, "; "))
 	}
 	if from, to, at := generationGap(sn.decisions); !at.IsZero() && now.Sub(at) < t.GapWindow {
 		missed := "generation " + fmt.Sprint(from+1)

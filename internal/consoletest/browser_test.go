@@ -1,0 +1,5 @@
+package consoletest
+
+import "testing"
+
+func browse(t *testing.T, f fleet) {}
