@@ -57,6 +57,9 @@ APT_PACKAGES+=(openjdk-17-jdk-headless maven)
 APT_PACKAGES+=(podman runc curl ca-certificates)
 # Python 3.11 and its venv module, for client/python's virtual environment.
 APT_PACKAGES+=(python3.11 python3.11-venv)
+# Chromium loads the observatory console headless (internal/consoletest);
+# under CI=true the test fails when it is missing.
+APT_PACKAGES+=(chromium)
 install_apt() {
 	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
 	local missing=()
@@ -222,6 +225,10 @@ fi
 # venv install_python made); unset, they look for .cache/python/venv.
 ASSIGND_PYTHON=$(pwd)/$PY_VENV/bin/python
 export ASSIGND_PYTHON
+# The console's screenshots from headless Chromium (internal/consoletest)
+# are kept here as test output (git-ignored).
+ASSIGND_SCREENSHOTS=${ASSIGND_SCREENSHOTS:-$(pwd)/.cache/screenshots}
+export ASSIGND_SCREENSHOTS
 
 # gofmt on every tracked Go file (or, outside git, every Go file not under
 # node_modules): lists the files that need `gofmt -w`.

@@ -34,6 +34,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"signal":   signalName,
 	"ago":      func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
 	"stamp":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"clock":    func(t time.Time) string { return t.UTC().Format("15:04:05") },
 	"groupURL": func(id string) string { return "group?id=" + url.QueryEscape(id) },
 	"extra":    func(d *assigndv1.Decision) []field { return extraFields(d, decisionShown) },
 	"caller": func(c *assigndv1.CallerIdentity) string {
