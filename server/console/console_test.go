@@ -90,7 +90,7 @@ func TestConsole(t *testing.T) {
 		"Group <code>payments&lt;eu&gt;</code>",
 		"generation 5 never reached assignd",
 		`<svg id="timeline"`, "<title>generation 4: 3 moved, 3 withheld, 3 revoked</title>",
-		`<g class="gap"><title>generation 5 never reached assignd</title>`, // between the bars of 4 and 6
+		`<g class="gap"><title>generation 5 never reached assignd</title>`,                       // between the bars of 4 and 6
 		`<tr><td>consumer-a</td><td></td><td></td><td class="n">3</td><td class="n">3</td></tr>`, // the latest decision's members
 		"revoked orders[3,4,5]", "required", "unauthenticated", "assignd-go/v0.1.0",
 		// The heatmap: members x topics of the latest decision.
