@@ -158,8 +158,8 @@ func checkGroupPage(t *testing.T, f fleet, id string, doc *html.Node) {
 	}
 	switch id {
 	case flapGroup:
-		if !strings.Contains(signals, "rebalance-storm") {
-			t.Errorf("%s page: signals %q do not show the flapping member's storm", id, signals)
+		if !strings.Contains(signals, `member "flappy" joined 3 times`) {
+			t.Errorf("%s page: signals %q do not name the flapping member", id, signals)
 		}
 	case crashGroup:
 		if !strings.Contains(signals, "never reached assignd") {

@@ -9,7 +9,7 @@ const DefaultDecisionsPerGroup = 8
 
 // DefaultMaxGroups is how many groups a Store remembers without
 // WithMaxGroups: 10,000. At the default decisions per group and a
-// 10-member group, that is about 183 MiB (BenchmarkStoreMemory).
+// 10-member group, that is about 212 MiB (BenchmarkStoreMemory).
 const DefaultMaxGroups = 10_000
 
 // Thresholds say when the signals fire. The zero value of a field means

@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -42,6 +43,13 @@ type group struct {
 
 	// shadow is the group's latest shadow comparison, nil when none.
 	shadow *assigndv1.ShadowComparison
+
+	// lastKeys are the member keys of the latest decision (see
+	// memberKeys); joins is a ring of the last StormCap joins, allocated
+	// at the first.
+	lastKeys  []uint64
+	joins     []joinEvent
+	joinsHead int
 }
 
 // New returns an empty Store.
@@ -67,6 +75,7 @@ func New(opts ...Option) (*Store, error) {
 // lookup, a list move, two ring writes and the signals' state.
 func (s *Store) Record(d *assigndv1.Decision) {
 	at := d.GetTime().AsTime()
+	keys := memberKeys(d) // hashed outside the lock
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	g := s.groups[d.GetGroupId()]
@@ -79,6 +88,7 @@ func (s *Store) Record(d *assigndv1.Decision) {
 	if d.GetProtocolName() == cooperativeSticky && at.After(g.cooperativeUntil) {
 		g.cooperativeUntil = at
 	}
+	g.noteJoins(keys, at)
 	g.insert(d, at)
 	g.recorded++
 	g.times[g.timesHead] = at.UnixNano()
@@ -118,7 +128,8 @@ func (s *Store) admit(id string) *group {
 		delete(s.groups, g.id)
 		clear(g.decisions)
 		clear(g.times)
-		*g = group{decisions: g.decisions, times: g.times}
+		clear(g.joins)
+		*g = group{decisions: g.decisions, times: g.times, joins: g.joins}
 	} else {
 		g = &group{
 			decisions: make([]*assigndv1.Decision, s.cfg.decisions),
@@ -183,6 +194,7 @@ type snapshot struct {
 	decisions        []*assigndv1.Decision // newest first
 	recorded         int64
 	times            []int64
+	joins            []joinEvent
 	cooperativeUntil time.Time
 }
 
@@ -193,7 +205,7 @@ func (g *group) snapshot() snapshot {
 		ds[i] = g.decisions[(g.head-1-i+2*len(g.decisions))%len(g.decisions)]
 	}
 	return snapshot{
-		id: g.id, decisions: ds, recorded: g.recorded, times: append([]int64(nil), g.times...),
+		id: g.id, decisions: ds, recorded: g.recorded, times: append([]int64(nil), g.times...), joins: slices.Clone(g.joins),
 		cooperativeUntil: g.cooperativeUntil,
 	}
 }
