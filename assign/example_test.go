@@ -72,6 +72,8 @@ func ExampleLookup() {
 	// cooperative-sticky@1 [COOPERATIVE EAGER]
 	// cooperative-sticky@1
 	// cooperative-sticky@2
+	// kip848-range@1
+	// kip848-uniform@1
 	// range@1
 	// roundrobin@1
 	// sticky@1

@@ -33,7 +33,8 @@ func CooperativeSticky() Assignor { return cooperativeStickyAssignor{} }
 func CooperativeStickyPerTopic() Assignor { return cooperativeStickyV2{} }
 
 // all is every runnable assignor, including older versions.
-var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky(), CooperativeStickyPerTopic()}
+var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky(), CooperativeStickyPerTopic(),
+	KIP848Uniform(), KIP848Range()}
 
 // Assignors returns every runnable assignor, sorted by name, then version.
 func Assignors() []Assignor {

@@ -126,22 +126,18 @@ func TestStickyKeepsLowestPartitionNumbersAcrossTopics(t *testing.T) {
 // javaKeep is the reference rule written plainly: sort the owned
 // partitions by (partition, topic) and keep the first quota.
 func javaKeep(owned []assign.TopicPartitions, quota int) map[string]int {
-	type tp struct {
-		topic string
-		p     int32
-	}
-	var all []tp
+	var all []assigntest.TP
 	for _, o := range owned {
 		for _, p := range o.Partitions {
-			all = append(all, tp{o.Topic, p})
+			all = append(all, assigntest.TP{Topic: o.Topic, Partition: p})
 		}
 	}
-	slices.SortFunc(all, func(a, b tp) int {
-		return cmp.Or(cmp.Compare(a.p, b.p), cmp.Compare(a.topic, b.topic))
+	slices.SortFunc(all, func(a, b assigntest.TP) int {
+		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Topic, b.Topic))
 	})
 	kept := map[string]int{}
 	for _, x := range all[:min(quota, len(all))] {
-		kept[x.topic]++
+		kept[x.Topic]++
 	}
 	return kept
 }

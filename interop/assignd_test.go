@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"slices"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/assignd/assignd/internal/grouplab"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 )
@@ -31,16 +31,16 @@ type assignCall struct {
 }
 
 // assigndServer is the real assignd server (package server, default
-// policy) on a loopback port, recording every Assign call through an extra
-// interceptor and keeping its JSON call log, so tests can tell which
-// assignments it made. It can be stopped and started again on the same
-// address to exercise the leaders' fallback.
+// policy) on a loopback port (grouplab's restartable Assignd), recording
+// every Assign call through an extra interceptor and keeping its JSON call
+// log, so tests can tell which assignments it made. It can be stopped and
+// started again on the same address to exercise the leaders' fallback.
 type assigndServer struct {
 	t    *testing.T
+	srv  *grouplab.Assignd
 	addr string
 
 	mu    sync.Mutex
-	srv   *server.Server
 	calls []assignCall
 	log   lockedBuffer
 }
@@ -48,54 +48,30 @@ type assigndServer struct {
 func startAssignd(t *testing.T) *assigndServer {
 	t.Helper()
 	a := &assigndServer{t: t}
-	a.start("127.0.0.1:0")
+	srv, err := grouplab.StartAssignd(slog.New(slog.NewJSONHandler(&a.log, nil)),
+		server.WithGRPCServerOptions(grpc.ChainUnaryInterceptor(a.record)))
+	if err != nil {
+		t.Fatalf("assignd: %v", err)
+	}
+	a.srv, a.addr = srv, srv.Addr()
 	t.Cleanup(a.stop)
 	return a
 }
 
-func (a *assigndServer) start(addr string) {
-	a.t.Helper()
-	logger := slog.New(slog.NewJSONHandler(&a.log, nil))
-	srv, err := server.New(server.DefaultSelector(), logger,
-		server.WithGRPCServerOptions(grpc.ChainUnaryInterceptor(a.record)))
-	if err != nil {
-		a.t.Fatalf("assignd: %v", err)
-	}
-	// Right after a stop the port can be briefly unavailable; retry within
-	// a bound.
-	var lis net.Listener
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		lis, err = net.Listen("tcp", addr)
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if err != nil {
-		a.t.Fatalf("assignd listening on %s: %v", addr, err)
-	}
-	a.mu.Lock()
-	a.srv, a.addr = srv, lis.Addr().String()
-	a.mu.Unlock()
-	go func() { _ = srv.Serve(lis) }()
-}
-
 // stop shuts the server down (bounded); Assign calls fail until restart.
 func (a *assigndServer) stop() {
-	a.mu.Lock()
-	srv := a.srv
-	a.srv = nil
-	a.mu.Unlock()
-	if srv == nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_ = srv.Shutdown(ctx)
+	_ = a.srv.Stop(ctx)
 }
 
-// restart starts a new server on the address of the stopped one.
-func (a *assigndServer) restart() { a.start(a.addr) }
+// restart starts the server again on the address of the stopped one.
+func (a *assigndServer) restart() {
+	a.t.Helper()
+	if err := a.srv.Start(); err != nil {
+		a.t.Fatalf("assignd: %v", err)
+	}
+}
 
 func (a *assigndServer) record(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	resp, err := handler(ctx, req)

@@ -79,7 +79,7 @@ func checkFollowupRules(t *testing.T, w *groupWatch, from int, all tpSet, what s
 		t.Errorf("%s took %d rebalances, more than %d:\n%s", what, len(gens), maxRebalancesPerChange, describePlans(t, w, gens))
 	}
 	for i, s := range gens {
-		pending := all.minus(givenIn(t, s))
+		pending := all.Minus(givenIn(t, s))
 		if i == len(gens)-1 {
 			if len(pending) > 0 {
 				t.Errorf("after %s the last plan (generation %d) still withholds %s:\n%s", what, s.generation, pending, describePlans(t, w, gens))
@@ -98,7 +98,7 @@ func checkFollowupRules(t *testing.T, w *groupWatch, from int, all tpSet, what s
 				}
 			}
 		}
-		if unexplained := pending.minus(reported); len(unexplained) > 0 {
+		if unexplained := pending.Minus(reported); len(unexplained) > 0 {
 			t.Errorf("%s: generation %d withheld %s, which no member reported owning:\n%s",
 				what, s.generation, unexplained, describePlans(t, w, gens))
 		}
@@ -135,7 +135,7 @@ func assertOwnershipIsPlan(t *testing.T, w *groupWatch, led *ledger, ids map[str
 			t.Errorf("generation %d: %s (%s) is not in leader %s's plan", last.generation, name, id, last.leader)
 			continue
 		}
-		if owned := led.ownedBy(name); !owned.equal(given) {
+		if owned := led.OwnedBy(name); !owned.Equal(given) {
 			t.Errorf("generation %d: %s owns %s, leader %s gave it %s", last.generation, name, owned, last.leader, given)
 		}
 	}
@@ -181,7 +181,7 @@ func checkLibrdkafkaSubscriptions(t *testing.T, w *groupWatch, member string) li
 			continue
 		}
 		claimed := setOf(ud.Previous)
-		if owned := setOf(sub.Owned); sub.Version >= 1 && !owned.equal(claimed) {
+		if owned := setOf(sub.Owned); sub.Version >= 1 && !owned.Equal(claimed) {
 			t.Errorf("librdkafka member %s: owned partitions %s differ from its user data's %s", member, owned, claimed)
 		}
 		if len(claimed) == 0 {
@@ -196,7 +196,7 @@ func checkLibrdkafkaSubscriptions(t *testing.T, w *groupWatch, member string) li
 		switch {
 		case !found:
 			t.Errorf("librdkafka member %s claims %s from generation %d, but no plan of that generation before its JoinGroup named it", member, claimed, gen)
-		case !decodePlan(t, plan)[member].equal(claimed):
+		case !decodePlan(t, plan)[member].Equal(claimed):
 			t.Errorf("librdkafka member %s claims %s from generation %d, which gave it %s", member, claimed, gen, decodePlan(t, plan)[member])
 		}
 		if last, ok := lastPlanFor(w, member, j); ok && last.generation > gen {

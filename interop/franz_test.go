@@ -57,14 +57,14 @@ func startFranz(t *testing.T, name string, brokers []string, group string, topic
 			m.mu.Lock()
 			m.memberID = id
 			m.mu.Unlock()
-			led.assigned(name, setOfMap(assigned), at)
+			led.Assigned(name, setOfMap(assigned), at)
 		}),
 		kgo.OnPartitionsRevoked(func(ctx context.Context, cl *kgo.Client, revoked map[string][]int32) {
 			_ = cl.CommitUncommittedOffsets(ctx)
-			led.revoked(name, setOfMap(revoked), time.Now(), "revoked")
+			led.Revoked(name, setOfMap(revoked), time.Now(), "revoked")
 		}),
 		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, lost map[string][]int32) {
-			led.revoked(name, setOfMap(lost), time.Now(), "lost")
+			led.Revoked(name, setOfMap(lost), time.Now(), "lost")
 		}),
 	)
 	if err != nil {
@@ -84,7 +84,7 @@ func (m *franzMember) poll(ctx context.Context, led *ledger) {
 		fs := m.cl.PollFetches(ctx)
 		at := time.Now()
 		fs.EachRecord(func(r *kgo.Record) {
-			led.consume(m.name, tp{r.Topic, r.Partition}, r.Offset, string(r.Value), at)
+			led.Consume(m.name, tp{Topic: r.Topic, Partition: r.Partition}, r.Offset, string(r.Value), at)
 		})
 	}
 }

@@ -84,13 +84,13 @@ func (m *kafkajsMember) handle(line string, at time.Time, led *ledger) {
 	}
 	switch ev.Ev {
 	case "record":
-		led.consume(m.name, tp{ev.Topic, ev.Partition}, ev.Offset, ev.Value, at)
+		led.Consume(m.name, tp{Topic: ev.Topic, Partition: ev.Partition}, ev.Offset, ev.Value, at)
 		return
 	case "rebalancing", "stopping":
 		// Eager: the member gives up everything before it rejoins or leaves.
-		led.revokedAll(m.name, at, "revoked")
+		led.RevokedAll(m.name, at, "revoked")
 	case "joined":
-		led.replaced(m.name, setOfMap(ev.Assignment), at)
+		led.Replaced(m.name, setOfMap(ev.Assignment), at)
 	}
 	m.mu.Lock()
 	m.events = append(m.events, ev)

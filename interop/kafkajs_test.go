@@ -43,14 +43,14 @@ func TestKafkaJSLeaderWithFranzMembers(t *testing.T) {
 	// leader stays leader while it stays in the group.
 	a := startKafkaJS(t, "kafkajs-a", cfg, led)
 	waitSettled(t, led, 60*time.Second, "kafkajs-a to own every partition alone",
-		func() bool { return led.covers(all, []string{"kafkajs-a"}) })
+		func() bool { return led.Covers(all, []string{"kafkajs-a"}) })
 
 	b := startKafkaJS(t, "kafkajs-b", cfg, led)
 	f1 := startFranz(t, "franz-1", brokers, group, names, led, &remembering{GroupBalancer: kgo.StickyBalancer()})
 	f2 := startFranz(t, "franz-2", brokers, group, names, led, &remembering{GroupBalancer: kgo.StickyBalancer()})
 	four := []string{"kafkajs-a", "kafkajs-b", "franz-1", "franz-2"}
 	waitSettled(t, led, 60*time.Second, "the four members to share the partitions evenly",
-		func() bool { return led.covers(all, four) && balanced(led, four, len(all)) }, countsOf(led))
+		func() bool { return led.Covers(all, four) && balanced(led, four, len(all)) }, countsOf(led))
 
 	ids := func() map[string]string {
 		return map[string]string{"kafkajs-a": a.id(), "kafkajs-b": b.id(), "franz-1": f1.id(), "franz-2": f2.id()}
@@ -70,7 +70,7 @@ func TestKafkaJSLeaderWithFranzMembers(t *testing.T) {
 	}
 	three := []string{"kafkajs-a", "franz-1", "franz-2"}
 	waitSettled(t, led, 60*time.Second, "the three remaining members to share the partitions evenly",
-		func() bool { return led.covers(all, three) && balanced(led, three, len(all)) }, countsOf(led))
+		func() bool { return led.Covers(all, three) && balanced(led, three, len(all)) }, countsOf(led))
 	after := snapshot(led, three)
 	assertOnlyLeaverMoved(t, before, after, "kafkajs-b")
 	assertKafkaJSReportedHistory(t, watch, a, before["kafkajs-a"], genFour)
@@ -86,7 +86,7 @@ func TestKafkaJSLeaderWithFranzMembers(t *testing.T) {
 	c := startKafkaJS(t, "kafkajs-c", cfg, led)
 	withC := []string{"kafkajs-a", "kafkajs-c", "franz-1", "franz-2"}
 	waitSettled(t, led, 60*time.Second, "the group to take kafkajs-c in while assignd is down",
-		func() bool { return led.covers(all, withC) && balanced(led, withC, len(all)) }, countsOf(led))
+		func() bool { return led.Covers(all, withC) && balanced(led, withC, len(all)) }, countsOf(led))
 	fellBack := a.eventsOf("assign")[callsBefore:]
 	if len(fellBack) == 0 {
 		t.Fatal("kafkajs-a led no rebalance while assignd was down")
@@ -105,7 +105,7 @@ func TestKafkaJSLeaderWithFranzMembers(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitSettled(t, led, 60*time.Second, "the group to settle after kafkajs-c left",
-		func() bool { return led.covers(all, three) && balanced(led, three, len(all)) }, countsOf(led))
+		func() bool { return led.Covers(all, three) && balanced(led, three, len(all)) }, countsOf(led))
 	back := a.eventsOf("assign")[callsBefore:]
 	if len(back) == 0 || back[len(back)-1].Source != "assignd" {
 		t.Errorf("after assignd restarted, kafkajs-a's last assignment events are %+v, want the last from assignd", back)
@@ -118,8 +118,8 @@ func TestKafkaJSLeaderWithFranzMembers(t *testing.T) {
 			t.Errorf("%s printed non-event lines on stdout: %q", m.name, g)
 		}
 	}
-	if vs := led.problems(); len(vs) > 0 {
-		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.history())
+	if vs := led.Problems(); len(vs) > 0 {
+		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.History())
 	}
 }
 
@@ -160,7 +160,7 @@ func assertLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, led *led
 		if !bytes.Equal(last.plan[id], ma.GetAssignment()) {
 			t.Errorf("%s (%s): the leader sent %x, assignd answered %x", name, id, last.plan[id], ma.GetAssignment())
 		}
-		if owned, gave := led.ownedBy(name), setOfAssignment(t, ma.GetAssignment()); !owned.equal(gave) {
+		if owned, gave := led.OwnedBy(name), setOfAssignment(t, ma.GetAssignment()); !owned.Equal(gave) {
 			t.Errorf("%s owns %s, but assignd gave it %s", name, owned, gave)
 		}
 	}
@@ -188,7 +188,7 @@ func assertKafkaJSReportedHistory(t *testing.T, w *groupWatch, m *kafkajsMember,
 	if err != nil {
 		t.Fatalf("%s's sticky user data does not decode: %v", m.name, err)
 	}
-	if sub.Version != 0 || !setOf(ud.Previous).equal(had) || ud.Generation != gen {
+	if sub.Version != 0 || !setOf(ud.Previous).Equal(had) || ud.Generation != gen {
 		t.Errorf("%s rejoined with subscription v%d, previous %s of generation %d; want v0, %s of generation %d",
 			m.name, sub.Version, setOf(ud.Previous), ud.Generation, had, gen)
 	}
@@ -197,7 +197,7 @@ func assertKafkaJSReportedHistory(t *testing.T, w *groupWatch, m *kafkajsMember,
 // balanced reports whether members own floor or ceil of total/len(members)
 // partitions each.
 func balanced(led *ledger, members []string, total int) bool {
-	c := led.counts()
+	c := led.Counts()
 	lo := total / len(members)
 	hi := lo
 	if total%len(members) != 0 {
@@ -215,7 +215,7 @@ func balanced(led *ledger, members []string, total int) bool {
 func snapshot(led *ledger, members []string) map[string]tpSet {
 	out := make(map[string]tpSet, len(members))
 	for _, m := range members {
-		out[m] = led.ownedBy(m)
+		out[m] = led.OwnedBy(m)
 	}
 	return out
 }
@@ -227,14 +227,14 @@ func assertOnlyLeaverMoved(t *testing.T, before, after map[string]tpSet, leaver 
 	t.Helper()
 	gained := make(tpSet)
 	for m, now := range after {
-		if lost := before[m].minus(now); len(lost) > 0 {
+		if lost := before[m].Minus(now); len(lost) > 0 {
 			t.Errorf("%s stayed but lost %s", m, lost)
 		}
-		for p := range now.minus(before[m]) {
+		for p := range now.Minus(before[m]) {
 			gained[p] = struct{}{}
 		}
 	}
-	if !gained.equal(before[leaver]) {
+	if !gained.Equal(before[leaver]) {
 		t.Errorf("partitions that moved %s, want exactly %s's %s", gained, leaver, before[leaver])
 	}
 }
@@ -249,12 +249,12 @@ func setOfAssignment(t *testing.T, b []byte) tpSet {
 	s := make(tpSet)
 	for _, tps := range a.Partitions {
 		for _, p := range tps.Partitions {
-			s[tp{tps.Topic, p}] = struct{}{}
+			s[tp{Topic: tps.Topic, Partition: p}] = struct{}{}
 		}
 	}
 	return s
 }
 
 func countsOf(led *ledger) func() string {
-	return func() string { return fmt.Sprintf("partitions per member: %v", led.counts()) }
+	return func() string { return fmt.Sprintf("partitions per member: %v", led.Counts()) }
 }

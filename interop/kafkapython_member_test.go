@@ -123,14 +123,14 @@ func (m *pyMember) handle(line string, at time.Time, led *ledger) {
 	}
 	switch ev.Ev {
 	case "record":
-		led.consume(m.name, tp{ev.Topic, ev.Partition}, ev.Offset, ev.Value, at)
+		led.Consume(m.name, tp{Topic: ev.Topic, Partition: ev.Partition}, ev.Offset, ev.Value, at)
 		return
 	case "assigned":
-		led.assigned(m.name, setOfMap(ev.Partitions), at)
+		led.Assigned(m.name, setOfMap(ev.Partitions), at)
 	case "revoked":
-		led.revoked(m.name, setOfMap(ev.Partitions), at, "revoked")
+		led.Revoked(m.name, setOfMap(ev.Partitions), at, "revoked")
 	case "stopped":
-		led.revokedAll(m.name, at, "revoked")
+		led.RevokedAll(m.name, at, "revoked")
 	}
 	m.mu.Lock()
 	m.events = append(m.events, ev)

@@ -45,13 +45,13 @@ func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
 	// it stays in the group.
 	lead := startKafkaPython(t, "python-a", cfg, led)
 	waitSettled(t, led, 90*time.Second, "python-a to own every partition alone",
-		running(t, func() bool { return led.covers(all, []string{"python-a"}) }, lead), countsOf(led))
+		running(t, func() bool { return led.Covers(all, []string{"python-a"}) }, lead), countsOf(led))
 
 	f1 := startFranz(t, "franz-1", brokers, group, names, led, kgoassign.CooperativeSticky(c))
 	f2 := startFranz(t, "franz-2", brokers, group, names, led, kgoassign.CooperativeSticky(c))
 	three := []string{"python-a", "franz-1", "franz-2"}
 	waitSettled(t, led, 90*time.Second, "the three members to share the partitions evenly",
-		running(t, func() bool { return led.covers(all, three) && balanced(led, three, len(all)) }, lead), countsOf(led))
+		running(t, func() bool { return led.Covers(all, three) && balanced(led, three, len(all)) }, lead), countsOf(led))
 	ids := map[string]string{"python-a": lead.id(), "franz-1": f1.id(), "franz-2": f2.id()}
 	assertPythonLedByAssignd(t, ad, watch, led, lead, group, ids)
 	checkPhase(t, led, produceMarkers(t, brokers, pyTopics, "three", 2), 30*time.Second)
@@ -61,7 +61,7 @@ func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
 	f2.stop()
 	two := []string{"python-a", "franz-1"}
 	waitSettled(t, led, 90*time.Second, "the two remaining members to share the partitions evenly",
-		running(t, func() bool { return led.covers(all, two) && balanced(led, two, len(all)) }, lead), countsOf(led))
+		running(t, func() bool { return led.Covers(all, two) && balanced(led, two, len(all)) }, lead), countsOf(led))
 	assertOnlyLeaverMoved(t, before, snapshot(led, two), "franz-2")
 	delete(ids, "franz-2")
 	assertPythonLedByAssignd(t, ad, watch, led, lead, group, ids)
@@ -76,7 +76,7 @@ func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
 	f3 := startFranz(t, "franz-3", brokers, group, names, led, kgoassign.CooperativeSticky(c))
 	withF3 := []string{"python-a", "franz-1", "franz-3"}
 	waitSettled(t, led, 90*time.Second, "the group to take franz-3 in while assignd is down",
-		running(t, func() bool { return led.covers(all, withF3) && balanced(led, withF3, len(all)) }, lead), countsOf(led))
+		running(t, func() bool { return led.Covers(all, withF3) && balanced(led, withF3, len(all)) }, lead), countsOf(led))
 	if n := len(ad.callsFor(group)); n != callsBefore {
 		t.Errorf("assignd was down but recorded %d more calls", n-callsBefore)
 	}
@@ -94,8 +94,8 @@ func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
 	if g := lead.garbage(); len(g) > 0 {
 		t.Errorf("python-a printed non-event lines on stdout: %q", g)
 	}
-	if vs := led.problems(); len(vs) > 0 {
-		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.history())
+	if vs := led.Problems(); len(vs) > 0 {
+		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.History())
 	}
 }
 
@@ -124,10 +124,10 @@ func assertPythonLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, le
 		want := make(tpSet)
 		for _, tps := range ma.GetPartitions() {
 			for _, p := range tps.GetPartitions() {
-				want[tp{tps.GetTopic(), p}] = struct{}{}
+				want[tp{Topic: tps.GetTopic(), Partition: p}] = struct{}{}
 			}
 		}
-		if !plan[ma.GetMemberId()].equal(want) {
+		if !plan[ma.GetMemberId()].Equal(want) {
 			t.Errorf("member %s: the kafka-python leader sent %s, assignd answered %s", ma.GetMemberId(), plan[ma.GetMemberId()], want)
 		}
 	}
@@ -183,7 +183,7 @@ func testMembersInShimLedGroup(t *testing.T, groupName string, cfg pyConfig, pyN
 
 	lead := startFranz(t, "franz-1", cfg.brokers, cfg.group, names, led, kgoassign.CooperativeSticky(c))
 	waitSettled(t, led, 60*time.Second, "franz-1 to own every partition alone",
-		func() bool { return led.covers(all, []string{"franz-1"}) }, countsOf(led))
+		func() bool { return led.Covers(all, []string{"franz-1"}) }, countsOf(led))
 	var pms []*pyMember
 	for _, n := range pyNames {
 		pms = append(pms, startKafkaPython(t, n, cfg, led))
@@ -191,7 +191,7 @@ func testMembersInShimLedGroup(t *testing.T, groupName string, cfg pyConfig, pyN
 	f2 := startFranz(t, "franz-2", cfg.brokers, cfg.group, names, led, kgoassign.CooperativeSticky(c))
 	everyone := append([]string{"franz-1", "franz-2"}, pyNames...)
 	waitSettled(t, led, 90*time.Second, "every member to share the partitions evenly",
-		running(t, func() bool { return led.covers(all, everyone) && balanced(led, everyone, len(all)) }, pms...), countsOf(led))
+		running(t, func() bool { return led.Covers(all, everyone) && balanced(led, everyone, len(all)) }, pms...), countsOf(led))
 	ids := map[string]string{"franz-1": lead.id(), "franz-2": f2.id()}
 	for _, m := range pms {
 		ids[m.name] = m.id()
@@ -214,7 +214,7 @@ func testMembersInShimLedGroup(t *testing.T, groupName string, cfg pyConfig, pyN
 	}
 	rest := slices.DeleteFunc(slices.Clone(everyone), func(n string) bool { return n == leaver.name })
 	waitSettled(t, led, 90*time.Second, "the remaining members to share the partitions evenly",
-		running(t, func() bool { return led.covers(all, rest) && balanced(led, rest, len(all)) }, pms[:len(pms)-1]...), countsOf(led))
+		running(t, func() bool { return led.Covers(all, rest) && balanced(led, rest, len(all)) }, pms[:len(pms)-1]...), countsOf(led))
 	assertOnlyLeaverMoved(t, before, snapshot(led, rest), leaver.name)
 	checkPhase(t, led, produceMarkers(t, cfg.brokers, pyTopics, "rest", 2), 30*time.Second)
 
@@ -224,7 +224,7 @@ func testMembersInShimLedGroup(t *testing.T, groupName string, cfg pyConfig, pyN
 			t.Errorf("%s printed non-event lines on stdout: %q", m.name, g)
 		}
 	}
-	if vs := led.problems(); len(vs) > 0 {
-		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.history())
+	if vs := led.Problems(); len(vs) > 0 {
+		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.History())
 	}
 }

@@ -87,7 +87,7 @@ func (m *kcatMember) record(line string, at time.Time, led *ledger) {
 		p, err1 := strconv.ParseInt(f[1], 10, 32)
 		o, err2 := strconv.ParseInt(f[2], 10, 64)
 		if err1 == nil && err2 == nil {
-			led.consume(m.name, tp{f[0], int32(p)}, o, f[3], at)
+			led.Consume(m.name, tp{Topic: f[0], Partition: int32(p)}, o, f[3], at)
 			return
 		}
 	}
@@ -104,7 +104,7 @@ func (m *kcatMember) stderr(line string, at time.Time, led *ledger) {
 	tps := make(tpSet)
 	for _, pm := range kcatPartition.FindAllStringSubmatch(g[4], -1) {
 		p, _ := strconv.ParseInt(pm[2], 10, 32)
-		tps[tp{pm[1], int32(p)}] = struct{}{}
+		tps[tp{Topic: pm[1], Partition: int32(p)}] = struct{}{}
 	}
 	m.mu.Lock()
 	if g[2] != "" {
@@ -113,11 +113,11 @@ func (m *kcatMember) stderr(line string, at time.Time, led *ledger) {
 	m.mu.Unlock()
 	switch {
 	case g[1] == "assignment":
-		led.assigned(m.name, tps, at)
+		led.Assigned(m.name, tps, at)
 	case g[3] != "":
-		led.revoked(m.name, tps, at, "lost")
+		led.Revoked(m.name, tps, at, "lost")
 	default:
-		led.revoked(m.name, tps, at, "revoked")
+		led.Revoked(m.name, tps, at, "revoked")
 	}
 }
 
@@ -127,7 +127,7 @@ func (m *kcatMember) stderr(line string, at time.Time, led *ledger) {
 // records the revocation at the signal, which is when kcat really stopped.
 func (m *kcatMember) stop(t *testing.T, led *ledger) {
 	t.Helper()
-	led.revokedAll(m.name, time.Now(), "revoked")
+	led.RevokedAll(m.name, time.Now(), "revoked")
 	if err := m.p.stop(15 * time.Second); err != nil {
 		t.Fatal(err)
 	}

@@ -80,7 +80,7 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 	// The first member of an empty group leads while it stays (kfake and
 	// Kafka alike).
 	shim1 := shimMember(t, "shim-1", broker, group, c, led, reports)
-	waitSettled(t, led, 30*time.Second, "shim-1 to own everything", func() bool { return led.covers(all, []string{"shim-1"}) })
+	waitSettled(t, led, 30*time.Second, "shim-1 to own everything", func() bool { return led.Covers(all, []string{"shim-1"}) })
 	shim2 := shimMember(t, "shim-2", broker, group, c, led, reports)
 	kcats := map[string]*kcatMember{} // the running incarnation of each
 	var incarnations []*kcatMember    // every kcat process started
@@ -94,7 +94,7 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 	}
 	members := []string{"shim-1", "shim-2", "kcat-1", "kcat-2", "kcat-3"}
 	waitSettled(t, led, 60*time.Second, "five members sharing the partitions evenly",
-		func() bool { return led.covers(all, members) && balanced(led, members, len(all)) }, countsOf(led))
+		func() bool { return led.Covers(all, members) && balanced(led, members, len(all)) }, countsOf(led))
 	ids := func() map[string]string {
 		m := map[string]string{"shim-1": shim1.id(), "shim-2": shim2.id()}
 		for name, k := range kcats {
@@ -119,7 +119,7 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 			t.Errorf("%s exited without LeaveGroup", name)
 		}
 		waitSettled(t, led, 60*time.Second, name+" gone and the rest sharing evenly",
-			func() bool { return led.covers(all, stayers) && balanced(led, stayers, len(all)) }, countsOf(led))
+			func() bool { return led.Covers(all, stayers) && balanced(led, stayers, len(all)) }, countsOf(led))
 		leaveRounds := checkFollowupRules(t, watch, mark, all, name+" leaving")
 		afterLeave := snapshot(led, stayers)
 		assertOnlyLeaverMoved(t, before, afterLeave, name)
@@ -127,7 +127,7 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 		mark = len(watch.leaderSyncs())
 		startKcatAs(name)
 		waitSettled(t, led, 60*time.Second, name+" back and everyone sharing evenly",
-			func() bool { return led.covers(all, members) && balanced(led, members, len(all)) }, countsOf(led))
+			func() bool { return led.Covers(all, members) && balanced(led, members, len(all)) }, countsOf(led))
 		joinRounds := checkFollowupRules(t, watch, mark, all, name+" rejoining")
 		t.Logf("restart of %s: %d rebalance(s) to leave, %d to rejoin", name, leaveRounds, joinRounds)
 		assertOnlyJoinerGained(t, afterLeave, snapshot(led, members), name)
@@ -158,8 +158,8 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 	if claims == 0 {
 		t.Error("no librdkafka member ever rejoined owning partitions: its claims were never checked")
 	}
-	if vs := led.problems(); len(vs) > 0 {
-		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.history())
+	if vs := led.Problems(); len(vs) > 0 {
+		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.History())
 	}
 }
 
@@ -185,14 +185,14 @@ func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
 	kcfg := kcatConfig{broker: broker, group: group, topics: slices.Sorted(maps.Keys(rdTopics)), strategy: "cooperative-sticky"}
 
 	leader := startKcat(t, "kcat-leader", kcfg, led)
-	waitSettled(t, led, 30*time.Second, "the kcat leader to own everything", func() bool { return led.covers(all, []string{"kcat-leader"}) })
+	waitSettled(t, led, 30*time.Second, "the kcat leader to own everything", func() bool { return led.Covers(all, []string{"kcat-leader"}) })
 	shims := map[string]*franzMember{}
 	for _, name := range []string{"shim-1", "shim-2", "shim-3"} {
 		shims[name] = shimMember(t, name, broker, group, c, led, reports)
 	}
 	members := []string{"kcat-leader", "shim-1", "shim-2", "shim-3"}
 	waitSettled(t, led, 60*time.Second, "librdkafka's plan to settle over four members",
-		func() bool { return led.covers(all, members) && balanced(led, members, len(all)) }, countsOf(led))
+		func() bool { return led.Covers(all, members) && balanced(led, members, len(all)) }, countsOf(led))
 	ids := map[string]string{"kcat-leader": leader.id()}
 	for name, m := range shims {
 		ids[name] = m.id()
@@ -214,7 +214,7 @@ func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
 	}
 	shimNames := []string{"shim-1", "shim-2", "shim-3"}
 	waitSettled(t, led, 60*time.Second, "the shim members to share the partitions evenly",
-		func() bool { return led.covers(all, shimNames) && balanced(led, shimNames, len(all)) }, countsOf(led))
+		func() bool { return led.Covers(all, shimNames) && balanced(led, shimNames, len(all)) }, countsOf(led))
 	assertOnlyLeaverMoved(t, before, snapshot(led, shimNames), "kcat-leader")
 	checkFollowupRules(t, watch, mark, all, "the librdkafka leader leaving")
 	delete(ids, "kcat-leader")
@@ -243,8 +243,8 @@ func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
 	checkCooperativePlans(t, watch)
 	sub := checkLibrdkafkaSubscriptions(t, watch, leader.id())
 	t.Logf("the librdkafka leader sent subscription versions %v; %d claims checked", sub.versions, sub.claims)
-	if vs := led.problems(); len(vs) > 0 {
-		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.history())
+	if vs := led.Problems(); len(vs) > 0 {
+		t.Errorf("ownership violations:\n%v\ntimeline:\n%s", vs, led.History())
 	}
 }
 
@@ -256,14 +256,14 @@ func assertOnlyJoinerGained(t *testing.T, before, after map[string]tpSet, joiner
 	given := make(tpSet)
 	for m, had := range before {
 		now := after[m]
-		if gained := now.minus(had); len(gained) > 0 {
+		if gained := now.Minus(had); len(gained) > 0 {
 			t.Errorf("%s gained %s when %s joined", m, gained, joiner)
 		}
-		for p := range had.minus(now) {
+		for p := range had.Minus(now) {
 			given[p] = struct{}{}
 		}
 	}
-	if !given.equal(after[joiner]) {
+	if !given.Equal(after[joiner]) {
 		t.Errorf("%s got %s, but the others gave up %s", joiner, after[joiner], given)
 	}
 }

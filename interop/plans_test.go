@@ -20,7 +20,7 @@ func checkPlansExclusive(t *testing.T, w *groupWatch, all tpSet, complete bool) 
 		seen := make(map[tp]string)
 		for member, set := range decodePlan(t, s) {
 			for p := range set {
-				if !all.has(p) {
+				if !all.Has(p) {
 					t.Errorf("generation %d: leader %s gave member %s partition %s, which does not exist", s.generation, s.leader, member, p)
 				}
 				if o, dup := seen[p]; dup {

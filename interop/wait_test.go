@@ -42,14 +42,14 @@ func waitSettled(t *testing.T, led *ledger, timeout time.Duration, what string, 
 	deadline := time.Now().Add(timeout)
 	since, n := time.Now(), -1
 	for {
-		if c := led.changes(); c != n {
+		if c := led.Changes(); c != n {
 			since, n = time.Now(), c
 		}
 		if cond() && time.Since(since) >= quiet {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s%s\nownership timeline:\n%s", timeout, what, explained(explain), led.history())
+			t.Fatalf("timed out after %s waiting for %s%s\nownership timeline:\n%s", timeout, what, explained(explain), led.History())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

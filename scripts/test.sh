@@ -57,6 +57,10 @@ APT_PACKAGES+=(openjdk-17-jdk-headless maven)
 APT_PACKAGES+=(podman runc curl ca-certificates)
 # Python 3.11 and its venv module, for client/python's virtual environment.
 APT_PACKAGES+=(python3.11 python3.11-venv)
+# Prometheus, for promtool: it checks and unit-tests the alert rules in
+# deploy/prometheus. Only promtool runs; the package's service is not
+# started in a container without an init system (policy-rc.d denies it).
+APT_PACKAGES+=(prometheus)
 # Chromium loads the observatory console headless (internal/consoletest);
 # under CI=true the test fails when it is missing.
 APT_PACKAGES+=(chromium)
@@ -285,6 +289,15 @@ step "go test e2e on Kafka" go_test_kafka
 step "container image (podman)" scripts/container-test.sh
 # shellcheck disable=SC2086
 step "kubernetes manifests" bash -c "cd deploy/kubernetes/validate && go test ${GO_TEST_FLAGS:-} ./..."
+# The alert rules: promtool checks them and runs their unit tests (each
+# alert fires when it should, and not on the nearby cases). The metric
+# names they and the Grafana dashboard read are checked against a live
+# assignd by cmd/assignd's TestOpsPackMetricsExist (go test above).
+promtool_rules() {
+	promtool check rules deploy/prometheus/assignd-rules.yaml &&
+		promtool test rules deploy/prometheus/assignd-rules.test.yaml
+}
+step "alert rules (promtool)" promtool_rules
 
 # ---------------------------------------------------------------------------
 # Java (client/java): the assignd assignors for kafka-clients, their JUnit

@@ -201,7 +201,7 @@ func (a *admission) admittedBytes() int64 {
 	return a.admitted
 }
 
-// waiting is the number of calls in line, for tests.
+// waiting is the number of calls in line, for the queued gauge.
 func (a *admission) waiting() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -46,6 +46,13 @@ const (
 	// of many topics cost the cooperative assignors' owner tables about
 	// 76 per owned partition.
 	estimatePerOwned = 64
+	// estimatePerOwnedTopic covers a (member, topic) entry of explicit
+	// owned partitions as the response's revocation lists may repeat it:
+	// an assignor that is not sticky (kip848-range@1) revokes what a
+	// member owned of most topics, and the engine's list, the decoded
+	// view's TopicPartitions message and the encoded assignment take
+	// about 140 per entry (TestEstimateCoversKIP848Assignors).
+	estimatePerOwnedTopic = 160
 )
 
 // estimateBytes is the memory one Assign call may take, computed from the
@@ -61,7 +68,7 @@ func estimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
 	if reqBytes <= 0 {
 		reqBytes = proto.Size(req)
 	}
-	var partitions, subscriptions, owned int64
+	var partitions, subscriptions, owned, ownedTopics int64
 	for _, t := range req.GetTopics() {
 		if n := t.GetPartitionCount(); n > 0 {
 			partitions += int64(n)
@@ -73,6 +80,7 @@ func estimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
 			continue
 		}
 		subscriptions += int64(len(m.GetTopics()))
+		ownedTopics += int64(len(m.GetOwnedPartitions()))
 		for _, tp := range m.GetOwnedPartitions() {
 			owned += int64(len(tp.GetPartitions()))
 		}
@@ -83,7 +91,8 @@ func estimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
 		estimatePerSubscription*subscriptions +
 		estimatePerAssignedTopic*min(subscriptions, partitions) +
 		estimatePerRequestByte*int64(reqBytes) +
-		estimatePerOwned*owned
+		estimatePerOwned*owned +
+		estimatePerOwnedTopic*ownedTopics
 }
 
 // subscribedTopics is the topic count of a raw ConsumerProtocolSubscription

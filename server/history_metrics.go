@@ -13,8 +13,10 @@ import (
 // registerHistoryMetrics exports the fleet-level gauges of the history:
 // assignd.history.groups (groups remembered) and
 // assignd.history.groups.signal (groups where each signal holds, by
-// signal). No group id is a label: their cardinality is the number of
-// signals. They are derived at collection time, off the Assign path.
+// signal), and assignd.history.groups.silent (groups that used to call
+// and stopped, by their own rhythm: [history.Store.SilentGroups]). No
+// group id is a label: their cardinality is the number of signals. They
+// are derived at collection time, off the Assign path.
 func registerHistoryMetrics(mp metric.MeterProvider, h *history.Store) error {
 	m := mp.Meter(meterName)
 	groups, err := m.Int64ObservableGauge("assignd.history.groups", metric.WithUnit("{group}"),
@@ -27,6 +29,11 @@ func registerHistoryMetrics(mp metric.MeterProvider, h *history.Store) error {
 	if err != nil {
 		return err
 	}
+	silent, err := m.Int64ObservableGauge("assignd.history.groups.silent", metric.WithUnit("{group}"),
+		metric.WithDescription("Remembered groups that used to call at a rhythm and have been silent for three times their longest pause (at least an hour)."))
+	if err != nil {
+		return err
+	}
 	sets := make(map[assigndv1.GroupSignal]metric.MeasurementOption)
 	for v, name := range assigndv1.GroupSignal_name {
 		if v != 0 {
@@ -36,10 +43,11 @@ func registerHistoryMetrics(mp metric.MeterProvider, h *history.Store) error {
 	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		counts, n := h.SignalCounts()
 		o.ObserveInt64(groups, int64(n))
+		o.ObserveInt64(silent, int64(h.SilentGroups()))
 		for s, opt := range sets {
 			o.ObserveInt64(bySignal, int64(counts[s]), opt)
 		}
 		return nil
-	}, groups, bySignal)
+	}, groups, bySignal, silent)
 	return err
 }

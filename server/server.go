@@ -75,6 +75,9 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := registerAdmissionMetrics(cfg.meters, adm); err != nil {
+		return nil, err
+	}
 	rpcs, err := newRPCStats(logger, cfg.meters)
 	if err != nil {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)

@@ -4,19 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/assignd/assignd/internal/grouplab"
 	"github.com/assignd/assignd/internal/shimtest"
-	"github.com/assignd/assignd/server"
 )
 
 // The end-to-end tests run real sarama consumer groups on kfake, franz-go's
@@ -32,24 +27,20 @@ var e2eTopics = map[string]int32{"orders": 12, "audit": 4}
 // would have shown.
 const quietPeriod = 600 * time.Millisecond
 
-type tp struct {
-	topic     string
-	partition int32
-}
-
-func (x tp) String() string { return fmt.Sprintf("%s/%d", x.topic, x.partition) }
+// tp is the module's one topic-partition type.
+type tp = grouplab.TP
 
 // lab is one broker, one restartable assignd, one consumer group of sarama
-// members, a producer and the timeline they all write.
+// members, a producer and the ledger they all write (grouplab's).
 type lab struct {
 	t       *testing.T
 	ctx     context.Context
 	broker  *grouplab.Broker
 	seeds   []string
 	group   string // the consumer group's name on the broker
-	assignd *assigndProc
-	tl      *timeline
-	prod    *producer
+	assignd *grouplab.Assignd
+	tl      *grouplab.Ledger
+	prod    *grouplab.Producer
 
 	mu      sync.Mutex
 	members []*member // every member ever started, in start order
@@ -79,17 +70,24 @@ func startLab(t *testing.T, budget time.Duration) *lab {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), budget)
 	t.Cleanup(cancel)
-	l := &lab{t: t, ctx: ctx, broker: broker, seeds: broker.Seeds(), group: broker.Group("lab"), assignd: &assigndProc{}, tl: newTimeline()}
+	l := &lab{t: t, ctx: ctx, broker: broker, seeds: broker.Seeds(), group: broker.Group("lab"), tl: grouplab.NewLedger()}
 	t.Cleanup(l.close)
 	t.Cleanup(func() {
 		if log := broker.LogTail(100); t.Failed() && log != "" {
 			t.Logf("the Kafka broker's log, last 100 lines:\n%s", log)
 		}
 	})
-	if err := l.assignd.start(); err != nil {
+	if l.assignd, err = grouplab.StartAssignd(shimtest.Quiet); err != nil {
 		t.Fatal(err)
 	}
-	l.prod, err = startProducer(l.seeds, l.tl)
+	// One record every 5 ms, cycling through every partition.
+	var tps []tp
+	for _, name := range slices.Sorted(maps.Keys(e2eTopics)) {
+		for p := range e2eTopics[name] {
+			tps = append(tps, tp{Topic: name, Partition: p})
+		}
+	}
+	l.prod, err = grouplab.StartProducer(l.seeds, tps, 5*time.Millisecond, l.tl.Produced)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,8 +98,14 @@ func (l *lab) close() {
 	for _, m := range l.live() {
 		m.close()
 	}
-	l.prod.stop(context.Background())
-	l.assignd.stop()
+	if l.prod != nil {
+		_ = l.prod.Stop(context.Background())
+	}
+	if l.assignd != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = l.assignd.Stop(ctx)
+	}
 	l.broker.Close()
 }
 
@@ -147,7 +151,7 @@ func (l *lab) settle() map[string][]tp {
 		}
 		select {
 		case <-l.ctx.Done():
-			l.t.Fatalf("the group did not settle: %s\n%s", why, l.tl.dump())
+			l.t.Fatalf("the group did not settle: %s\n%s", why, l.tl.History())
 		case <-tick.C:
 		}
 	}
@@ -157,7 +161,7 @@ func (l *lab) settle() map[string][]tp {
 // settled yet.
 func (l *lab) settled() (map[string][]tp, string) {
 	live := l.live()
-	sessions, last := l.tl.sessions()
+	sessions, last := l.tl.Sessions()
 	if since := time.Since(last); since < quietPeriod {
 		return nil, fmt.Sprintf("last session change %s ago", since)
 	}
@@ -169,22 +173,22 @@ func (l *lab) settled() (map[string][]tp, string) {
 		switch {
 		case !ok:
 			return nil, fmt.Sprintf("%s has no session", m.name)
-		case gen >= 0 && s.gen != gen:
-			return nil, fmt.Sprintf("%s is in generation %d, not %d", m.name, s.gen, gen)
+		case gen >= 0 && s.Generation != gen:
+			return nil, fmt.Sprintf("%s is in generation %d, not %d", m.name, s.Generation, gen)
 		}
-		gen = s.gen
-		for _, x := range s.claims {
+		gen = s.Generation
+		for _, x := range s.Claims {
 			if o, dup := owner[x]; dup {
 				return nil, fmt.Sprintf("%s is claimed by %s and %s", x, o, m.name)
 			}
 			owner[x] = m.name
 		}
-		claims[m.name] = s.claims
+		claims[m.name] = s.Claims
 	}
 	for name, n := range e2eTopics {
 		for p := range n {
-			if _, ok := owner[tp{name, p}]; !ok {
-				return nil, fmt.Sprintf("%s is claimed by nobody", tp{name, p})
+			if _, ok := owner[tp{Topic: name, Partition: p}]; !ok {
+				return nil, fmt.Sprintf("%s is claimed by nobody", tp{Topic: name, Partition: p})
 			}
 		}
 	}
@@ -197,122 +201,26 @@ func (l *lab) settled() (map[string][]tp, string) {
 // claimed its partition at the time.
 func (l *lab) finish() {
 	l.t.Helper()
-	if err := l.prod.stop(l.ctx); err != nil {
+	if err := l.prod.Stop(l.ctx); err != nil {
 		l.t.Fatal(err)
 	}
-	for missing := l.tl.unconsumed(); missing > 0; missing = l.tl.unconsumed() {
+	for missing := l.tl.Unconsumed(); missing > 0; missing = l.tl.Unconsumed() {
 		select {
 		case <-l.ctx.Done():
-			l.t.Fatalf("%d of %d records produced were never consumed\n%s", missing, l.tl.producedCount(), l.tl.dump())
+			l.t.Fatalf("%d of %d records produced were never consumed\n%s", missing, l.tl.ProducedCount(), l.tl.History())
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
-	for _, p := range l.tl.problems() {
+	for _, p := range l.tl.Problems() {
 		l.t.Error(p)
 	}
-	if l.tl.producedCount() == 0 {
+	if l.tl.ProducedCount() == 0 {
 		l.t.Error("nothing was produced")
 	}
 	if os.Getenv("E2E_TIMELINE") != "" {
-		l.t.Log("\n" + l.tl.dump())
+		l.t.Log("\n" + l.tl.History())
 	}
-	l.t.Logf("%d records produced, %d consumed twice", l.tl.producedCount(), l.tl.duplicates())
-}
-
-// assigndProc is an in-process assignd with the default policy that can be
-// stopped and started again on the same loopback address.
-type assigndProc struct {
-	addr string
-	srv  *server.Server
-	done chan error
-}
-
-func (a *assigndProc) start() error {
-	addr := a.addr
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("listening for assignd: %w", err)
-	}
-	srv, err := server.New(server.DefaultSelector(), shimtest.Quiet)
-	if err != nil {
-		lis.Close()
-		return fmt.Errorf("creating assignd: %w", err)
-	}
-	a.addr, a.srv, a.done = lis.Addr().String(), srv, make(chan error, 1)
-	go func(done chan<- error) { done <- srv.Serve(lis) }(a.done)
-	return nil
-}
-
-func (a *assigndProc) stop() {
-	if a.srv == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = a.srv.Shutdown(ctx)
-	<-a.done
-	a.srv = nil
-}
-
-// producer writes one record every 5 ms, cycling through every partition,
-// and records each acknowledged offset on the timeline.
-type producer struct {
-	cl     *kgo.Client
-	cancel context.CancelFunc
-	done   chan struct{}
-}
-
-func startProducer(seeds []string, tl *timeline) (*producer, error) {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerLinger(0))
-	if err != nil {
-		return nil, err
-	}
-	var tps []tp
-	for _, name := range slices.Sorted(maps.Keys(e2eTopics)) {
-		for p := range e2eTopics[name] {
-			tps = append(tps, tp{name, p})
-		}
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	p := &producer{cl: cl, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		defer close(p.done)
-		tick := time.NewTicker(5 * time.Millisecond)
-		defer tick.Stop()
-		for seq := 0; ; seq++ {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			x := tps[seq%len(tps)]
-			// Not ctx: a record handed to the client is acknowledged or
-			// fails on its own, never abandoned by the stop.
-			cl.Produce(context.Background(), &kgo.Record{Topic: x.topic, Partition: x.partition, Value: []byte("v")},
-				func(r *kgo.Record, err error) {
-					if err == nil {
-						tl.produced(tp{r.Topic, r.Partition}, r.Offset)
-					}
-				})
-		}
-	}()
-	return p, nil
-}
-
-// stop ends production and waits for every record in flight.
-func (p *producer) stop(ctx context.Context) error {
-	if p.cancel == nil {
-		return nil
-	}
-	p.cancel()
-	<-p.done
-	err := p.cl.Flush(ctx)
-	p.cl.Close()
-	p.cancel = nil
-	return err
+	l.t.Logf("%d records produced, %d consumed twice", l.tl.ProducedCount(), l.tl.Duplicates())
 }
 
 // flatten lists a claims map sorted.
@@ -320,14 +228,16 @@ func flatten(claims map[string][]int32) []tp {
 	var out []tp
 	for t, ps := range claims {
 		for _, p := range ps {
-			out = append(out, tp{t, p})
+			out = append(out, tp{Topic: t, Partition: p})
 		}
 	}
-	slices.SortFunc(out, func(a, b tp) int {
-		if c := strings.Compare(a.topic, b.topic); c != 0 {
-			return c
-		}
-		return int(a.partition - b.partition)
-	})
-	return out
+	return grouplab.SetOf(out...).Sorted()
+}
+
+// stopAssignd stops the lab's assignd (bounded); leaders' calls fail until
+// it starts again on the same address.
+func (l *lab) stopAssignd() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = l.assignd.Stop(ctx)
 }

@@ -60,20 +60,20 @@ func (l *lab) startMember(name string, k kind, protocol string) (*member, error)
 	var strategy sarama.BalanceStrategy
 	switch k {
 	case adapter:
-		ac, err := client.New(l.assignd.addr, client.WithReconnectBackoff(200*time.Millisecond))
+		ac, err := client.New(l.assignd.Addr(), client.WithReconnectBackoff(200*time.Millisecond))
 		if err != nil {
 			return nil, err
 		}
 		s, err := saramaassign.New(ac, protocol, saramaassign.WithGroupID(l.group), saramaassign.WithLogger(shimtest.Quiet),
 			saramaassign.WithTimeout(time.Second),
-			saramaassign.WithObserver(func(r saramaassign.Report) { l.tl.led(name, r.Source.String()+" "+r.Reason) }))
+			saramaassign.WithObserver(func(r saramaassign.Report) { l.tl.Led(name, r.Source.String()+" "+r.Reason, time.Now()) }))
 		if err != nil {
 			ac.Close()
 			return nil, err
 		}
 		m.adapter, m.assignd, strategy = s, ac, s
 	case native:
-		strategy = &recording{BalanceStrategy: nativeStrategy(protocol), led: func() { l.tl.led(name, "native") }}
+		strategy = &recording{BalanceStrategy: nativeStrategy(protocol), led: func() { l.tl.Led(name, "native", time.Now()) }}
 	}
 	g, err := sarama.NewConsumerGroup(l.seeds, l.group, saramaConfig(name, strategy))
 	if err != nil {
@@ -154,13 +154,13 @@ func (m *member) errors() []error {
 
 // Setup implements sarama.ConsumerGroupHandler.
 func (m *member) Setup(s sarama.ConsumerGroupSession) error {
-	m.lab.tl.setup(m.name, s.GenerationID(), flatten(s.Claims()))
+	m.lab.tl.SessionStarted(m.name, s.GenerationID(), flatten(s.Claims()), time.Now())
 	return nil
 }
 
 // Cleanup implements sarama.ConsumerGroupHandler.
 func (m *member) Cleanup(s sarama.ConsumerGroupSession) error {
-	m.lab.tl.cleanup(m.name, s.GenerationID())
+	m.lab.tl.SessionEnded(m.name, s.GenerationID(), time.Now())
 	return nil
 }
 
@@ -172,7 +172,7 @@ func (m *member) ConsumeClaim(s sarama.ConsumerGroupSession, c sarama.ConsumerGr
 			if !ok {
 				return nil
 			}
-			m.lab.tl.consume(m.name, s.GenerationID(), offset{tp{msg.Topic, msg.Partition}, msg.Offset})
+			m.lab.tl.ConsumeClaimed(m.name, s.GenerationID(), tp{Topic: msg.Topic, Partition: msg.Partition}, msg.Offset, string(msg.Value), time.Now())
 			s.MarkMessage(msg, "")
 		case <-s.Context().Done():
 			return nil

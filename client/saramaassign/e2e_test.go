@@ -64,7 +64,7 @@ func TestE2EAssigndOutage(t *testing.T) {
 	l.start(adapter, sarama.StickyBalanceStrategyName, "m0", "m1", "m2")
 	servedBefore := served(l)
 
-	l.assignd.stop()
+	l.stopAssignd()
 	before := l.start(adapter, sarama.StickyBalanceStrategyName, "m3")
 	assertBalanced(t, before)
 	after := l.leave("m0")
@@ -76,13 +76,13 @@ func TestE2EAssigndOutage(t *testing.T) {
 	if fellBack(l) == 0 {
 		t.Fatal("no leader fell back while assignd was down")
 	}
-	for _, e := range l.tl.leaders() {
-		if strings.HasPrefix(e.detail, "fallback") && e.detail != "fallback Unavailable" {
-			t.Errorf("%s fell back with %q, want Unavailable", e.member, e.detail)
+	for _, e := range l.tl.Leaders() {
+		if strings.HasPrefix(e.Detail, "fallback") && e.Detail != "fallback Unavailable" {
+			t.Errorf("%s fell back with %q, want Unavailable", e.Member, e.Detail)
 		}
 	}
 
-	if err := l.assignd.start(); err != nil {
+	if err := l.assignd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	waitAssignd(t, l)
@@ -109,7 +109,7 @@ func TestE2EMixedSticky(t *testing.T) {
 	l.start(adapter, sticky, "a1", "a2")
 	before := l.settle()
 	if !led(l, "n0") {
-		t.Fatalf("the native first member did not lead:\n%s", l.tl.dump())
+		t.Fatalf("the native first member did not lead:\n%s", l.tl.History())
 	}
 
 	// n0 leaves: only adapter members remain to lead.
@@ -129,11 +129,11 @@ func TestE2EMixedSticky(t *testing.T) {
 
 	l.finish()
 	var adapterLed bool
-	for _, e := range l.tl.leaders() {
-		adapterLed = adapterLed || (e.detail != "native")
+	for _, e := range l.tl.Leaders() {
+		adapterLed = adapterLed || (e.Detail != "native")
 	}
 	if !adapterLed {
-		t.Errorf("no adapter member led:\n%s", l.tl.dump())
+		t.Errorf("no adapter member led:\n%s", l.tl.History())
 	}
 	for _, m := range l.members {
 		if errs := m.errors(); len(errs) > 0 {
@@ -220,8 +220,8 @@ func fellBack(l *lab) (n uint64) {
 }
 
 func led(l *lab, name string) bool {
-	for _, e := range l.tl.leaders() {
-		if e.member == name {
+	for _, e := range l.tl.Leaders() {
+		if e.Member == name {
 			return true
 		}
 	}

@@ -23,7 +23,7 @@ func tps(ss ...string) []TP {
 		for _, c := range p {
 			n = n*10 + int(c-'0')
 		}
-		out = append(out, TP{topic, int32(n)})
+		out = append(out, TP{Topic: topic, Partition: int32(n)})
 	}
 	return out
 }
@@ -66,7 +66,7 @@ func TestAnalyzeOwnership(t *testing.T) {
 func TestAnalyzeDelivery(t *testing.T) {
 	l := labOf(nil)
 	tl := l.tl
-	a0 := TP{"a", 0}
+	a0 := TP{Topic: "a", Partition: 0}
 	for off := range int64(5) {
 		tl.produce(a0, off)
 	}
@@ -140,7 +140,7 @@ func TestAnalyzeWindows(t *testing.T) {
 	if !slices.Equal(w.MissedSyncs, []string{"m3 missed generation 3"}) {
 		t.Errorf("missed syncs %q", w.MissedSyncs)
 	}
-	if !slices.Equal(w.Moves, []Move{{TP{"a", 3}, "m1", "m3"}}) || len(w.StrayMoves()) != 0 {
+	if !slices.Equal(w.Moves, []Move{{TP{Topic: "a", Partition: 3}, "m1", "m3"}}) || len(w.StrayMoves()) != 0 {
 		t.Errorf("moves %v, stray %v", w.Moves, w.StrayMoves())
 	}
 	if !slices.Equal(w.Reclaimed, []string{"m1 revoked a/2 and owns it again"}) {

@@ -22,8 +22,14 @@
 // scenarios run unchanged on both; where the two brokers behave
 // differently (leaders per generation, static members) the tests require
 // what must hold on both and say which is Kafka's behaviour
-// (docs/brokers.md). Harnesses that run other clients (sarama, librdkafka,
-// KafkaJS) use [StartBroker] for the same choice.
+// (docs/brokers.md).
+//
+// Harnesses that run clients the lab does not drive itself (sarama,
+// librdkafka, KafkaJS, kafka-python) are built from the same parts: the
+// broker ([StartBroker]), a restartable in-process assignd
+// ([StartAssignd]), a continuous producer ([StartProducer]) or marker
+// records ([ProduceMarkers]), and a [Ledger] of what each member reports
+// it owns and consumes, in the module's one topic-partition type ([TP]).
 //
 // Everything listens on 127.0.0.1 and every blocking call takes a context.
 package grouplab

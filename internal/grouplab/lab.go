@@ -26,8 +26,8 @@ type Lab struct {
 	group   string // the consumer group's name on the broker
 	seeds   []string
 	tl      *Timeline
-	assignd assignd
-	prod    *producer
+	assignd *Assignd
+	prod    *Producer
 
 	mu      sync.Mutex
 	members []*Member // every incarnation ever started, in start order
@@ -58,13 +58,12 @@ func New(topics []Topic, opts ...Option) (*Lab, error) {
 		return nil, err
 	}
 	l := &Lab{cfg: cfg, topics: slices.Clone(topics), broker: b, group: b.Group(cfg.group), seeds: b.Seeds(), tl: newTimeline()}
-	l.assignd.logger, l.assignd.opts, l.assignd.sel = cfg.logger, cfg.assigndOptions, cfg.selector
 	l.observeLeaders()
-	if err := l.assignd.start(); err != nil {
+	if l.assignd, err = startAssignd(cfg.logger, cfg.selector, cfg.assigndOptions...); err != nil {
 		b.Close()
 		return nil, err
 	}
-	l.tl.add(Event{Kind: EventAssigndUp, Generation: -1, Detail: l.assignd.address()})
+	l.tl.add(Event{Kind: EventAssigndUp, Generation: -1, Detail: l.assignd.Addr()})
 	return l, nil
 }
 
@@ -79,12 +78,12 @@ func (l *Lab) Topics() []Topic { return slices.Clone(l.topics) }
 
 // AssigndAddr is assignd's loopback address; it stays the same across
 // StopAssignd and StartAssignd.
-func (l *Lab) AssigndAddr() string { return l.assignd.address() }
+func (l *Lab) AssigndAddr() string { return l.assignd.Addr() }
 
 // StopAssignd shuts assignd down gracefully (bounded by ctx). Shim
 // leaders fall back in-process until it is back.
 func (l *Lab) StopAssignd(ctx context.Context) error {
-	if err := l.assignd.stop(ctx); err != nil {
+	if err := l.assignd.Stop(ctx); err != nil {
 		return err
 	}
 	l.tl.add(Event{Kind: EventAssigndDown, Generation: -1})
@@ -93,10 +92,10 @@ func (l *Lab) StopAssignd(ctx context.Context) error {
 
 // StartAssignd starts assignd again on the same address.
 func (l *Lab) StartAssignd() error {
-	if err := l.assignd.start(); err != nil {
+	if err := l.assignd.Start(); err != nil {
 		return err
 	}
-	l.tl.add(Event{Kind: EventAssigndUp, Generation: -1, Detail: l.assignd.address()})
+	l.tl.add(Event{Kind: EventAssigndUp, Generation: -1, Detail: l.assignd.Addr()})
 	return nil
 }
 
@@ -153,7 +152,7 @@ func (l *Lab) Close() {
 	for _, m := range l.Members() {
 		m.close()
 	}
-	_ = l.assignd.stop(ctx)
+	_ = l.assignd.Stop(ctx)
 	l.broker.Close()
 }
 

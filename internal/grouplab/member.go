@@ -120,7 +120,7 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 	var balancer kgo.GroupBalancer
 	switch kind {
 	case Shim:
-		ac, err := client.New(l.assignd.address(), client.WithTimeout(l.cfg.shimTimeout), client.WithReconnectBackoff(time.Second))
+		ac, err := client.New(l.assignd.Addr(), client.WithTimeout(l.cfg.shimTimeout), client.WithReconnectBackoff(time.Second))
 		if err != nil {
 			return nil, fmt.Errorf("grouplab: member %s: %w", name, err)
 		}
@@ -316,7 +316,7 @@ func (m *Member) poll(ctx context.Context) {
 			return
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			tp := TP{r.Topic, r.Partition}
+			tp := TP{Topic: r.Topic, Partition: r.Partition}
 			m.lab.tl.consume(Offset{tp, r.Offset}, Consumption{Member: m.name, Epoch: m.owned[tp]})
 			m.next[tp] = max(m.next[tp], r.Offset+1)
 			batch = append(batch, r)
@@ -409,7 +409,7 @@ func flatten(m map[string][]int32) []TP {
 	var out []TP
 	for t, ps := range m {
 		for _, p := range ps {
-			out = append(out, TP{t, p})
+			out = append(out, TP{Topic: t, Partition: p})
 		}
 	}
 	return out

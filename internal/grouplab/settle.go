@@ -58,7 +58,7 @@ func (l *Lab) settled() (bool, string, int32) {
 	}
 	for _, t := range l.topics {
 		for p := range t.Partitions {
-			tp := TP{t.Name, p}
+			tp := TP{Topic: t.Name, Partition: p}
 			if owner, ok := r.owner[tp]; !ok || !names[owner] {
 				return false, fmt.Sprintf("%s has no running owner", tp), -1
 			}

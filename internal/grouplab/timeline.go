@@ -6,15 +6,14 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/assignd/assignd/assign/assigntest"
 )
 
-// TP names one partition.
-type TP struct {
-	Topic     string
-	Partition int32
-}
-
-func (tp TP) String() string { return fmt.Sprintf("%s/%d", tp.Topic, tp.Partition) }
+// TP names one partition. It is the engine tests' type
+// ([assigntest.TP]): one topic-partition type for every test of the
+// module.
+type TP = assigntest.TP
 
 func compareTP(a, b TP) int {
 	return cmp.Or(cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition))

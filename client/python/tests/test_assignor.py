@@ -1,5 +1,6 @@
 """The assignd assignors against a real assignd (conftest.assignd_addr)."""
 
+import importlib.metadata
 import logging
 import socket
 import time
@@ -285,3 +286,34 @@ def test_topic_without_metadata_gets_nothing(assignd_addr):
     a.close()
     assert a.stats == {"assignd": 1}
     assert plan == {"m-a": [("orders", 0), ("orders", 1)]}
+
+
+class Recording(pb_grpc.AssignmentServiceServicer):
+    """Records each Assign call's user agent, then fails it."""
+
+    def __init__(self):
+        self.user_agents = []
+
+    def Assign(self, request, context):
+        self.user_agents.append(dict(context.invocation_metadata()).get("user-agent", ""))
+        context.abort(grpc.StatusCode.UNAVAILABLE, "only the headers matter here")
+
+
+def test_calls_carry_the_assignd_python_user_agent():
+    """assignd-python/VERSION first, as the Go client sends assignd-go/VERSION;
+    assignd's group history shows it for each rebalance."""
+    rec = Recording()
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=1))
+    pb_grpc.add_AssignmentServiceServicer_to_server(rec, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    server.start()
+    try:
+        a = assignd.RangeAssignor("127.0.0.1:%d" % port, group_id="py-agent", timeout=10)
+        a.assign(Cluster(COUNTS), group(assignd.RangeAssignor, SAME))
+        a.close()
+    finally:
+        server.stop(0)
+    assert assignd.USER_AGENT == "assignd-python/" + importlib.metadata.version("assignd")
+    assert len(rec.user_agents) == 1
+    assert rec.user_agents[0].startswith(assignd.USER_AGENT + " "), rec.user_agents[0]
+    assert "grpc-python/" in rec.user_agents[0], "grpcio's own part is kept: " + rec.user_agents[0]

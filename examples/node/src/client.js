@@ -11,6 +11,14 @@ const protoLoader = require('@grpc/proto-loader')
 /** The repository's contract, relative to this file. */
 const DEFAULT_PROTO = path.join(__dirname, '..', '..', '..', 'proto', 'assignd', 'v1', 'assignment.proto')
 
+/**
+ * The gRPC user agent, "assignd-node/<version of this package>" (grpc-js
+ * appends its own), so that assignd's group history shows which client
+ * software led each rebalance, as the Go client's "assignd-go/<version>"
+ * does.
+ */
+const USER_AGENT = `assignd-node/${require('../package.json').version}`
+
 /** How long one Assign call may take unless told otherwise (ms). */
 const DEFAULT_TIMEOUT_MS = 3000
 
@@ -59,6 +67,7 @@ class AssigndClient {
       // reach two minutes, far longer than a rebalance.
       'grpc.initial_reconnect_backoff_ms': 200,
       'grpc.max_reconnect_backoff_ms': 1000,
+      'grpc.primary_user_agent': USER_AGENT,
     })
   }
 
@@ -80,4 +89,4 @@ class AssigndClient {
   }
 }
 
-module.exports = { AssigndClient, DEFAULT_PROTO, DEFAULT_TIMEOUT_MS, status: grpc.status }
+module.exports = { AssigndClient, DEFAULT_PROTO, DEFAULT_TIMEOUT_MS, USER_AGENT, status: grpc.status }

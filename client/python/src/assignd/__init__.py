@@ -18,6 +18,7 @@ See docs/python.md in the assignd repository.
 """
 
 from assignd._assignor import (
+    CHANNEL_OPTIONS,
     DEFAULT_TIMEOUT,
     FALLBACK,
     RAISE,
@@ -28,6 +29,7 @@ from assignd._assignor import (
     REASON_OVERLOADED,
     REASON_RPC_ERROR,
     REASON_UNAVAILABLE,
+    USER_AGENT,
     AssigndError,
     AssigndMixin,
     CooperativeStickyAssignor,
@@ -37,9 +39,9 @@ from assignd._assignor import (
 )
 
 __all__ = [
-    "DEFAULT_TIMEOUT", "FALLBACK", "RAISE",
+    "CHANNEL_OPTIONS", "DEFAULT_TIMEOUT", "FALLBACK", "RAISE",
     "REASON_BAD_RESPONSE", "REASON_DEADLINE", "REASON_INVALID_ARGUMENT", "REASON_MISCONFIGURED", "REASON_OVERLOADED",
-    "REASON_RPC_ERROR", "REASON_UNAVAILABLE",
+    "REASON_RPC_ERROR", "REASON_UNAVAILABLE", "USER_AGENT",
     "AssigndError", "AssigndMixin",
     "CooperativeStickyAssignor", "RangeAssignor", "RoundRobinAssignor", "StickyAssignor",
 ]

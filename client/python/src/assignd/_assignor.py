@@ -1,5 +1,6 @@
 """kafka-python assignors that ask assignd, falling back to the built-in."""
 
+import importlib.metadata
 import logging
 import threading
 from collections import Counter
@@ -17,6 +18,24 @@ from assignd.v1 import assignment_pb2 as pb
 from assignd.v1 import assignment_pb2_grpc as pb_grpc
 
 log = logging.getLogger("assignd")
+
+
+def _version():
+    try:
+        return importlib.metadata.version("assignd")
+    except importlib.metadata.PackageNotFoundError:
+        return "devel"
+
+
+USER_AGENT = "assignd-python/" + _version()
+"""The gRPC user agent of the assignors' channels (grpcio appends its own),
+so that assignd's group history shows which client software led each
+rebalance, as the Go client's "assignd-go/<version>" does. "devel" when
+the package is not installed."""
+
+CHANNEL_OPTIONS = (("grpc.primary_user_agent", USER_AGENT),)
+"""Options for a channel made by the caller (TLS), so that it sends
+USER_AGENT too: grpc.secure_channel(target, creds, options=CHANNEL_OPTIONS)."""
 
 DEFAULT_TIMEOUT = 2.0
 """Seconds one Assign call may take; keep it well under the group's
@@ -51,7 +70,8 @@ class AssigndMixin:
             logs and metrics (kafka-python does not hand it to assignors).
         timeout: seconds one Assign call may take (default 2.0).
         channel: a grpc.Channel to use instead of an insecure one to target
-            (TLS: grpc.secure_channel(...)); the caller owns it.
+            (TLS: grpc.secure_channel(..., options=CHANNEL_OPTIONS)); the
+            caller owns it.
         on_invalid_argument: "fallback" (default): log at ERROR and use the
             built-in; "raise": raise, failing this rebalance (kafka-python
             then rejoins), for groups that prefer a stalled rebalance to a
@@ -77,7 +97,7 @@ class AssigndMixin:
             self._stub = None
             return
         self._own_channel = channel is None
-        self._channel = channel if channel is not None else grpc.insecure_channel(self._target)
+        self._channel = channel if channel is not None else grpc.insecure_channel(self._target, options=CHANNEL_OPTIONS)
         self._stub = pb_grpc.AssignmentServiceStub(self._channel)
 
     def _check_config(self, channel):

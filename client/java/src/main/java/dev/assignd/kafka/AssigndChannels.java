@@ -8,7 +8,9 @@ import io.grpc.ManagedChannelBuilder;
 import io.grpc.TlsChannelCredentials;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -25,7 +27,32 @@ final class AssigndChannels {
     Runtime.getRuntime().addShutdownHook(new Thread(AssigndChannels::shutdownAll, "assignd-channels-shutdown"));
   }
 
+  /**
+   * The gRPC user agent of every channel, "assignd-java/VERSION" (grpc-java
+   * appends its own), so that assignd's group history shows which client
+   * software led each rebalance, as the Go client's "assignd-go/VERSION"
+   * does. The version is this artifact's, or "devel" when the build did not
+   * record it.
+   */
+  static final String USER_AGENT = "assignd-java/" + version();
+
   private AssigndChannels() {}
+
+  private static String version() {
+    try (InputStream in = AssigndChannels.class.getResourceAsStream("assignd-version.properties")) {
+      if (in != null) {
+        Properties p = new Properties();
+        p.load(in);
+        String v = p.getProperty("version", "");
+        if (!v.isEmpty() && !v.startsWith("${")) {
+          return v;
+        }
+      }
+    } catch (IOException e) {
+      // The version is informative only.
+    }
+    return "devel";
+  }
 
   /**
    * The channel of these settings, made on first use.
@@ -65,7 +92,7 @@ final class AssigndChannels {
     }
     ManagedChannelBuilder<?> mb;
     try {
-      mb = Grpc.newChannelBuilder(cfg.target, creds);
+      mb = Grpc.newChannelBuilder(cfg.target, creds).userAgent(USER_AGENT);
       if (cfg.serverName != null) {
         mb.overrideAuthority(cfg.serverName);
       }

@@ -25,6 +25,13 @@ final class AssigndProcess implements AutoCloseable {
     static final String POLICY = String.join("\n",
             "version: 1",
             "rules:",
+            // Kip848OracleTest's groups, named by the assignor they ask for.
+            "  - name: oracle-kip848-uniform",
+            "    match: {group_prefixes: [kip848-uniform-]}",
+            "    assignor: kip848-uniform@1",
+            "  - name: oracle-kip848-range",
+            "    match: {group_prefixes: [kip848-range-]}",
+            "    assignor: kip848-range@1",
             "  - name: oracle-range",
             "    match: {protocols: [range]}",
             "    assignor: range@1",

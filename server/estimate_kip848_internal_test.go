@@ -1,0 +1,60 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/assignd/assignd/assign"
+)
+
+// pinnedSelector runs one assignor behind every protocol name, keeping the
+// protocol each name's clients run, as a policy rule does.
+type pinnedSelector struct{ a assign.Assignor }
+
+func (s pinnedSelector) Select(_ context.Context, q Query) (Selection, error) {
+	p := assign.ProtocolUnspecified
+	if eagerOnlyName(q.ProtocolName) {
+		p = assign.Eager
+	}
+	return Selection{Assignor: s.a, Protocol: p, Policy: "pinned/test"}, nil
+}
+
+// TestEstimateCoversKIP848Assignors: the admission estimate, made from the
+// request's shape whatever assignor a policy puts behind it, also covers
+// what a call allocates when kip848-uniform@1 or kip848-range@1 runs, on
+// every shape of TestEstimateCoversAllocation. Only the lower bound
+// applies: these assignors may allocate far less than the estimate, which
+// is sized for the sticky ones. The ratios are logged (-v).
+func TestEstimateCoversKIP848Assignors(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates a few hundred MiB; skipped with -short")
+	}
+	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 }, func() int64 { return 0 })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []assign.Assignor{assign.KIP848Uniform(), assign.KIP848Range()} {
+		svc := &service{sel: pinnedSelector{a}, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<40, time.Second),
+			maxPartitions: 1 << 40, run: runEngine, metrics: metrics}
+		for _, s := range estimateShapes {
+			req := s.request()
+			b, err := proto.Marshal(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			est := estimateBytes(req, len(b))
+			got := allocated(t, svc, b)
+			ratio := float64(est) / float64(got)
+			t.Logf("%s %-55s allocated %6.1f MiB  estimate %6.1f MiB  ratio %.2f", assign.Ref(a), s.name,
+				float64(got)/(1<<20), float64(est)/(1<<20), ratio)
+			if ratio < 1 {
+				t.Errorf("%s, %s: estimate %d for %d allocated (ratio %.2f), want at least 1", assign.Ref(a), s.name, est, got, ratio)
+			}
+		}
+	}
+}
