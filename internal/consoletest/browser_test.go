@@ -81,7 +81,7 @@ func (b browser) load(t *testing.T, url, png string) *html.Node {
 	t.Helper()
 	flags := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage",
-		"--hide-scrollbars", "--window-size=1400,1500"}
+		"--hide-scrollbars", "--window-size=1600,1500"}
 	run := func(extra ...string) []byte {
 		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 		defer cancel()
