@@ -36,6 +36,8 @@ type decisionInput struct {
 	engine    time.Duration
 	caller    Caller
 	userAgent string
+	// input is req marshaled deterministically, once (see marshaled).
+	input []byte
 }
 
 // noteDecision keeps, in the call's report, what its Decision is built
@@ -76,7 +78,7 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		EngineTime:        durationpb.New(in.engine),
 		CallTime:          durationpb.New(callTime),
 		UserAgent:         in.userAgent,
-		InputDigest:       digest(in.req),
+		InputDigest:       digest(in.marshaled()),
 		CallerBinding:     r.binding,
 	}
 	if in.caller != (Caller{}) {
@@ -159,11 +161,19 @@ func capPartitions(out []*assigndv1.TopicPartitions, tps []assign.TopicPartition
 	return out
 }
 
+// marshaled is the request marshaled deterministically, the input the
+// history keeps for replay and digests; nil if it cannot be marshaled.
+func (in *decisionInput) marshaled() []byte {
+	if in.input == nil {
+		in.input, _ = proto.MarshalOptions{Deterministic: true}.Marshal(in.req)
+	}
+	return in.input
+}
+
 // digest is the SHA-256 of the request marshaled deterministically: the
 // same input gives the same digest, on any replica.
-func digest(req *assigndv1.AssignRequest) []byte {
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
-	if err != nil {
+func digest(b []byte) []byte {
+	if b == nil {
 		return nil
 	}
 	sum := sha256.Sum256(b)

@@ -34,7 +34,12 @@ func (h *historyService) ListGroups(_ context.Context, req *assigndv1.ListGroups
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, "page_token is not one ListGroups returned")
 	}
-	return &assigndv1.ListGroupsResponse{Groups: p.Groups, NextPageToken: p.Next, TotalGroups: int32(p.Total)}, nil
+	resp := &assigndv1.ListGroupsResponse{Groups: p.Groups, NextPageToken: p.Next, TotalGroups: int32(p.Total)}
+	if req.GetPageToken() == "" {
+		// The replicas (and their gaps) once, on the first page.
+		resp.Replicas = h.store.Replicas()
+	}
+	return resp, nil
 }
 
 func (h *historyService) GetGroup(_ context.Context, req *assigndv1.GetGroupRequest) (*assigndv1.GetGroupResponse, error) {
@@ -48,5 +53,5 @@ func (h *historyService) GetGroup(_ context.Context, req *assigndv1.GetGroupRequ
 	if !ok {
 		return nil, status.Errorf(codes.NotFound, "group %q: no decision recorded on this replica", clip(req.GetGroupId()))
 	}
-	return &assigndv1.GetGroupResponse{Summary: sum, Decisions: ds}, nil
+	return &assigndv1.GetGroupResponse{Summary: sum, Decisions: ds, ShadowDecisions: h.store.Shadows(req.GetGroupId(), int(req.GetMaxDecisions()))}, nil
 }

@@ -253,5 +253,6 @@ func recordDecision(ctx context.Context, h *history.Store, rep *callReport, took
 			logger.ErrorContext(ctx, "recording the decision failed; dropped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
-	h.Record(rep.buildDecision(took))
+	d := rep.buildDecision(took)
+	h.RecordInput(d, rep.decision.marshaled())
 }

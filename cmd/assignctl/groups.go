@@ -26,12 +26,14 @@ func (a *app) groupsCommand() *cobra.Command {
 		Use:   "groups",
 		Short: "list the consumer groups the server remembers, with their signals",
 		Long: `List the consumer groups the server remembers decisions of (the history is
-each replica's own, in memory), sorted by group id, with the latest
-decision's protocol, assignor, rule, members and partitions, and the signals
-that hold now. Filters combine; --signal takes a signal name such as
-rebalance-storm, generation-gap, eager-under-cooperative, eager-only-protocol,
-protocol-regression, stuck-followup or imbalance. -o json prints the
-ListGroupsResponse pages merged into one.`,
+each replica's own, or the fleet's when assignd shares it through Kafka with
+--history-brokers), sorted by group id, with the latest decision's protocol,
+assignor, rule, members and partitions, and the signals that hold now; then
+the replicas that could not share some records (the gaps). Filters combine;
+--signal takes a signal name such as rebalance-storm, generation-gap,
+eager-under-cooperative, eager-only-protocol, protocol-regression,
+stuck-followup, imbalance, frequent-rebalances or long-unowned. -o json
+prints the ListGroupsResponse pages merged into one.`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(ctx context.Context, _ []string) error {
 			sig, err := parseSignal(f.signal)
@@ -55,6 +57,7 @@ ListGroupsResponse pages merged into one.`,
 				}
 				all.Groups = append(all.Groups, resp.GetGroups()...)
 				all.TotalGroups = resp.GetTotalGroups()
+				all.Replicas = append(all.Replicas, resp.GetReplicas()...)
 				if resp.GetNextPageToken() == "" || f.limit > 0 && len(all.Groups) >= f.limit {
 					break
 				}
@@ -66,7 +69,10 @@ ListGroupsResponse pages merged into one.`,
 			if a.json() {
 				return printProtoJSON(a.out, all, false)
 			}
-			return printGroups(a.out, all.GetGroups(), time.Now())
+			if err := printGroups(a.out, all.GetGroups(), time.Now()); err != nil {
+				return err
+			}
+			return printGaps(a.out, all.GetReplicas())
 		}),
 	}
 	fl := cmd.Flags()
@@ -135,6 +141,7 @@ func printGroup(w io.Writer, resp *assigndv1.GetGroupResponse) error {
 	for _, f := range s.GetSignals() {
 		fmt.Fprintf(w, "  %s: %s\n", signalName(f.GetSignal()), f.GetReason())
 	}
+	printChurn(w, s)
 	ds := resp.GetDecisions()
 	if len(ds) == 0 {
 		return nil
@@ -166,7 +173,7 @@ func printGroup(w io.Writer, resp *assigndv1.GetGroupResponse) error {
 			fmt.Fprintf(w, "  generation %d: %s\n", d.GetGenerationId(), line)
 		}
 	}
-	return nil
+	return printShadows(w, resp.GetShadowDecisions())
 }
 
 // decisionDetail says why partitions moved: the revoked and withheld

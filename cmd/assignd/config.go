@@ -37,6 +37,7 @@ type config struct {
 	shadowMaxPartitions int
 	historyDecisions    int
 	historyGroups       int
+	history             historyConfig
 	metricsTLSCert      string
 	metricsTLSKey       string
 	metricsTLSClientCA  string
@@ -74,6 +75,7 @@ func newFlagSet(c *config) *flag.FlagSet {
 		"decisions kept in memory per group for GroupHistoryService and `assignctl groups`/`describe` (docs/observatory.md); 0 keeps no history")
 	fs.IntVar(&c.historyGroups, "history-groups", history.DefaultMaxGroups,
 		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
+	historyFlags(fs, &c.history)
 	fs.StringVar(&c.metricsTLSCert, "metrics-tls-cert", "", "PEM certificate `file` to serve the HTTP listener (--metrics-listen: metrics, probes, console) over TLS, with --metrics-tls-key; "+
 		"re-read when it changes, like --tls-cert (it may name the same files)")
 	fs.StringVar(&c.metricsTLSKey, "metrics-tls-key", "", "PEM private key `file` of --metrics-tls-cert")
@@ -136,6 +138,9 @@ func (c *config) validate() error {
 	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
 		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0 || c.historyDecisions < 0 || c.historyGroups < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
+	}
+	if err := c.history.validate(); err != nil {
+		return err
 	}
 	if _, err := parseLevel(c.logLevel); err != nil {
 		return err

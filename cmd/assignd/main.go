@@ -22,7 +22,6 @@ import (
 	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/policy"
 	"go.opentelemetry.io/otel"
 )
 
@@ -87,14 +86,17 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		return err
 	}
 	var hist *history.Store
-	var policyOpts []policy.Option
 	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		if hist, err = history.New(history.WithDecisionsPerGroup(cfg.historyDecisions), history.WithMaxGroups(cfg.historyGroups)); err != nil {
+		h, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider())
+		if err != nil {
 			return err
 		}
-		policyOpts = append(policyOpts, policy.WithShadowReport(history.ShadowRecorder(hist)))
+		// Deferred before the policy's Close: shadow runs still finishing
+		// record into it, and then it flushes to Kafka.
+		defer closeHistory()
+		hist = h
 	}
-	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider(), policyOpts...)
+	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider(), hist)
 	if err != nil {
 		return err
 	}

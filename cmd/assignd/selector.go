@@ -7,6 +7,7 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 )
 
@@ -16,13 +17,17 @@ import (
 // operator wrote would be worse than not serving), and watches it; without,
 // it serves the embedded default policy. The caller must Close it after
 // the server has shut down.
-func newPolicy(ctx context.Context, c config, logger *slog.Logger, mp metric.MeterProvider, extra ...policy.Option) (*policy.Source, error) {
-	opts := append([]policy.Option{
+func newPolicy(ctx context.Context, c config, logger *slog.Logger, mp metric.MeterProvider, h *history.Store) (*policy.Source, error) {
+	opts := []policy.Option{
 		policy.WithLogger(logger),
 		policy.WithMeterProvider(mp),
 		policy.WithShadowConcurrency(c.shadowConcurrency),
 		policy.WithShadowMaxPartitions(c.shadowMaxPartitions),
-	}, extra...)
+	}
+	if h != nil {
+		// Shadow runs produce records too, marked shadow.
+		opts = append(opts, policy.WithShadowRecorder(shadowRecorder(h)))
+	}
 	if c.policy == "" {
 		return policy.NewSource(nil, opts...)
 	}

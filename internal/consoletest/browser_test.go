@@ -238,11 +238,13 @@ func checkGroupPage(t *testing.T, f fleet, id string, doc *html.Node) {
 			t.Errorf("%s page: policy %q lacks %q", id, policy, w)
 		}
 	}
-	if sh := f.history.Shadow(id); sh != nil {
-		if got := text(byID(doc, "shadow")); !strings.Contains(got, fmt.Sprintf("shadow comparison, generation %d", sh.GetGenerationId())) &&
-			!strings.Contains(got, fmt.Sprintf("Shadow comparison, generation %d", sh.GetGenerationId())) {
-			t.Errorf("%s page: shadow %q, want the comparison of generation %d", id, got, sh.GetGenerationId())
+	if runs := f.history.Shadows(id, 1); len(runs) > 0 {
+		if got := text(byID(doc, "shadow")); !strings.Contains(got, fmt.Sprintf("Shadow comparison, generation %d", runs[0].GetGenerationId())) ||
+			!strings.Contains(got, "shadow ("+runs[0].GetTime().AsTime().UTC().Format(time.RFC3339)+") cooperative-sticky@2") {
+			t.Errorf("%s page: shadow %q, want the run of generation %d", id, got, runs[0].GetGenerationId())
 		}
+	} else {
+		t.Errorf("%s: no shadow run recorded", id)
 	}
 }
 

@@ -125,7 +125,32 @@ type groupPage struct {
 	// without an Explainer. ExplainError says why it could not tell.
 	Explained    *selection.Explanation
 	ExplainError string
-	Shadow       *assigndv1.ShadowComparison
+	// Shadow compares the latest shadow run with the decision it
+	// shadowed; nil when the group has no shadow run kept.
+	Shadow *shadowComparison
+}
+
+// shadowComparison is the latest shadow run of a group beside the
+// decision of the same generation (Primary nil when that decision is no
+// longer kept).
+type shadowComparison struct {
+	Generation      int32
+	Primary, Shadow *assigndv1.Decision
+}
+
+func compareShadow(h *history.Store, id string, decisions []*assigndv1.Decision) *shadowComparison {
+	runs := h.Shadows(id, 1)
+	if len(runs) == 0 {
+		return nil
+	}
+	c := &shadowComparison{Generation: runs[0].GetGenerationId(), Shadow: runs[0]}
+	for _, d := range decisions {
+		if d.GetGenerationId() == c.Generation {
+			c.Primary = d
+			break
+		}
+	}
+	return c
 }
 
 func group(w http.ResponseWriter, r *http.Request, h *history.Store, cfg config) {
@@ -136,7 +161,7 @@ func group(w http.ResponseWriter, r *http.Request, h *history.Store, cfg config)
 		render(w, "notfound.html", id)
 		return
 	}
-	page := groupPage{Summary: sum, Latest: ds[0], Decisions: ds, Timeline: newTimeline(ds), Shadow: h.Shadow(id)}
+	page := groupPage{Summary: sum, Latest: ds[0], Decisions: ds, Timeline: newTimeline(ds), Shadow: compareShadow(h, id, ds)}
 	page.Heatmap, page.HasHeatmap = newHeatmap(ds[0])
 	if cfg.explainer != nil {
 		page.Explained, page.ExplainError = explain(r.Context(), cfg.explainer, ds[0])

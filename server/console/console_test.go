@@ -46,9 +46,8 @@ func TestConsole(t *testing.T) {
 		Caller:  &assigndv1.CallerIdentity{Subject: "CN=payments-leader,O=payments", CommonName: "payments-leader"},
 		Members: []*assigndv1.DecisionMember{{MemberId: "consumer-a", Owned: 3, Assigned: 3, AssignedByTopic: []int32{3, 0}}, {MemberId: "consumer-b", Assigned: 3, AssignedByTopic: []int32{1, 2}}},
 	})
-	h.RecordShadow(&assigndv1.ShadowComparison{Time: timestamppb.New(now), GroupId: "payments<eu>", GenerationId: 6, PolicyRule: "default",
-		Primary: &assigndv1.ShadowSide{Assignor: "cooperative-sticky@1", Moved: 1, EngineTime: durationpb.New(time.Millisecond)},
-		Shadow:  &assigndv1.ShadowSide{Assignor: "cooperative-sticky@2", Moved: 4, Imbalance: 1, FollowupRequired: true, EngineTime: durationpb.New(time.Millisecond)}})
+	h.Record(&assigndv1.Decision{Time: timestamppb.New(now), GroupId: "payments<eu>", GenerationId: 6, Shadow: true, PolicyRule: "default",
+		Assignor: "cooperative-sticky@2", Moved: 4, Imbalance: 1, FollowupRequired: true, EngineTime: durationpb.New(time.Millisecond)})
 	h.Record(&assigndv1.Decision{Time: timestamppb.New(now), GroupId: "billing", GenerationId: 1, ProtocolName: "range",
 		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER, Assignor: "range@1", PolicyRule: "default"})
 	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h, console.WithExplainer(policy.Default()))))
@@ -99,7 +98,9 @@ func TestConsole(t *testing.T) {
 		// The policy: as recorded, as serving now, and the shadow.
 		"caller CN=payments-leader,O=payments, allowed by binding <code>payments</code>",
 		"Serving now</dt><dd>rule <code>default</code>", "cooperative-sticky@1, rack_aware=true",
-		`<tr><td>shadow</td><td>cooperative-sticky@2</td><td class="n">4</td><td class="n">1</td><td>required</td>`,
+		"Shadow comparison, generation 6",
+		`<td>cooperative-sticky@2</td><td class="n">4</td><td class="n">0</td><td class="n">1</td><td>required</td>`,
+		`<tr><td>answered</td><td>cooperative-sticky@1</td><td class="n">0</td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("group page lacks %q:\n%s", want, page)

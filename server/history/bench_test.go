@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -30,29 +31,61 @@ func fullDecision(group string, gen int32) *assigndv1.Decision {
 	return d
 }
 
+// fullInput is the request of a 10-member group over 2 topics of 30
+// partitions, each member owning its 6: what the Go client sends.
+func fullInput(group string, gen int32) []byte {
+	req := &assigndv1.AssignRequest{GroupId: group, GenerationId: gen, ProtocolName: "cooperative-sticky", LeaderId: "consumer-0-0b5e9a1c-4d2f-4f7a-9a47-7c1d3e2f1a00",
+		Topics: []*assigndv1.Topic{{Name: "orders", PartitionCount: 30}, {Name: "payments", PartitionCount: 30}}}
+	for i := range 10 {
+		m := &assigndv1.Member{MemberId: fmt.Sprintf("consumer-%d-0b5e9a1c-4d2f-4f7a-9a47-7c1d3e2f1a%02d", i, i), Topics: []string{"orders", "payments"}}
+		for _, t := range req.Topics {
+			m.OwnedPartitions = append(m.OwnedPartitions, &assigndv1.TopicPartitions{Topic: t.Name, Partitions: []int32{int32(3 * i), int32(3*i + 1), int32(3*i + 2)}})
+		}
+		req.Members = append(req.Members, m)
+	}
+	b, _ := proto.MarshalOptions{Deterministic: true}.Marshal(req)
+	return b
+}
+
 // BenchmarkStoreMemory fills a Store at its default bounds (10,000 groups,
-// 16 decisions each) and reports the heap it holds, per group and in all.
+// DefaultDecisionsPerGroup decisions each) and reports the heap it holds,
+// per group and in all: decisions only, and with every decision's input
+// (DefaultInputsPerGroup per group, within DefaultInputBytes).
 // Run: go test ./server/history -run X -bench StoreMemory -benchtime 1x
 func BenchmarkStoreMemory(b *testing.B) {
-	for range b.N {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		s, _ := New()
-		for gen := range int32(DefaultDecisionsPerGroup) {
-			for g := range DefaultMaxGroups {
-				s.Record(fullDecision(fmt.Sprintf("group-%05d", g), gen+1))
+	for _, withInputs := range []bool{false, true} {
+		name := "decisions"
+		if withInputs {
+			name = "decisions+inputs"
+		}
+		b.Run(name, func(b *testing.B) {
+			for range b.N {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				s, _ := New()
+				for gen := range int32(DefaultDecisionsPerGroup) {
+					for g := range DefaultMaxGroups {
+						id := fmt.Sprintf("group-%05d", g)
+						var in []byte
+						if withInputs {
+							in = fullInput(id, gen+1)
+						}
+						s.RecordInput(fullDecision(id, gen+1), in)
+					}
+				}
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				if s.Len() != DefaultMaxGroups {
+					b.Fatalf("%d groups", s.Len())
+				}
+				held := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+				b.ReportMetric(held/(1<<20), "MiB")
+				b.ReportMetric(held/DefaultMaxGroups, "B/group")
+				b.ReportMetric(float64(s.InputBytes())/(1<<20), "input-MiB")
+				runtime.KeepAlive(s)
 			}
-		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		if s.Len() != DefaultMaxGroups {
-			b.Fatalf("%d groups", s.Len())
-		}
-		held := float64(after.HeapAlloc) - float64(before.HeapAlloc)
-		b.ReportMetric(held/(1<<20), "MiB")
-		b.ReportMetric(held/DefaultMaxGroups, "B/group")
-		runtime.KeepAlive(s)
+		})
 	}
 }
 

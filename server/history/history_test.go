@@ -27,6 +27,7 @@ type call struct {
 	proto    assigndv1.RebalanceProtocol
 	followup bool
 	imb      int32
+	withheld int32    // partitions of topic "orders", from 0
 	members  []string // member ids; "static:NAME" is a static member
 }
 
@@ -42,7 +43,14 @@ func decision(group string, c call) *assigndv1.Decision {
 	d := &assigndv1.Decision{
 		Time: timestamppb.New(t0.Add(c.at)), GroupId: group, GenerationId: c.gen, ProtocolName: name,
 		RebalanceProtocol: p, FollowupRequired: c.followup, Imbalance: c.imb, Assignor: name + "@1", PolicyRule: "default",
-		MemberCount: int32(len(c.members)),
+		MemberCount: int32(len(c.members)), Withheld: c.withheld,
+	}
+	if c.withheld > 0 {
+		tp := &assigndv1.TopicPartitions{Topic: "orders"}
+		for p := range c.withheld {
+			tp.Partitions = append(tp.Partitions, p)
+		}
+		d.WithheldPartitions = []*assigndv1.TopicPartitions{tp}
 	}
 	for i, m := range c.members {
 		dm := &assigndv1.DecisionMember{MemberId: m}
@@ -64,6 +72,8 @@ func TestSignals(t *testing.T) {
 		regr   = assigndv1.GroupSignal_GROUP_SIGNAL_PROTOCOL_REGRESSION
 		stuck  = assigndv1.GroupSignal_GROUP_SIGNAL_STUCK_FOLLOWUP
 		imbal  = assigndv1.GroupSignal_GROUP_SIGNAL_IMBALANCE
+		freq   = assigndv1.GroupSignal_GROUP_SIGNAL_FREQUENT_REBALANCES
+		unown  = assigndv1.GroupSignal_GROUP_SIGNAL_LONG_UNOWNED
 	)
 	steady := func(n int, every time.Duration) []call {
 		cs := make([]call, n)
@@ -152,6 +162,17 @@ func TestSignals(t *testing.T) {
 		{name: "imbalance above the threshold", calls: []call{{gen: 1, imb: 3}}, now: time.Minute,
 			want: []S{imbal}, reason: "imbalance 3 partitions"},
 		{name: "imbalance at the threshold", calls: []call{{gen: 1, imb: 2}}, now: time.Minute},
+		{name: "61 rebalances in an hour, never a storm", calls: steady(61, 50*time.Second), now: 50*time.Minute + 30*time.Second,
+			want: []S{freq}, reason: "61 rebalances in the last hour (threshold 60)"},
+		{name: "60 rebalances in an hour is the threshold", calls: steady(60, 50*time.Second), now: 50 * time.Minute},
+		{name: "rebalances older than an hour are not counted", calls: steady(61, 50*time.Second), now: 2 * time.Hour},
+		{name: "partitions withheld 45s until the follow-up", now: time.Minute, want: []S{unown},
+			calls:  []call{{gen: 6}, {at: time.Second, gen: 7, withheld: 3, followup: true}, {at: 46 * time.Second, gen: 8}},
+			reason: "3 partitions withheld at generation 7 (orders-0, orders-1, orders-2) stayed unowned 45s, until generation 8"},
+		{name: "a follow-up within the threshold", now: time.Minute,
+			calls: []call{{gen: 7, withheld: 3, followup: true}, {at: 10 * time.Second, gen: 8}}},
+		{name: "a retry of the generation does not end the wait", now: 2 * time.Minute, want: []S{unown}, reason: "stayed unowned 50s",
+			calls: []call{{gen: 7, withheld: 12, followup: true}, {at: 40 * time.Second, gen: 7, withheld: 12, followup: true}, {at: 50 * time.Second, gen: 8}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

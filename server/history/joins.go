@@ -53,7 +53,7 @@ func keyHash(m *assigndv1.DecisionMember) uint64 {
 // noteJoins records the members of keys absent from the group's previous
 // decision, and keeps keys for the next one. A decision older than the
 // latest (its record came late) is not compared: the one after it was.
-// Called under the Store's lock.
+// Called under the Store's lock, for decisions only (not shadow runs).
 func (g *group) noteJoins(keys []uint64, at time.Time) {
 	if latest := g.latest(); latest != nil && at.Before(latest.GetTime().AsTime()) {
 		return

@@ -1,6 +1,10 @@
 package history
 
-import "time"
+import (
+	"time"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
 
 // DefaultDecisionsPerGroup is how many decisions a Store keeps per group
 // without WithDecisionsPerGroup: 8, a cooperative rebalance and its
@@ -9,8 +13,18 @@ const DefaultDecisionsPerGroup = 8
 
 // DefaultMaxGroups is how many groups a Store remembers without
 // WithMaxGroups: 10,000. At the default decisions per group and a
-// 10-member group, that is about 212 MiB (BenchmarkStoreMemory).
+// 10-member group, that is about 183 MiB (BenchmarkStoreMemory).
 const DefaultMaxGroups = 10_000
+
+// DefaultInputsPerGroup is how many inputs (AssignRequests) a Store keeps
+// per group without WithInputs: 4, for replaying a group's latest input
+// and simulating a policy over its recent ones.
+const DefaultInputsPerGroup = 4
+
+// DefaultInputBytes is the most the inputs of all groups take without
+// WithInputs: 64 MiB. A 10-member group over 60 partitions sends about
+// 1.5 KB; a 1,000-member group over 10,000 partitions about 150 KB.
+const DefaultInputBytes = 64 << 20
 
 // Thresholds say when the signals fire. The zero value of a field means
 // its default.
@@ -41,6 +55,15 @@ type Thresholds struct {
 	// Imbalance: a latest decision whose imbalance is above it fires the
 	// imbalance signal. Default 2 (1 is what an uneven division leaves).
 	Imbalance int
+	// RebalancesPerHour: more decisions than this in the last hour fire
+	// frequent-rebalances, the sustained churn a storm's short window
+	// misses. Default 60 (one a minute); a rolling restart of a 10-member
+	// group costs about 40.
+	RebalancesPerHour int
+	// Unowned: partitions withheld in one decision and assigned by the
+	// next that long after or later fire long-unowned. Default 30 seconds
+	// (a cooperative follow-up normally comes within seconds).
+	Unowned time.Duration
 }
 
 // StormCap is the most recent decision times a group keeps to count
@@ -49,7 +72,8 @@ const StormCap = 64
 
 // DefaultThresholds are the thresholds of a Store without WithThresholds.
 func DefaultThresholds() Thresholds {
-	return Thresholds{StormRebalances: 10, StormPerMember: 8, StormWindow: 5 * time.Minute, FlapJoins: 3, GapWindow: time.Hour, StuckAfter: 2 * time.Minute, Imbalance: 2}
+	return Thresholds{StormRebalances: 10, StormPerMember: 8, StormWindow: 5 * time.Minute, FlapJoins: 3, GapWindow: time.Hour, StuckAfter: 2 * time.Minute, Imbalance: 2,
+		RebalancesPerHour: 60, Unowned: 30 * time.Second}
 }
 
 func (t Thresholds) withDefaults() Thresholds {
@@ -75,6 +99,12 @@ func (t Thresholds) withDefaults() Thresholds {
 	if t.Imbalance <= 0 {
 		t.Imbalance = d.Imbalance
 	}
+	if t.RebalancesPerHour <= 0 {
+		t.RebalancesPerHour = d.RebalancesPerHour
+	}
+	if t.Unowned <= 0 {
+		t.Unowned = d.Unowned
+	}
 	return t
 }
 
@@ -86,6 +116,19 @@ type config struct {
 	decisions, groups int
 	thresholds        Thresholds
 	now               func() time.Time
+	inputsPerGroup    int
+	inputBytes        int64
+	replica           string
+	incarnation       uint64
+	publisher         Publisher
+}
+
+// Publisher shares this replica's records with the fleet (the Kafka log
+// of package kafkalog). Publish is called on the Assign path, after the
+// response: it must not block, and it drops (and counts) what it cannot
+// take. d and input must not be modified.
+type Publisher interface {
+	Publish(d *assigndv1.Decision, input []byte)
 }
 
 type optionFunc func(*config)
@@ -106,3 +149,23 @@ func WithThresholds(t Thresholds) Option { return optionFunc(func(c *config) { c
 
 // WithClock replaces time.Now, for tests of the time-based signals.
 func WithClock(now func() time.Time) Option { return optionFunc(func(c *config) { c.now = now }) }
+
+// WithInputs keeps the last perGroup inputs (AssignRequests) of each
+// group, all of them together within totalBytes (the oldest are forgotten
+// first); 0 for either keeps none. Defaults: DefaultInputsPerGroup,
+// DefaultInputBytes.
+func WithInputs(perGroup int, totalBytes int64) Option {
+	return optionFunc(func(c *config) { c.inputsPerGroup, c.inputBytes = perGroup, totalBytes })
+}
+
+// WithReplica names this replica on its records (Decision.replica), e.g.
+// its host name; a replica's records are told apart across restarts by a
+// random incarnation drawn by New. Default: "" (a single replica).
+func WithReplica(name string) Option { return optionFunc(func(c *config) { c.replica = name }) }
+
+// WithIncarnation fixes the incarnation instead of drawing it, for tests.
+func WithIncarnation(n uint64) Option { return optionFunc(func(c *config) { c.incarnation = n }) }
+
+// WithPublisher shares every record this replica makes through p.
+// Default: none (the history is this process's own).
+func WithPublisher(p Publisher) Option { return optionFunc(func(c *config) { c.publisher = p }) }

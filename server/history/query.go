@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -110,6 +111,7 @@ func matches(d *assigndv1.Decision, q Query) bool {
 func (s *Store) Get(id string, max int) (*assigndv1.GroupSummary, []*assigndv1.Decision, bool) {
 	s.mu.Lock()
 	g, ok := s.groups[id]
+	ok = ok && g.n > 0
 	var sn snapshot
 	if ok {
 		sn = g.snapshot()
@@ -132,8 +134,26 @@ func summary(sn *snapshot, t Thresholds, now time.Time) *assigndv1.GroupSummary 
 		Assignor: d.GetAssignor(), PolicyRule: d.GetPolicyRule(), GenerationId: d.GetGenerationId(),
 		MemberCount: d.GetMemberCount(), Partitions: d.GetPartitions(), Imbalance: d.GetImbalance(),
 		LastSeen: timestamppb.New(d.GetTime().AsTime()), DecisionsRecorded: sn.recorded,
-		Signals: signals(sn, t, now), RebalancesLastHour: int32(countSince(sn.times, now.Add(-time.Hour))),
+		Signals:            signals(sn, t, now),
+		RebalancesLastHour: int32(sn.rebalancesSince(now.Add(-time.Hour))),
+		LongestUnowned:     durationpb.New(longestUnowned(sn.decisions).span),
 	}
+}
+
+// Shadows returns a group's kept shadow-run records, newest first (at
+// most max of them; 0: all).
+func (s *Store) Shadows(id string, max int) []*assigndv1.Decision {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.groups[id]
+	if g == nil || g.nshad == 0 {
+		return nil
+	}
+	ds := newestFirst(g.shadows, g.shadowHead, g.nshad)
+	if max > 0 && len(ds) > max {
+		ds = ds[:max]
+	}
+	return ds
 }
 
 // SignalCounts counts the groups where each signal holds now, and returns
@@ -143,7 +163,9 @@ func (s *Store) SignalCounts() (map[assigndv1.GroupSignal]int, int) {
 	s.mu.Lock()
 	snaps := make([]snapshot, 0, len(s.groups))
 	for _, g := range s.groups {
-		snaps = append(snaps, g.snapshot())
+		if g.n > 0 {
+			snaps = append(snaps, g.snapshot())
+		}
 	}
 	s.mu.Unlock()
 	now := s.cfg.now()

@@ -1,25 +1,65 @@
 package history
 
 import (
+	"time"
+
 	"google.golang.org/protobuf/types/known/durationpb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server/policy"
 )
 
-// ShadowRecorder returns the function to pass to policy.WithShadowReport
-// so that s keeps each group's latest shadow comparison (see
-// [Store.RecordShadow]).
-func ShadowRecorder(s *Store) func(policy.ShadowReport) {
-	side := func(p policy.ShadowSide) *assigndv1.ShadowSide {
-		return &assigndv1.ShadowSide{Assignor: p.Assignor, Moved: int32(p.Moved), Imbalance: int32(p.Imbalance),
-			FollowupRequired: p.Followup, EngineTime: durationpb.New(p.Took)}
+// Shadow is a shadow run of a policy rule: what its shadow assignor
+// decided for the input the primary assignor ran on.
+type Shadow struct {
+	Time         time.Time
+	Group        string
+	ProtocolName string
+	// Assignor is the shadow assignor, as "name@version".
+	Assignor       string
+	Rule, Revision string
+	Input          *assign.Group
+	Result         *assign.Result
+	Took           time.Duration
+}
+
+// shadowMembers caps the members a shadow record lists, as the server
+// caps a decision's.
+const shadowMembers = 32
+
+// ShadowDecision is the record of a shadow run: a Decision marked shadow,
+// with the counts, imbalance and follow-up of what the shadow would have
+// decided, for comparison with the primary's decision of the same
+// generation. Record it with [Store.Record].
+func ShadowDecision(s Shadow) *assigndv1.Decision {
+	r := s.Result
+	d := &assigndv1.Decision{
+		Time: timestamppb.New(s.Time), GroupId: s.Group, GenerationId: s.Input.Generation, ProtocolName: s.ProtocolName,
+		RebalanceProtocol: apiconv.ProtocolToAPI(r.Protocol), Assignor: s.Assignor, PolicyRule: s.Rule, PolicyRevision: s.Revision,
+		MemberCount: int32(len(r.Members)), Partitions: int32(r.Stats.Partitions), Moved: int32(r.Stats.Moved),
+		Withheld: int32(r.Stats.Pending), Revoked: int32(r.Stats.Revoked), Imbalance: int32(r.Stats.Imbalance),
+		FollowupRequired: r.FollowupRequired, EngineTime: durationpb.New(s.Took), Shadow: true,
 	}
-	return func(r policy.ShadowReport) {
-		s.RecordShadow(&assigndv1.ShadowComparison{
-			Time: timestamppb.New(r.Time), GroupId: r.Group, GenerationId: r.Generation,
-			PolicyRule: r.Rule, PolicyRevision: r.Revision, Primary: side(r.Primary), Shadow: side(r.Shadow),
-		})
+	owned := make(map[string]*assign.Member, len(s.Input.Members))
+	for i := range s.Input.Members {
+		owned[s.Input.Members[i].ID] = &s.Input.Members[i]
 	}
+	for _, ma := range r.Members[:min(len(r.Members), shadowMembers)] {
+		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(countTPs(ma.Assigned))}
+		if m := owned[ma.ID]; m != nil {
+			dm.GroupInstanceId, dm.Rack, dm.Owned = m.InstanceID, m.Rack, int32(countTPs(m.Owned))
+		}
+		d.Members = append(d.Members, dm)
+	}
+	return d
+}
+
+func countTPs(tps []assign.TopicPartitions) int {
+	n := 0
+	for _, tp := range tps {
+		n += len(tp.Partitions)
+	}
+	return n
 }

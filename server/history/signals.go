@@ -75,7 +75,78 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 	if imb := latest.GetImbalance(); int(imb) > t.Imbalance {
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_IMBALANCE, "imbalance %d partitions between the most and least loaded member (threshold %d)", imb, t.Imbalance)
 	}
+	if n := sn.rebalancesSince(now.Add(-time.Hour)); n > t.RebalancesPerHour {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_FREQUENT_REBALANCES, "%d rebalances in the last hour (threshold %d)", n, t.RebalancesPerHour)
+	}
+	if u := longestUnowned(sn.decisions); u.span >= t.Unowned {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_LONG_UNOWNED,
+			"%d partitions withheld at generation %d (%s) stayed unowned %s, until generation %d assigned them at %s (threshold %s)",
+			u.from.GetWithheld(), u.from.GetGenerationId(), partitionList(u.from.GetWithheldPartitions(), u.from.GetWithheld()),
+			u.span.Round(time.Millisecond), u.to.GetGenerationId(), stamp(u.to.GetTime().AsTime()), t.Unowned)
+	}
 	return out
+}
+
+// unowned is a span during which partitions withheld by one decision
+// waited for the next.
+type unowned struct {
+	from, to *assigndv1.Decision
+	span     time.Duration
+}
+
+// longestUnowned finds, among the decisions (newest first), the longest
+// wait from a decision that withheld partitions to the next decision of a
+// later generation, which assigns them (KIP-429: the owner revokes them
+// on receiving the first, rejoins, and the second gives them to their new
+// owner); a retry of the same generation does not end the wait. The
+// partitions are unowned from the owner's revocation, just after the
+// first decision, to the new owner's assignment, just after the second:
+// the span between the two decisions is that time, plus the owner's
+// reaction. A wait not over yet is the stuck-followup signal's.
+func longestUnowned(newestFirst []*assigndv1.Decision) unowned {
+	var u unowned
+	var open *assigndv1.Decision
+	for i := len(newestFirst) - 1; i >= 0; i-- {
+		d := newestFirst[i]
+		if open != nil {
+			if d.GetGenerationId() == open.GetGenerationId() {
+				continue // a retry: the wait goes on
+			}
+			if d.GetGenerationId() > open.GetGenerationId() {
+				if span := d.GetTime().AsTime().Sub(open.GetTime().AsTime()); span > u.span {
+					u = unowned{from: open, to: d, span: span}
+				}
+			}
+			open = nil // assigned, or the group started again
+		}
+		if d.GetWithheld() > 0 {
+			open = d
+		}
+	}
+	return u
+}
+
+// partitionList names up to 8 partitions as topic-partition, with how
+// many more there were of total.
+func partitionList(tps []*assigndv1.TopicPartitions, total int32) string {
+	var b []byte
+	n := 0
+	for _, tp := range tps {
+		for _, p := range tp.GetPartitions() {
+			if n == 8 {
+				break
+			}
+			if n > 0 {
+				b = append(b, ", "...)
+			}
+			b = fmt.Appendf(b, "%s-%d", tp.GetTopic(), p)
+			n++
+		}
+	}
+	if int(total) > n {
+		b = fmt.Appendf(b, " and %d more", int(total)-n)
+	}
+	return string(b)
 }
 
 func countSince(times []int64, since time.Time) int {

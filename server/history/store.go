@@ -5,44 +5,60 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// Store keeps the last decisions of the groups an assignd replica serves.
-// It is safe for concurrent use.
+// Store keeps the last decisions of the groups an assignd replica serves
+// and, with a [Publisher], of the whole fleet's. It is safe for concurrent
+// use.
 type Store struct {
 	cfg config
+	// seq numbers this run's records (Decision.sequence).
+	seq atomic.Uint64
 
 	mu     sync.Mutex
 	groups map[string]*group
 	// lru is a ring through group.prev/next: lru.next is the most recently
 	// seen group, lru.prev the least.
 	lru group
+	// inputs is a ring through inputEntry.prev/next of every input kept,
+	// in the order they were recorded: inputs.next is the oldest.
+	inputs     inputEntry
+	inputBytes int64
+	replicas   map[runKey]*replicaRun
+	lastRun    *replicaRun // the run of the last record, or nil
 }
 
 // group is one group's state. Its fields are written under Store.mu only.
 type group struct {
 	id         string
 	prev, next *group
-
 	// decisions is a ring of the last decisions; head is where the next
 	// one goes, n how many it holds.
 	decisions []*assigndv1.Decision
 	head, n   int
 	recorded  int64
+	// shadows is a ring of the last shadow runs' records, allocated with
+	// the first.
+	shadows           []*assigndv1.Decision
+	shadowHead, nshad int
 	// times is a ring of the last StormCap decision times, in Unix
 	// nanoseconds (8 bytes each, not time.Time's 24).
 	times     []int64
 	timesHead int
-
+	// hour counts the decisions of each of the last 60 minutes: hour[m%60]
+	// is minute m (Unix minutes), for m in (hourMin-60, hourMin].
+	hour    [60]uint16
+	hourMin int64
 	// cooperativeUntil is when the group last called with
 	// cooperative-sticky (zero: never).
 	cooperativeUntil time.Time
-
-	// shadow is the group's latest shadow comparison, nil when none.
-	shadow *assigndv1.ShadowComparison
+	// inputs is a ring of the last inputs, allocated with the first.
+	inputs    []*inputEntry
+	inputHead int
 
 	// lastKeys are the member keys of the latest decision (see
 	// memberKeys); joins is a ring of the last StormCap joins, allocated
@@ -54,67 +70,157 @@ type group struct {
 
 // New returns an empty Store.
 func New(opts ...Option) (*Store, error) {
-	cfg := config{decisions: DefaultDecisionsPerGroup, groups: DefaultMaxGroups, now: time.Now}
+	cfg := config{
+		decisions: DefaultDecisionsPerGroup, groups: DefaultMaxGroups, now: time.Now,
+		inputsPerGroup: DefaultInputsPerGroup, inputBytes: DefaultInputBytes,
+	}
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
 	if cfg.decisions < 1 || cfg.groups < 1 {
 		return nil, fmt.Errorf("history: decisions per group (%d) and groups (%d) must be at least 1", cfg.decisions, cfg.groups)
 	}
+	if cfg.inputsPerGroup < 0 || cfg.inputBytes < 0 {
+		return nil, fmt.Errorf("history: inputs per group (%d) and input bytes (%d) must not be negative", cfg.inputsPerGroup, cfg.inputBytes)
+	}
 	if cfg.now == nil {
 		return nil, errors.New("history: WithClock needs a clock")
 	}
+	if cfg.incarnation == 0 {
+		cfg.incarnation = newIncarnation()
+	}
 	cfg.thresholds = cfg.thresholds.withDefaults()
-	s := &Store{cfg: cfg, groups: make(map[string]*group)}
+	s := &Store{cfg: cfg, groups: make(map[string]*group), replicas: make(map[runKey]*replicaRun)}
 	s.lru.prev, s.lru.next = &s.lru, &s.lru
+	s.inputs.prev, s.inputs.next = &s.inputs, &s.inputs
 	return s, nil
 }
 
-// Record adds d, the latest decision of d.GroupId. d must not be modified
-// afterwards: readers share it. The work under the lock is constant: a map
-// lookup, a list move, two ring writes and the signals' state.
-func (s *Store) Record(d *assigndv1.Decision) {
-	at := d.GetTime().AsTime()
-	keys := memberKeys(d) // hashed outside the lock
+// Replica returns the replica name and incarnation this Store stamps on
+// its records.
+func (s *Store) Replica() (string, uint64) { return s.cfg.replica, s.cfg.incarnation }
+
+// NextSequence reserves the next sequence number of this run, for a
+// record made outside the Store (a [Publisher]'s gap record).
+func (s *Store) NextSequence() uint64 { return s.seq.Add(1) }
+
+// Record adds d, a decision this replica made, with no input kept; see
+// [Store.RecordInput].
+func (s *Store) Record(d *assigndv1.Decision) { s.RecordInput(d, nil) }
+
+// RecordInput adds d, a decision this replica made (or a shadow run's,
+// with d.Shadow), and input, the request it answered marshaled
+// deterministically (nil: none kept). It stamps d with this replica's
+// name, incarnation and next sequence number, then hands it to the
+// Publisher, if any. d and input must not be modified afterwards:
+// readers share them. The work under the lock is constant: a map
+// lookup, a list move, ring writes and the signals' state (and, when the
+// input budget is exceeded, forgetting the oldest inputs, each once).
+func (s *Store) RecordInput(d *assigndv1.Decision, input []byte) {
+	d.Replica, d.Incarnation, d.Sequence = s.cfg.replica, s.cfg.incarnation, s.seq.Add(1)
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.add(d, input)
+	s.mu.Unlock()
+	if s.cfg.publisher != nil {
+		s.cfg.publisher.Publish(d, input)
+	}
+}
+
+// Apply adds a record read from the shared log: another replica's, or
+// this replica's from an earlier run. Records of this run are skipped
+// (they were recorded when made), and so is a record already held (the
+// same replica, incarnation and sequence), so that reading the log again
+// changes nothing. Apply never publishes.
+func (s *Store) Apply(rec *assigndv1.HistoryRecord) {
+	if d := rec.GetDecision(); d != nil {
+		if s.own(d.GetReplica(), d.GetIncarnation()) {
+			return
+		}
+		s.mu.Lock()
+		s.add(d, rec.GetInput())
+		s.mu.Unlock()
+		return
+	}
+	if g := rec.GetGap(); g != nil && !s.own(g.GetReplica(), g.GetIncarnation()) {
+		s.NoteGap(g)
+	}
+}
+
+func (s *Store) own(replica string, incarnation uint64) bool {
+	return replica == s.cfg.replica && incarnation == s.cfg.incarnation
+}
+
+// add records d under s.mu.
+func (s *Store) add(d *assigndv1.Decision, input []byte) {
+	at := d.GetTime().AsTime()
 	g := s.groups[d.GetGroupId()]
+	if g != nil && g.holds(d) {
+		return
+	}
+	s.run(d.GetReplica(), d.GetIncarnation()).note(at)
 	if g == nil {
 		g = s.admit(d.GetGroupId())
 	} else {
 		g.unlink()
 	}
 	g.linkAfter(&s.lru)
+	if d.GetShadow() {
+		g.insertShadow(d, at, len(g.decisions))
+		return
+	}
 	if d.GetProtocolName() == cooperativeSticky && at.After(g.cooperativeUntil) {
 		g.cooperativeUntil = at
 	}
-	g.noteJoins(keys, at)
+	g.noteJoins(memberKeys(d), at)
 	g.insert(d, at)
 	g.recorded++
 	g.times[g.timesHead] = at.UnixNano()
 	g.timesHead = (g.timesHead + 1) % len(g.times)
-}
-
-// RecordShadow keeps c as its group's latest shadow comparison. c must
-// not be modified afterwards. A comparison of a group the store does not
-// remember (its first decision not recorded yet, or evicted) is dropped:
-// a shadow never admits a group.
-func (s *Store) RecordShadow(c *assigndv1.ShadowComparison) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if g := s.groups[c.GetGroupId()]; g != nil && (g.shadow == nil || !c.GetTime().AsTime().Before(g.shadow.GetTime().AsTime())) {
-		g.shadow = c
+	g.countHour(at)
+	if input != nil {
+		s.addInput(g, d, at, input)
 	}
 }
 
-// Shadow returns the latest shadow comparison of a group, nil when none.
-func (s *Store) Shadow(id string) *assigndv1.ShadowComparison {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if g := s.groups[id]; g != nil {
-		return g.shadow
+// holds reports whether g already holds the record d (same replica,
+// incarnation and sequence): a duplicate delivery, or the log read again.
+func (g *group) holds(d *assigndv1.Decision) bool {
+	if d.GetSequence() == 0 {
+		return false
 	}
-	return nil
+	ring := g.decisions
+	if d.GetShadow() {
+		ring = g.shadows
+	}
+	for _, k := range ring {
+		if k != nil && k.GetSequence() == d.GetSequence() && k.GetIncarnation() == d.GetIncarnation() && k.GetReplica() == d.GetReplica() {
+			return true
+		}
+	}
+	return false
+}
+
+// countHour counts a decision at at in the minute buckets.
+func (g *group) countHour(at time.Time) {
+	m := at.Unix() / 60
+	if m <= 0 {
+		return // no time, or before 1970: nothing of the last hour
+	}
+	switch {
+	case m >= g.hourMin+60:
+		g.hour = [60]uint16{}
+		g.hourMin = m
+	case m > g.hourMin:
+		for i := g.hourMin + 1; i <= m; i++ {
+			g.hour[i%60] = 0
+		}
+		g.hourMin = m
+	case m <= g.hourMin-60:
+		return // older than the hour kept
+	}
+	if g.hour[m%60] < ^uint16(0) {
+		g.hour[m%60]++
+	}
 }
 
 // admit adds a group, evicting the least recently seen one when full.
@@ -126,10 +232,17 @@ func (s *Store) admit(id string) *group {
 		g = s.lru.prev
 		g.unlink()
 		delete(s.groups, g.id)
+		for _, e := range g.inputs {
+			if e != nil {
+				s.unlinkInput(e)
+			}
+		}
 		clear(g.decisions)
 		clear(g.times)
+		clear(g.shadows)
+		clear(g.inputs)
 		clear(g.joins)
-		*g = group{decisions: g.decisions, times: g.times, joins: g.joins}
+		*g = group{decisions: g.decisions, times: g.times, shadows: g.shadows, inputs: g.inputs, joins: g.joins}
 	} else {
 		g = &group{
 			decisions: make([]*assigndv1.Decision, s.cfg.decisions),
@@ -162,22 +275,45 @@ func (g *group) latest() *assigndv1.Decision {
 
 // insert adds d to the ring in time order. Decisions are recorded once
 // their response is written, so a call's record may come just after the
-// next call's: d then moves back past the newer ones (a step or two; at
-// most the ring's size).
+// next call's, and other replicas' records come in the log's order: d
+// then moves back past the newer ones (at most the ring's size).
 func (g *group) insert(d *assigndv1.Decision, at time.Time) {
-	size := len(g.decisions)
-	g.decisions[g.head] = d
-	j := g.head
-	g.head = (g.head + 1) % size
-	g.n = min(g.n+1, size)
-	for range g.n - 1 {
+	g.head, g.n = insertRing(g.decisions, g.head, g.n, d, at)
+}
+
+// insertShadow adds a shadow run's record to its ring, allocated with
+// the first one (size slots).
+func (g *group) insertShadow(d *assigndv1.Decision, at time.Time, size int) {
+	if g.shadows == nil {
+		g.shadows = make([]*assigndv1.Decision, size)
+	}
+	g.shadowHead, g.nshad = insertRing(g.shadows, g.shadowHead, g.nshad, d, at)
+}
+
+func insertRing(ring []*assigndv1.Decision, head, n int, d *assigndv1.Decision, at time.Time) (int, int) {
+	size := len(ring)
+	ring[head] = d
+	j := head
+	head = (head + 1) % size
+	n = min(n+1, size)
+	for range n - 1 {
 		older := (j - 1 + size) % size
-		if !g.decisions[older].GetTime().AsTime().After(at) {
+		if !ring[older].GetTime().AsTime().After(at) {
 			break
 		}
-		g.decisions[j], g.decisions[older] = g.decisions[older], d
+		ring[j], ring[older] = ring[older], d
 		j = older
 	}
+	return head, n
+}
+
+// newestFirst copies n entries of a ring ending before head.
+func newestFirst(ring []*assigndv1.Decision, head, n int) []*assigndv1.Decision {
+	ds := make([]*assigndv1.Decision, n)
+	for i := range ds {
+		ds[i] = ring[(head-1-i+2*len(ring))%len(ring)]
+	}
+	return ds
 }
 
 // Len is the number of groups remembered.
@@ -192,20 +328,37 @@ func (s *Store) Len() int {
 type snapshot struct {
 	id               string
 	decisions        []*assigndv1.Decision // newest first
+	shadows          []*assigndv1.Decision // newest first
 	recorded         int64
 	times            []int64
+	hour             [60]uint16
+	hourMin          int64
 	joins            []joinEvent
 	cooperativeUntil time.Time
 }
 
 // snapshot copies g's state and the pointers to its decisions.
 func (g *group) snapshot() snapshot {
-	ds := make([]*assigndv1.Decision, g.n)
-	for i := range ds {
-		ds[i] = g.decisions[(g.head-1-i+2*len(g.decisions))%len(g.decisions)]
+	sn := snapshot{
+		id: g.id, decisions: newestFirst(g.decisions, g.head, g.n), recorded: g.recorded,
+		times: append([]int64(nil), g.times...), hour: g.hour, hourMin: g.hourMin,
+		joins: slices.Clone(g.joins), cooperativeUntil: g.cooperativeUntil,
 	}
-	return snapshot{
-		id: g.id, decisions: ds, recorded: g.recorded, times: append([]int64(nil), g.times...), joins: slices.Clone(g.joins),
-		cooperativeUntil: g.cooperativeUntil,
+	if g.nshad > 0 {
+		sn.shadows = newestFirst(g.shadows, g.shadowHead, g.nshad)
 	}
+	return sn
+}
+
+// rebalancesSince counts the decisions of the minutes after since.
+func (sn *snapshot) rebalancesSince(since time.Time) int {
+	if sn.hourMin <= 0 {
+		return 0
+	}
+	from := since.Unix()/60 + 1
+	n := 0
+	for m := max(from, sn.hourMin-59); m <= sn.hourMin; m++ {
+		n += int(sn.hour[m%60])
+	}
+	return n
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
@@ -23,8 +24,8 @@ type config struct {
 	resync              time.Duration
 	shadowConcurrency   int
 	shadowMaxPartitions int
-	shadowReport        func(ShadowReport)
 	run                 runFunc
+	shadowRecorder      func(context.Context, ShadowRun)
 }
 
 func newConfig(opts []Option) config {
@@ -101,13 +102,24 @@ func WithShadowMaxPartitions(n int) Option {
 	return optionFunc(func(c *config) { c.shadowMaxPartitions = max(n, 0) })
 }
 
-// WithShadowReport passes each completed shadow comparison to f, e.g. to
-// keep each group's latest for the console. f is called from the shadow's
-// background goroutine, after the comparison is logged and counted; it
-// must be safe for concurrent use. Default: none.
-func WithShadowReport(f func(ShadowReport)) Option {
-	return optionFunc(func(c *config) { c.shadowReport = f })
-}
-
 // withRunFunc replaces assign.Run for shadow evaluation (tests).
 func withRunFunc(f runFunc) Option { return optionFunc(func(c *config) { c.run = f }) }
+
+// ShadowRun is one completed shadow evaluation: the shadow assignor's
+// result on the input the primary ran on.
+type ShadowRun struct {
+	Group, ProtocolName string
+	Rule, Revision      string
+	// Shadow and Primary are the assignors, as assign.Ref names them.
+	Shadow, Primary string
+	Input           *assign.Group
+	Result          *assign.Result
+	Took            time.Duration
+}
+
+// WithShadowRecorder calls f after each completed shadow evaluation, on
+// the shadow's goroutine (off the request path), for the group history.
+// f must not modify the run's Input or Result. Default: none.
+func WithShadowRecorder(f func(context.Context, ShadowRun)) Option {
+	return optionFunc(func(c *config) { c.shadowRecorder = f })
+}

@@ -36,9 +36,9 @@ type shadowRunner struct {
 	slots         chan struct{}
 	maxPartitions int
 	run           runFunc
+	recorder      func(context.Context, ShadowRun)
 	m             *instruments
 	logger        *slog.Logger
-	report        func(ShadowReport)
 
 	mu     sync.Mutex
 	closed bool
@@ -51,7 +51,7 @@ func newShadowRunner(c config, m *instruments) *shadowRunner {
 	}
 	return &shadowRunner{
 		slots: make(chan struct{}, c.shadowConcurrency), maxPartitions: c.shadowMaxPartitions,
-		run: c.run, m: m, logger: c.logger, report: c.shadowReport,
+		run: c.run, recorder: c.shadowRecorder, m: m, logger: c.logger,
 	}
 }
 
@@ -61,6 +61,7 @@ type shadowJob struct {
 	rule     *rule
 	revision string
 	primary  assign.Assignor
+	protocol string // the group's protocol name
 }
 
 func (j shadowJob) attrs(extra ...attribute.KeyValue) metric.MeasurementOption {
@@ -135,6 +136,12 @@ func (s *shadowRunner) compare(ctx context.Context, j shadowJob, g *assign.Group
 	s.m.shadowRuns.Add(ctx, 1, j.attrs(attribute.String("outcome", ShadowCompared)))
 	s.record(ctx, j, "primary", r, took)
 	s.record(ctx, j, "shadow", sr, stook)
+	if s.recorder != nil {
+		s.recorder(ctx, ShadowRun{
+			Group: j.group, ProtocolName: j.protocol, Rule: j.rule.name, Revision: j.revision,
+			Shadow: assign.Ref(j.rule.shadow.assignor), Primary: assign.Ref(j.primary), Input: &sg, Result: sr, Took: stook,
+		})
+	}
 	s.logger.LogAttrs(ctx, slog.LevelInfo, "policy shadow comparison", j.logAttrs(
 		slog.String("protocol", r.Protocol.String()),
 		slog.Int("members", len(g.Members)),
@@ -144,37 +151,6 @@ func (s *shadowRunner) compare(ctx context.Context, j shadowJob, g *assign.Group
 		slog.Bool("followup", r.FollowupRequired), slog.Bool("shadow_followup", sr.FollowupRequired),
 		slog.Duration("duration", took), slog.Duration("shadow_duration", stook),
 	)...)
-	if s.report != nil {
-		s.report(ShadowReport{
-			Time: time.Now(), Group: j.group, Generation: g.Generation, Rule: j.rule.name, Revision: j.revision,
-			Primary: sideOf(j.primary, r, took), Shadow: sideOf(j.rule.shadow.assignor, sr, stook),
-		})
-	}
-}
-
-// ShadowReport is one completed shadow comparison (see WithShadowReport).
-type ShadowReport struct {
-	Time           time.Time
-	Group          string
-	Generation     int32
-	Rule, Revision string
-	// Primary is what answered the call, Shadow what the rule's shadow
-	// would have answered.
-	Primary, Shadow ShadowSide
-}
-
-// ShadowSide is one side of a ShadowReport.
-type ShadowSide struct {
-	// Assignor is "name@version".
-	Assignor  string
-	Moved     int
-	Imbalance int
-	Followup  bool
-	Took      time.Duration
-}
-
-func sideOf(a assign.Assignor, r *assign.Result, took time.Duration) ShadowSide {
-	return ShadowSide{Assignor: assign.Ref(a), Moved: r.Stats.Moved, Imbalance: r.Stats.Imbalance, Followup: r.FollowupRequired, Took: took}
 }
 
 func (s *shadowRunner) record(ctx context.Context, j shadowJob, side string, r *assign.Result, took time.Duration) {

@@ -235,22 +235,3 @@ func TestShadowAfterClose(t *testing.T) {
 	}
 }
 
-// TestShadowReport: WithShadowReport receives each comparison with both
-// sides, as the metrics count them.
-func TestShadowReport(t *testing.T) {
-	reports := make(chan policy.ShadowReport, 1)
-	env := newShadowEnv(t, policy.WithShadowReport(func(r policy.ShadowReport) { reports <- r }))
-	env.assign(t, scaleOut())
-	if err := env.src.Close(); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case r := <-reports:
-		if r.Group != "orders" || r.Generation != 5 || r.Rule != "capped" || r.Revision != env.rev ||
-			r.Primary.Assignor != "cooperative-sticky@1" || r.Primary.Moved != 1 || r.Shadow.Moved != 8 || !r.Primary.Followup || r.Time.IsZero() {
-			t.Errorf("report %+v; want group orders, generation 5, rule capped, 1 moved against the shadow's 8", r)
-		}
-	default:
-		t.Fatal("no shadow report")
-	}
-}

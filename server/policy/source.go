@@ -87,7 +87,7 @@ func (s *Source) Select(ctx context.Context, q selection.Query) (selection.Selec
 	sel := r.selection(a, q)
 	sel.Binding = bound
 	if r.shadow != nil && s.shadows != nil {
-		sel.Observe = s.shadows.observer(shadowJob{group: q.GroupID, rule: r, revision: p.revision, primary: a})
+		sel.Observe = s.shadows.observer(shadowJob{group: q.GroupID, rule: r, revision: p.revision, primary: a, protocol: q.ProtocolName})
 	}
 	return sel, nil
 }

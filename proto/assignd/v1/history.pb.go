@@ -56,6 +56,11 @@ const (
 	GroupSignal_GROUP_SIGNAL_STUCK_FOLLOWUP GroupSignal = 6
 	// The latest decision's imbalance is above the threshold.
 	GroupSignal_GROUP_SIGNAL_IMBALANCE GroupSignal = 7
+	// The group rebalanced more often in the last hour than the threshold.
+	GroupSignal_GROUP_SIGNAL_FREQUENT_REBALANCES GroupSignal = 8
+	// Partitions withheld in one decision waited longer than the threshold
+	// for the next decision to assign them: they stayed unowned that long.
+	GroupSignal_GROUP_SIGNAL_LONG_UNOWNED GroupSignal = 9
 )
 
 // Enum value maps for GroupSignal.
@@ -69,6 +74,8 @@ var (
 		5: "GROUP_SIGNAL_PROTOCOL_REGRESSION",
 		6: "GROUP_SIGNAL_STUCK_FOLLOWUP",
 		7: "GROUP_SIGNAL_IMBALANCE",
+		8: "GROUP_SIGNAL_FREQUENT_REBALANCES",
+		9: "GROUP_SIGNAL_LONG_UNOWNED",
 	}
 	GroupSignal_value = map[string]int32{
 		"GROUP_SIGNAL_UNSPECIFIED":             0,
@@ -79,6 +86,8 @@ var (
 		"GROUP_SIGNAL_PROTOCOL_REGRESSION":     5,
 		"GROUP_SIGNAL_STUCK_FOLLOWUP":          6,
 		"GROUP_SIGNAL_IMBALANCE":               7,
+		"GROUP_SIGNAL_FREQUENT_REBALANCES":     8,
+		"GROUP_SIGNAL_LONG_UNOWNED":            9,
 	}
 )
 
@@ -166,6 +175,20 @@ type Decision struct {
 	UserAgent string `protobuf:"bytes,24,opt,name=user_agent,json=userAgent,proto3" json:"user_agent,omitempty"`
 	// SHA-256 of the request, marshaled deterministically.
 	InputDigest []byte `protobuf:"bytes,25,opt,name=input_digest,json=inputDigest,proto3" json:"input_digest,omitempty"`
+	// The replica that made the decision (--history-replica, default the
+	// host name).
+	Replica string `protobuf:"bytes,40,opt,name=replica,proto3" json:"replica,omitempty"`
+	// A random number the replica drew when it started: replica and
+	// incarnation name one run of one replica.
+	Incarnation uint64 `protobuf:"varint,41,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	// The run's sequence number of the record, from 1, over every record it
+	// produced: Decisions and HistoryGaps. With replica and incarnation it
+	// identifies the record; a duplicate is recorded once.
+	Sequence uint64 `protobuf:"varint,42,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// A shadow run's record: what the rule's shadow assignor would have
+	// decided for the same input. It was not served; it is kept apart from
+	// the group's decisions and its signals.
+	Shadow bool `protobuf:"varint,43,opt,name=shadow,proto3" json:"shadow,omitempty"`
 	// The policy binding that allowed the caller to request this group;
 	// empty when no binding covers the group (any caller may request it).
 	CallerBinding string `protobuf:"bytes,50,opt,name=caller_binding,json=callerBinding,proto3" json:"caller_binding,omitempty"`
@@ -381,6 +404,34 @@ func (x *Decision) GetInputDigest() []byte {
 	return nil
 }
 
+func (x *Decision) GetReplica() string {
+	if x != nil {
+		return x.Replica
+	}
+	return ""
+}
+
+func (x *Decision) GetIncarnation() uint64 {
+	if x != nil {
+		return x.Incarnation
+	}
+	return 0
+}
+
+func (x *Decision) GetSequence() uint64 {
+	if x != nil {
+		return x.Sequence
+	}
+	return 0
+}
+
+func (x *Decision) GetShadow() bool {
+	if x != nil {
+		return x.Shadow
+	}
+	return false
+}
+
 func (x *Decision) GetCallerBinding() string {
 	if x != nil {
 		return x.CallerBinding
@@ -570,11 +621,14 @@ type GroupSummary struct {
 	DecisionsRecorded int64 `protobuf:"varint,11,opt,name=decisions_recorded,json=decisionsRecorded,proto3" json:"decisions_recorded,omitempty"`
 	// The signals that hold now.
 	Signals []*FiredSignal `protobuf:"bytes,12,rep,name=signals,proto3" json:"signals,omitempty"`
-	// Decisions recorded in the last hour, at most 64 (the times a group
-	// keeps for the storm detector): the rebalances assignd decided.
-	RebalancesLastHour int32 `protobuf:"varint,50,opt,name=rebalances_last_hour,json=rebalancesLastHour,proto3" json:"rebalances_last_hour,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
+	// Decisions made in the last hour (shadow runs not counted).
+	RebalancesLastHour int32 `protobuf:"varint,40,opt,name=rebalances_last_hour,json=rebalancesLastHour,proto3" json:"rebalances_last_hour,omitempty"`
+	// The longest time a partition stayed unowned during a cooperative
+	// rebalance, among the decisions kept: from the decision that withheld
+	// it (its owner must revoke it) to the next decision, which assigns it.
+	LongestUnowned *durationpb.Duration `protobuf:"bytes,41,opt,name=longest_unowned,json=longestUnowned,proto3" json:"longest_unowned,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *GroupSummary) Reset() {
@@ -698,6 +752,13 @@ func (x *GroupSummary) GetRebalancesLastHour() int32 {
 	return 0
 }
 
+func (x *GroupSummary) GetLongestUnowned() *durationpb.Duration {
+	if x != nil {
+		return x.LongestUnowned
+	}
+	return nil
+}
+
 // ListGroupsRequest filters and pages the groups; filters combine with AND.
 type ListGroupsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -798,7 +859,10 @@ type ListGroupsResponse struct {
 	// Pass it as page_token for the next page; empty on the last page.
 	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	// How many groups this replica remembers in all (before filtering).
-	TotalGroups   int32 `protobuf:"varint,3,opt,name=total_groups,json=totalGroups,proto3" json:"total_groups,omitempty"`
+	TotalGroups int32 `protobuf:"varint,3,opt,name=total_groups,json=totalGroups,proto3" json:"total_groups,omitempty"`
+	// The replicas whose records this replica holds, sorted by replica and
+	// incarnation, with the records they could not share.
+	Replicas      []*HistoryReplica `protobuf:"bytes,40,rep,name=replicas,proto3" json:"replicas,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -852,6 +916,13 @@ func (x *ListGroupsResponse) GetTotalGroups() int32 {
 		return x.TotalGroups
 	}
 	return 0
+}
+
+func (x *ListGroupsResponse) GetReplicas() []*HistoryReplica {
+	if x != nil {
+		return x.Replicas
+	}
+	return nil
 }
 
 // GetGroupRequest names the group.
@@ -915,9 +986,11 @@ type GetGroupResponse struct {
 	// The group, as ListGroups shows it.
 	Summary *GroupSummary `protobuf:"bytes,1,opt,name=summary,proto3" json:"summary,omitempty"`
 	// The decisions kept, newest first: decisions[0] is the latest.
-	Decisions     []*Decision `protobuf:"bytes,2,rep,name=decisions,proto3" json:"decisions,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Decisions []*Decision `protobuf:"bytes,2,rep,name=decisions,proto3" json:"decisions,omitempty"`
+	// The shadow runs' records kept, newest first.
+	ShadowDecisions []*Decision `protobuf:"bytes,40,rep,name=shadow_decisions,json=shadowDecisions,proto3" json:"shadow_decisions,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *GetGroupResponse) Reset() {
@@ -964,42 +1037,52 @@ func (x *GetGroupResponse) GetDecisions() []*Decision {
 	return nil
 }
 
-// ShadowComparison is one shadow evaluation of the policy: the assignor a
-// rule's shadow names, run in the background on the same group as the
-// assignor that answered, compared with it and never returned. The console
-// shows each group's latest.
-type ShadowComparison struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// When the shadow finished.
-	Time *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=time,proto3" json:"time,omitempty"`
-	// The consumer group id.
-	GroupId string `protobuf:"bytes,2,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
-	// The generation of the Assign call it shadowed.
-	GenerationId int32 `protobuf:"varint,3,opt,name=generation_id,json=generationId,proto3" json:"generation_id,omitempty"`
-	// The policy rule and revision that named the shadow.
-	PolicyRule     string `protobuf:"bytes,4,opt,name=policy_rule,json=policyRule,proto3" json:"policy_rule,omitempty"`
-	PolicyRevision string `protobuf:"bytes,5,opt,name=policy_revision,json=policyRevision,proto3" json:"policy_revision,omitempty"`
-	// What answered, and what the shadow would have answered.
-	Primary       *ShadowSide `protobuf:"bytes,6,opt,name=primary,proto3" json:"primary,omitempty"`
-	Shadow        *ShadowSide `protobuf:"bytes,7,opt,name=shadow,proto3" json:"shadow,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+func (x *GetGroupResponse) GetShadowDecisions() []*Decision {
+	if x != nil {
+		return x.ShadowDecisions
+	}
+	return nil
 }
 
-func (x *ShadowComparison) Reset() {
-	*x = ShadowComparison{}
+// HistoryGap reports records a replica recorded but could not share: its
+// buffer was full or Kafka did not take them in time. The replica itself
+// still holds them; other replicas miss them.
+type HistoryGap struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The replica, its incarnation and the gap record's own sequence
+	// number, as in Decision.
+	Replica     string `protobuf:"bytes,1,opt,name=replica,proto3" json:"replica,omitempty"`
+	Incarnation uint64 `protobuf:"varint,2,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	Sequence    uint64 `protobuf:"varint,3,opt,name=sequence,proto3" json:"sequence,omitempty"`
+	// How many records were dropped.
+	Dropped int64 `protobuf:"varint,4,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	// When the first and the last of them were dropped.
+	FirstDropped *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=first_dropped,json=firstDropped,proto3" json:"first_dropped,omitempty"`
+	LastDropped  *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=last_dropped,json=lastDropped,proto3" json:"last_dropped,omitempty"`
+	// Why, e.g. "buffer full" or Kafka's error for the last of them.
+	Reason string `protobuf:"bytes,7,opt,name=reason,proto3" json:"reason,omitempty"`
+	// The groups whose decisions were dropped, sorted, at most 64 of them;
+	// groups_truncated is set when there were more.
+	Groups          []string `protobuf:"bytes,8,rep,name=groups,proto3" json:"groups,omitempty"`
+	GroupsTruncated bool     `protobuf:"varint,9,opt,name=groups_truncated,json=groupsTruncated,proto3" json:"groups_truncated,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
+}
+
+func (x *HistoryGap) Reset() {
+	*x = HistoryGap{}
 	mi := &file_assignd_v1_history_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *ShadowComparison) String() string {
+func (x *HistoryGap) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*ShadowComparison) ProtoMessage() {}
+func (*HistoryGap) ProtoMessage() {}
 
-func (x *ShadowComparison) ProtoReflect() protoreflect.Message {
+func (x *HistoryGap) ProtoReflect() protoreflect.Message {
 	mi := &file_assignd_v1_history_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1011,140 +1094,170 @@ func (x *ShadowComparison) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use ShadowComparison.ProtoReflect.Descriptor instead.
-func (*ShadowComparison) Descriptor() ([]byte, []int) {
+// Deprecated: Use HistoryGap.ProtoReflect.Descriptor instead.
+func (*HistoryGap) Descriptor() ([]byte, []int) {
 	return file_assignd_v1_history_proto_rawDescGZIP(), []int{8}
 }
 
-func (x *ShadowComparison) GetTime() *timestamppb.Timestamp {
+func (x *HistoryGap) GetReplica() string {
 	if x != nil {
-		return x.Time
-	}
-	return nil
-}
-
-func (x *ShadowComparison) GetGroupId() string {
-	if x != nil {
-		return x.GroupId
+		return x.Replica
 	}
 	return ""
 }
 
-func (x *ShadowComparison) GetGenerationId() int32 {
+func (x *HistoryGap) GetIncarnation() uint64 {
 	if x != nil {
-		return x.GenerationId
+		return x.Incarnation
 	}
 	return 0
 }
 
-func (x *ShadowComparison) GetPolicyRule() string {
+func (x *HistoryGap) GetSequence() uint64 {
 	if x != nil {
-		return x.PolicyRule
-	}
-	return ""
-}
-
-func (x *ShadowComparison) GetPolicyRevision() string {
-	if x != nil {
-		return x.PolicyRevision
-	}
-	return ""
-}
-
-func (x *ShadowComparison) GetPrimary() *ShadowSide {
-	if x != nil {
-		return x.Primary
-	}
-	return nil
-}
-
-func (x *ShadowComparison) GetShadow() *ShadowSide {
-	if x != nil {
-		return x.Shadow
-	}
-	return nil
-}
-
-// ShadowSide is one side of a ShadowComparison.
-type ShadowSide struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The assignor, "name@version".
-	Assignor string `protobuf:"bytes,1,opt,name=assignor,proto3" json:"assignor,omitempty"`
-	// Partitions whose target owner differs from their previous owner.
-	Moved int32 `protobuf:"varint,2,opt,name=moved,proto3" json:"moved,omitempty"`
-	// The largest minus the smallest number of partitions a member targets.
-	Imbalance int32 `protobuf:"varint,3,opt,name=imbalance,proto3" json:"imbalance,omitempty"`
-	// Whether a follow-up rebalance would be required.
-	FollowupRequired bool `protobuf:"varint,4,opt,name=followup_required,json=followupRequired,proto3" json:"followup_required,omitempty"`
-	// How long the engine ran.
-	EngineTime    *durationpb.Duration `protobuf:"bytes,5,opt,name=engine_time,json=engineTime,proto3" json:"engine_time,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *ShadowSide) Reset() {
-	*x = ShadowSide{}
-	mi := &file_assignd_v1_history_proto_msgTypes[9]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *ShadowSide) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*ShadowSide) ProtoMessage() {}
-
-func (x *ShadowSide) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_history_proto_msgTypes[9]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use ShadowSide.ProtoReflect.Descriptor instead.
-func (*ShadowSide) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_history_proto_rawDescGZIP(), []int{9}
-}
-
-func (x *ShadowSide) GetAssignor() string {
-	if x != nil {
-		return x.Assignor
-	}
-	return ""
-}
-
-func (x *ShadowSide) GetMoved() int32 {
-	if x != nil {
-		return x.Moved
+		return x.Sequence
 	}
 	return 0
 }
 
-func (x *ShadowSide) GetImbalance() int32 {
+func (x *HistoryGap) GetDropped() int64 {
 	if x != nil {
-		return x.Imbalance
+		return x.Dropped
 	}
 	return 0
 }
 
-func (x *ShadowSide) GetFollowupRequired() bool {
+func (x *HistoryGap) GetFirstDropped() *timestamppb.Timestamp {
 	if x != nil {
-		return x.FollowupRequired
+		return x.FirstDropped
+	}
+	return nil
+}
+
+func (x *HistoryGap) GetLastDropped() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastDropped
+	}
+	return nil
+}
+
+func (x *HistoryGap) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *HistoryGap) GetGroups() []string {
+	if x != nil {
+		return x.Groups
+	}
+	return nil
+}
+
+func (x *HistoryGap) GetGroupsTruncated() bool {
+	if x != nil {
+		return x.GroupsTruncated
 	}
 	return false
 }
 
-func (x *ShadowSide) GetEngineTime() *durationpb.Duration {
+// HistoryReplica is one replica run as a replica's history knows it.
+type HistoryReplica struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Replica     string                 `protobuf:"bytes,1,opt,name=replica,proto3" json:"replica,omitempty"`
+	Incarnation uint64                 `protobuf:"varint,2,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	// Records of this run held (decisions and gaps).
+	Records int64 `protobuf:"varint,3,opt,name=records,proto3" json:"records,omitempty"`
+	// The newest record's time.
+	LastRecord *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=last_record,json=lastRecord,proto3" json:"last_record,omitempty"`
+	// Records it reported dropped, in all, and its latest gaps, newest
+	// first (at most 8).
+	Dropped int64         `protobuf:"varint,5,opt,name=dropped,proto3" json:"dropped,omitempty"`
+	Gaps    []*HistoryGap `protobuf:"bytes,6,rep,name=gaps,proto3" json:"gaps,omitempty"`
+	// This is the replica answering.
+	Self          bool `protobuf:"varint,7,opt,name=self,proto3" json:"self,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HistoryReplica) Reset() {
+	*x = HistoryReplica{}
+	mi := &file_assignd_v1_history_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HistoryReplica) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HistoryReplica) ProtoMessage() {}
+
+func (x *HistoryReplica) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_history_proto_msgTypes[9]
 	if x != nil {
-		return x.EngineTime
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HistoryReplica.ProtoReflect.Descriptor instead.
+func (*HistoryReplica) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_history_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *HistoryReplica) GetReplica() string {
+	if x != nil {
+		return x.Replica
+	}
+	return ""
+}
+
+func (x *HistoryReplica) GetIncarnation() uint64 {
+	if x != nil {
+		return x.Incarnation
+	}
+	return 0
+}
+
+func (x *HistoryReplica) GetRecords() int64 {
+	if x != nil {
+		return x.Records
+	}
+	return 0
+}
+
+func (x *HistoryReplica) GetLastRecord() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastRecord
 	}
 	return nil
+}
+
+func (x *HistoryReplica) GetDropped() int64 {
+	if x != nil {
+		return x.Dropped
+	}
+	return 0
+}
+
+func (x *HistoryReplica) GetGaps() []*HistoryGap {
+	if x != nil {
+		return x.Gaps
+	}
+	return nil
+}
+
+func (x *HistoryReplica) GetSelf() bool {
+	if x != nil {
+		return x.Self
+	}
+	return false
 }
 
 var File_assignd_v1_history_proto protoreflect.FileDescriptor
@@ -1152,7 +1265,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xdf\b\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcf\t\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1184,7 +1297,11 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x06caller\x18\x17 \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\x12\x1d\n" +
 	"\n" +
 	"user_agent\x18\x18 \x01(\tR\tuserAgent\x12!\n" +
-	"\finput_digest\x18\x19 \x01(\fR\vinputDigest\x12%\n" +
+	"\finput_digest\x18\x19 \x01(\fR\vinputDigest\x12\x18\n" +
+	"\areplica\x18( \x01(\tR\areplica\x12 \n" +
+	"\vincarnation\x18) \x01(\x04R\vincarnation\x12\x1a\n" +
+	"\bsequence\x18* \x01(\x04R\bsequence\x12\x16\n" +
+	"\x06shadow\x18+ \x01(\bR\x06shadow\x12%\n" +
 	"\x0ecaller_binding\x182 \x01(\tR\rcallerBinding\x12\x16\n" +
 	"\x06topics\x183 \x03(\tR\x06topics\"\xcb\x01\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
@@ -1196,7 +1313,7 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x11assigned_by_topic\x182 \x03(\x05R\x0fassignedByTopic\"V\n" +
 	"\vFiredSignal\x12/\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x17.assignd.v1.GroupSignalR\x06signal\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xac\x04\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xf0\x04\n" +
 	"\fGroupSummary\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rprotocol_name\x18\x02 \x01(\tR\fprotocolName\x12L\n" +
@@ -1214,7 +1331,8 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	" \x01(\v2\x1a.google.protobuf.TimestampR\blastSeen\x12-\n" +
 	"\x12decisions_recorded\x18\v \x01(\x03R\x11decisionsRecorded\x121\n" +
 	"\asignals\x18\f \x03(\v2\x17.assignd.v1.FiredSignalR\asignals\x120\n" +
-	"\x14rebalances_last_hour\x182 \x01(\x05R\x12rebalancesLastHour\"\xe5\x01\n" +
+	"\x14rebalances_last_hour\x18( \x01(\x05R\x12rebalancesLastHour\x12B\n" +
+	"\x0flongest_unowned\x18) \x01(\v2\x19.google.protobuf.DurationR\x0elongestUnowned\"\xe5\x01\n" +
 	"\x11ListGroupsRequest\x12/\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x17.assignd.v1.GroupSignalR\x06signal\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12\x1f\n" +
@@ -1223,34 +1341,39 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x0fgroup_id_prefix\x18\x04 \x01(\tR\rgroupIdPrefix\x12\x1b\n" +
 	"\tpage_size\x18\x05 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
-	"page_token\x18\x06 \x01(\tR\tpageToken\"\x91\x01\n" +
+	"page_token\x18\x06 \x01(\tR\tpageToken\"\xc9\x01\n" +
 	"\x12ListGroupsResponse\x120\n" +
 	"\x06groups\x18\x01 \x03(\v2\x18.assignd.v1.GroupSummaryR\x06groups\x12&\n" +
 	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12!\n" +
-	"\ftotal_groups\x18\x03 \x01(\x05R\vtotalGroups\"Q\n" +
+	"\ftotal_groups\x18\x03 \x01(\x05R\vtotalGroups\x126\n" +
+	"\breplicas\x18( \x03(\v2\x1a.assignd.v1.HistoryReplicaR\breplicas\"Q\n" +
 	"\x0fGetGroupRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
-	"\rmax_decisions\x18\x02 \x01(\x05R\fmaxDecisions\"z\n" +
+	"\rmax_decisions\x18\x02 \x01(\x05R\fmaxDecisions\"\xbb\x01\n" +
 	"\x10GetGroupResponse\x122\n" +
 	"\asummary\x18\x01 \x01(\v2\x18.assignd.v1.GroupSummaryR\asummary\x122\n" +
-	"\tdecisions\x18\x02 \x03(\v2\x14.assignd.v1.DecisionR\tdecisions\"\xae\x02\n" +
-	"\x10ShadowComparison\x12.\n" +
-	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
-	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
-	"\rgeneration_id\x18\x03 \x01(\x05R\fgenerationId\x12\x1f\n" +
-	"\vpolicy_rule\x18\x04 \x01(\tR\n" +
-	"policyRule\x12'\n" +
-	"\x0fpolicy_revision\x18\x05 \x01(\tR\x0epolicyRevision\x120\n" +
-	"\aprimary\x18\x06 \x01(\v2\x16.assignd.v1.ShadowSideR\aprimary\x12.\n" +
-	"\x06shadow\x18\a \x01(\v2\x16.assignd.v1.ShadowSideR\x06shadow\"\xc5\x01\n" +
+	"\tdecisions\x18\x02 \x03(\v2\x14.assignd.v1.DecisionR\tdecisions\x12?\n" +
+	"\x10shadow_decisions\x18( \x03(\v2\x14.assignd.v1.DecisionR\x0fshadowDecisions\"\xd9\x02\n" +
 	"\n" +
-	"ShadowSide\x12\x1a\n" +
-	"\bassignor\x18\x01 \x01(\tR\bassignor\x12\x14\n" +
-	"\x05moved\x18\x02 \x01(\x05R\x05moved\x12\x1c\n" +
-	"\timbalance\x18\x03 \x01(\x05R\timbalance\x12+\n" +
-	"\x11followup_required\x18\x04 \x01(\bR\x10followupRequired\x12:\n" +
-	"\vengine_time\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\n" +
-	"engineTime*\xa1\x02\n" +
+	"HistoryGap\x12\x18\n" +
+	"\areplica\x18\x01 \x01(\tR\areplica\x12 \n" +
+	"\vincarnation\x18\x02 \x01(\x04R\vincarnation\x12\x1a\n" +
+	"\bsequence\x18\x03 \x01(\x04R\bsequence\x12\x18\n" +
+	"\adropped\x18\x04 \x01(\x03R\adropped\x12?\n" +
+	"\rfirst_dropped\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\ffirstDropped\x12=\n" +
+	"\flast_dropped\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\vlastDropped\x12\x16\n" +
+	"\x06reason\x18\a \x01(\tR\x06reason\x12\x16\n" +
+	"\x06groups\x18\b \x03(\tR\x06groups\x12)\n" +
+	"\x10groups_truncated\x18\t \x01(\bR\x0fgroupsTruncated\"\xfd\x01\n" +
+	"\x0eHistoryReplica\x12\x18\n" +
+	"\areplica\x18\x01 \x01(\tR\areplica\x12 \n" +
+	"\vincarnation\x18\x02 \x01(\x04R\vincarnation\x12\x18\n" +
+	"\arecords\x18\x03 \x01(\x03R\arecords\x12;\n" +
+	"\vlast_record\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"lastRecord\x12\x18\n" +
+	"\adropped\x18\x05 \x01(\x03R\adropped\x12*\n" +
+	"\x04gaps\x18\x06 \x03(\v2\x16.assignd.v1.HistoryGapR\x04gaps\x12\x12\n" +
+	"\x04self\x18\a \x01(\bR\x04self*\xe6\x02\n" +
 	"\vGroupSignal\x12\x1c\n" +
 	"\x18GROUP_SIGNAL_UNSPECIFIED\x10\x00\x12 \n" +
 	"\x1cGROUP_SIGNAL_REBALANCE_STORM\x10\x01\x12\x1f\n" +
@@ -1259,7 +1382,9 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	" GROUP_SIGNAL_EAGER_ONLY_PROTOCOL\x10\x04\x12$\n" +
 	" GROUP_SIGNAL_PROTOCOL_REGRESSION\x10\x05\x12\x1f\n" +
 	"\x1bGROUP_SIGNAL_STUCK_FOLLOWUP\x10\x06\x12\x1a\n" +
-	"\x16GROUP_SIGNAL_IMBALANCE\x10\a2\xa9\x01\n" +
+	"\x16GROUP_SIGNAL_IMBALANCE\x10\a\x12$\n" +
+	" GROUP_SIGNAL_FREQUENT_REBALANCES\x10\b\x12\x1d\n" +
+	"\x19GROUP_SIGNAL_LONG_UNOWNED\x10\t2\xa9\x01\n" +
 	"\x13GroupHistoryService\x12K\n" +
 	"\n" +
 	"ListGroups\x12\x1d.assignd.v1.ListGroupsRequest\x1a\x1e.assignd.v1.ListGroupsResponse\x12E\n" +
@@ -1289,8 +1414,8 @@ var file_assignd_v1_history_proto_goTypes = []any{
 	(*ListGroupsResponse)(nil),    // 6: assignd.v1.ListGroupsResponse
 	(*GetGroupRequest)(nil),       // 7: assignd.v1.GetGroupRequest
 	(*GetGroupResponse)(nil),      // 8: assignd.v1.GetGroupResponse
-	(*ShadowComparison)(nil),      // 9: assignd.v1.ShadowComparison
-	(*ShadowSide)(nil),            // 10: assignd.v1.ShadowSide
+	(*HistoryGap)(nil),            // 9: assignd.v1.HistoryGap
+	(*HistoryReplica)(nil),        // 10: assignd.v1.HistoryReplica
 	(*timestamppb.Timestamp)(nil), // 11: google.protobuf.Timestamp
 	(RebalanceProtocol)(0),        // 12: assignd.v1.RebalanceProtocol
 	(*TopicPartitions)(nil),       // 13: assignd.v1.TopicPartitions
@@ -1310,23 +1435,26 @@ var file_assignd_v1_history_proto_depIdxs = []int32{
 	12, // 9: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
 	11, // 10: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
 	3,  // 11: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
-	0,  // 12: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
-	4,  // 13: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
-	4,  // 14: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
-	1,  // 15: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
-	11, // 16: assignd.v1.ShadowComparison.time:type_name -> google.protobuf.Timestamp
-	10, // 17: assignd.v1.ShadowComparison.primary:type_name -> assignd.v1.ShadowSide
-	10, // 18: assignd.v1.ShadowComparison.shadow:type_name -> assignd.v1.ShadowSide
-	14, // 19: assignd.v1.ShadowSide.engine_time:type_name -> google.protobuf.Duration
-	5,  // 20: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
-	7,  // 21: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
-	6,  // 22: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
-	8,  // 23: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
-	22, // [22:24] is the sub-list for method output_type
-	20, // [20:22] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	14, // 12: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
+	0,  // 13: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
+	4,  // 14: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
+	10, // 15: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
+	4,  // 16: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
+	1,  // 17: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
+	1,  // 18: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
+	11, // 19: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
+	11, // 20: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
+	11, // 21: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
+	9,  // 22: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
+	5,  // 23: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
+	7,  // 24: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
+	6,  // 25: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
+	8,  // 26: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
+	25, // [25:27] is the sub-list for method output_type
+	23, // [23:25] is the sub-list for method input_type
+	23, // [23:23] is the sub-list for extension type_name
+	23, // [23:23] is the sub-list for extension extendee
+	0,  // [0:23] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_history_proto_init() }

@@ -38,7 +38,9 @@ const (
 // serves: the last decisions of each group and the signals derived from
 // them. It is read-only and served on the same listener, behind the same
 // authentication, as AssignmentService. The history is each replica's own,
-// in memory: a replica answers for the calls it served since it started.
+// in memory: a replica answers for the calls it served since it started;
+// with --history-brokers the replicas share it through a Kafka topic, and
+// each answers for the fleet (HistoryRecord).
 type GroupHistoryServiceClient interface {
 	// ListGroups lists the groups this replica remembers, sorted by group id,
 	// one page at a time.
@@ -84,7 +86,9 @@ func (c *groupHistoryServiceClient) GetGroup(ctx context.Context, in *GetGroupRe
 // serves: the last decisions of each group and the signals derived from
 // them. It is read-only and served on the same listener, behind the same
 // authentication, as AssignmentService. The history is each replica's own,
-// in memory: a replica answers for the calls it served since it started.
+// in memory: a replica answers for the calls it served since it started;
+// with --history-brokers the replicas share it through a Kafka topic, and
+// each answers for the fleet (HistoryRecord).
 type GroupHistoryServiceServer interface {
 	// ListGroups lists the groups this replica remembers, sorted by group id,
 	// one page at a time.

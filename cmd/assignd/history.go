@@ -1,0 +1,215 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+	"go.opentelemetry.io/otel/metric"
+
+	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/history/kafkalog"
+	"github.com/assignd/assignd/server/policy"
+)
+
+// historyConfig is the configuration of the group history beyond its
+// in-memory bounds: the inputs kept, the signals' thresholds and sharing
+// through Kafka (docs/observatory.md).
+type historyConfig struct {
+	inputs            int
+	inputBytes        int64
+	thresholds        string
+	brokers           string
+	topic             string
+	replica           string
+	partitions        int
+	replicationFactor int
+	retention         time.Duration
+	buffer            int
+	maxRecordBytes    int
+	tls               bool
+	tlsCA             string
+	tlsCert           string
+	tlsKey            string
+	saslMechanism     string
+	saslUser          string
+	saslPassword      string
+}
+
+func historyFlags(fs *flag.FlagSet, c *historyConfig) {
+	fs.IntVar(&c.inputs, "history-inputs", history.DefaultInputsPerGroup, "latest inputs (AssignRequests) kept per group, for replaying them; 0 keeps none")
+	fs.Int64Var(&c.inputBytes, "history-input-bytes", history.DefaultInputBytes, "`bytes` the kept inputs of all groups may take; beyond it the oldest are forgotten")
+	fs.StringVar(&c.thresholds, "history-thresholds", "", "signal thresholds as `key=value,...`: storm-rebalances, storm-per-member, storm-window, flap-joins, gap-window, "+
+		"stuck-after, imbalance, rebalances-per-hour, unowned (docs/observatory.md); unset keys keep their defaults")
+	fs.StringVar(&c.brokers, "history-brokers", "", "Kafka bootstrap `brokers` (host:port,...) to share the history through: every replica produces its decisions to --history-topic and reads the whole topic; empty keeps the history in this process")
+	fs.StringVar(&c.topic, "history-topic", kafkalog.DefaultTopic, "Kafka `topic` of the shared history; created when missing")
+	host, _ := os.Hostname()
+	fs.StringVar(&c.replica, "history-replica", host, "this replica's `name` on its history records (default: the host name)")
+	fs.IntVar(&c.partitions, "history-partitions", kafkalog.DefaultPartitions, "partitions of the history topic, when assignd creates it")
+	fs.IntVar(&c.replicationFactor, "history-replication-factor", -1, "replication factor of the history topic, when assignd creates it; -1: the broker's default")
+	fs.DurationVar(&c.retention, "history-retention", kafkalog.DefaultRetention, "retention.ms of the history topic, when assignd creates it: how far back a restarted replica reads")
+	fs.IntVar(&c.buffer, "history-buffer", kafkalog.DefaultBuffer, "history `records` that may wait for Kafka; beyond it they are dropped and counted, Assign never waits")
+	fs.IntVar(&c.maxRecordBytes, "history-max-record-bytes", kafkalog.DefaultMaxRecordBytes, "largest history record in `bytes`; a decision whose input would make it larger is shared without its input")
+	fs.BoolVar(&c.tls, "history-tls", false, "connect to the history brokers over TLS (system roots unless --history-tls-ca)")
+	fs.StringVar(&c.tlsCA, "history-tls-ca", "", "PEM CA bundle `file` the history brokers' certificates must chain to; implies --history-tls")
+	fs.StringVar(&c.tlsCert, "history-tls-cert", "", "PEM client certificate `file` for the history brokers (mTLS, with --history-tls-key); implies --history-tls")
+	fs.StringVar(&c.tlsKey, "history-tls-key", "", "PEM private key `file` of --history-tls-cert")
+	fs.StringVar(&c.saslMechanism, "history-sasl-mechanism", "", "SASL `mechanism` for the history brokers: plain, scram-sha-256 or scram-sha-512; empty: none")
+	fs.StringVar(&c.saslUser, "history-sasl-user", "", "SASL user `name`")
+	fs.StringVar(&c.saslPassword, "history-sasl-password", "", "SASL `password`; prefer the environment variable ASSIGND_HISTORY_SASL_PASSWORD")
+}
+
+func (c *historyConfig) validate() error {
+	switch {
+	case c.inputs < 0 || c.inputBytes < 0 || c.buffer < 1 || c.maxRecordBytes < 1024 || c.partitions < 1 || c.retention <= 0:
+		return errors.New("--history-inputs and --history-input-bytes must not be negative; --history-buffer, --history-partitions and --history-retention must be positive, --history-max-record-bytes at least 1024")
+	case (c.tlsCert == "") != (c.tlsKey == ""):
+		return errors.New("--history-tls-cert and --history-tls-key go together")
+	case c.saslMechanism != "" && c.saslMechanism != "plain" && c.saslMechanism != "scram-sha-256" && c.saslMechanism != "scram-sha-512":
+		return fmt.Errorf("--history-sasl-mechanism %q: want plain, scram-sha-256 or scram-sha-512", c.saslMechanism)
+	case c.saslMechanism != "" && c.saslUser == "":
+		return errors.New("--history-sasl-mechanism needs --history-sasl-user")
+	}
+	_, err := parseThresholds(c.thresholds)
+	return err
+}
+
+// parseThresholds reads --history-thresholds.
+func parseThresholds(s string) (history.Thresholds, error) {
+	var t history.Thresholds
+	if s == "" {
+		return t, nil
+	}
+	ints := map[string]*int{
+		"storm-rebalances": &t.StormRebalances, "storm-per-member": &t.StormPerMember, "flap-joins": &t.FlapJoins,
+		"imbalance": &t.Imbalance, "rebalances-per-hour": &t.RebalancesPerHour,
+	}
+	durations := map[string]*time.Duration{
+		"storm-window": &t.StormWindow, "gap-window": &t.GapWindow, "stuck-after": &t.StuckAfter, "unowned": &t.Unowned,
+	}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		var err error
+		switch {
+		case !ok:
+			err = errors.New("want key=value")
+		case ints[k] != nil:
+			*ints[k], err = strconv.Atoi(v)
+			if err == nil && *ints[k] < 1 {
+				err = errors.New("must be at least 1")
+			}
+		case durations[k] != nil:
+			*durations[k], err = time.ParseDuration(v)
+			if err == nil && *durations[k] <= 0 {
+				err = errors.New("must be positive")
+			}
+		default:
+			err = errors.New("unknown key")
+		}
+		if err != nil {
+			return t, fmt.Errorf("--history-thresholds %q: %w", kv, err)
+		}
+	}
+	return t, nil
+}
+
+// newHistory builds the history Store of the flags and, with
+// --history-brokers, its Kafka log, started. The returned function closes
+// the log (nil without one).
+func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*history.Store, func(), error) {
+	hc := c.history
+	t, err := parseThresholds(hc.thresholds)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts := []history.Option{
+		history.WithDecisionsPerGroup(c.historyDecisions), history.WithMaxGroups(c.historyGroups),
+		history.WithInputs(hc.inputs, hc.inputBytes), history.WithThresholds(t), history.WithReplica(hc.replica),
+	}
+	if hc.brokers == "" {
+		h, err := history.New(opts...)
+		return h, func() {}, err
+	}
+	lopts := []kafkalog.Option{
+		kafkalog.WithTopic(hc.topic), kafkalog.WithTopicCreation(int32(hc.partitions), int16(hc.replicationFactor), hc.retention),
+		kafkalog.WithBuffer(hc.buffer), kafkalog.WithMaxRecordBytes(hc.maxRecordBytes),
+		kafkalog.WithLogger(logger.With("component", "history")), kafkalog.WithMeterProvider(mp),
+	}
+	if hc.tls || hc.tlsCA != "" || hc.tlsCert != "" {
+		tc, err := historyTLS(hc)
+		if err != nil {
+			return nil, nil, err
+		}
+		lopts = append(lopts, kafkalog.WithTLS(tc))
+	}
+	if m := historySASL(hc); m != nil {
+		lopts = append(lopts, kafkalog.WithSASL(m))
+	}
+	l, err := kafkalog.New(strings.Split(hc.brokers, ","), lopts...)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := history.New(append(opts, history.WithPublisher(l))...)
+	if err != nil {
+		l.Close()
+		return nil, nil, err
+	}
+	l.Start(h)
+	logger.Info("history shared through Kafka", "brokers", hc.brokers, "topic", hc.topic, "replica", hc.replica)
+	return h, l.Close, nil
+}
+
+func historyTLS(hc historyConfig) (*tls.Config, error) {
+	tc := &tls.Config{MinVersion: tls.VersionTLS12}
+	if hc.tlsCA != "" {
+		pem, err := os.ReadFile(hc.tlsCA)
+		if err != nil {
+			return nil, fmt.Errorf("--history-tls-ca: %w", err)
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--history-tls-ca %s: no PEM certificate", hc.tlsCA)
+		}
+	}
+	if hc.tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(hc.tlsCert, hc.tlsKey)
+		if err != nil {
+			return nil, fmt.Errorf("--history-tls-cert/--history-tls-key: %w", err)
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+func historySASL(hc historyConfig) sasl.Mechanism {
+	switch hc.saslMechanism {
+	case "plain":
+		return plain.Auth{User: hc.saslUser, Pass: hc.saslPassword}.AsMechanism()
+	case "scram-sha-256":
+		return scram.Auth{User: hc.saslUser, Pass: hc.saslPassword}.AsSha256Mechanism()
+	case "scram-sha-512":
+		return scram.Auth{User: hc.saslUser, Pass: hc.saslPassword}.AsSha512Mechanism()
+	}
+	return nil
+}
+
+// shadowRecorder records the policy's shadow runs in h.
+func shadowRecorder(h *history.Store) func(context.Context, policy.ShadowRun) {
+	return func(_ context.Context, r policy.ShadowRun) {
+		h.Record(history.ShadowDecision(history.Shadow{
+			Time: time.Now(), Group: r.Group, ProtocolName: r.ProtocolName, Assignor: r.Shadow,
+			Rule: r.Rule, Revision: r.Revision, Input: r.Input, Result: r.Result, Took: r.Took,
+		}))
+	}
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/history/kafkalog"
+)
+
+func TestHistoryFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		check   func(c historyConfig) bool
+		wantErr string
+	}{
+		{"defaults: in memory, documented topic", nil, nil, func(c historyConfig) bool {
+			return c.brokers == "" && c.topic == kafkalog.DefaultTopic && c.retention == kafkalog.DefaultRetention &&
+				c.inputs == history.DefaultInputsPerGroup && c.inputBytes == history.DefaultInputBytes && c.replicationFactor == -1
+		}, ""},
+		{"shared from the environment", nil, map[string]string{"ASSIGND_HISTORY_BROKERS": "k1:9092,k2:9092", "ASSIGND_HISTORY_SASL_MECHANISM": "scram-sha-512",
+			"ASSIGND_HISTORY_SASL_USER": "assignd", "ASSIGND_HISTORY_SASL_PASSWORD": "secret", "ASSIGND_HISTORY_TLS_CA": "ca.pem"},
+			func(c historyConfig) bool {
+				return c.brokers == "k1:9092,k2:9092" && historySASL(c) != nil && historySASL(c).Name() == "SCRAM-SHA-512" && c.tlsCA == "ca.pem"
+			}, ""},
+		{"thresholds", []string{"--history-thresholds", "rebalances-per-hour=30, unowned=10s,storm-window=1m"}, nil, func(c historyConfig) bool {
+			th, err := parseThresholds(c.thresholds)
+			return err == nil && th.RebalancesPerHour == 30 && th.Unowned == 10*time.Second && th.StormWindow == time.Minute && th.Imbalance == 0
+		}, ""},
+		{"unknown threshold", []string{"--history-thresholds", "storms=3"}, nil, nil, `"storms=3": unknown key`},
+		{"threshold not a number", []string{"--history-thresholds", "imbalance=two"}, nil, nil, "imbalance=two"},
+		{"threshold of zero", []string{"--history-thresholds", "unowned=0s"}, nil, nil, "must be positive"},
+		{"unknown SASL mechanism", []string{"--history-sasl-mechanism", "gssapi", "--history-sasl-user", "u"}, nil, nil, "want plain, scram-sha-256 or scram-sha-512"},
+		{"SASL without a user", []string{"--history-sasl-mechanism", "plain"}, nil, nil, "needs --history-sasl-user"},
+		{"client cert without key", []string{"--history-tls-cert", "c.pem"}, nil, nil, "go together"},
+		{"no buffer", []string{"--history-buffer", "0"}, nil, nil, "--history-buffer"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }, &strings.Builder{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(c.history) {
+				t.Errorf("config %+v", c.history)
+			}
+		})
+	}
+}
