@@ -234,4 +234,3 @@ func TestShadowAfterClose(t *testing.T) {
 		t.Errorf("a shadow ran after Close (%d)", n)
 	}
 }
-
