@@ -19,6 +19,11 @@ func init() {
 	for n := protoreflect.FieldNumber(1); n <= 25; n++ {
 		decisionShown[n] = true
 	}
+	// History sharing: replica (shown with the caller), incarnation and
+	// sequence (identifiers), shadow (shadow runs are shown apart).
+	for n := protoreflect.FieldNumber(40); n <= 43; n++ {
+		decisionShown[n] = true
+	}
 	decisionShown[50], decisionShown[51] = true, true // caller_binding, topics
 }
 

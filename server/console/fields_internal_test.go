@@ -33,7 +33,7 @@ func TestExtraFields(t *testing.T) {
 		t.Errorf("got %q, want %q", strings.Join(lines, "|"), want)
 	}
 	// Everything a Decision has today is laid out by the page.
-	d := &assigndv1.Decision{GroupId: "g", CallerBinding: "b", Topics: []string{"t"}, InputDigest: []byte{1}}
+	d := &assigndv1.Decision{GroupId: "g", CallerBinding: "b", Topics: []string{"t"}, InputDigest: []byte{1}, Replica: "r", Incarnation: 1, Sequence: 2}
 	if got := extraFields(d, decisionShown); len(got) != 0 {
 		t.Errorf("a Decision's own fields listed as extra: %+v", got)
 	}
