@@ -78,10 +78,11 @@ func planEqual(st *state, target []int32, perTopic bool) {
 			count[m] = quota[m]
 			continue
 		}
-		for _, p := range c {
+		for j, p := range c {
 			st.stop.at(step)
 			step++
 			if count[m] == quota[m] {
+				st.markTrimmed(m, c[j:]) // reason: balance (over quota)
 				break
 			}
 			if st.prev[p] == m {

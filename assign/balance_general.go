@@ -6,8 +6,7 @@ import "slices"
 // every owned partition the owner may still consume, places the rest, and
 // then repairs balance with as few moves as it can find:
 //
-//  1. Keep: a member keeps what it owned of topics it still subscribes to
-//     (and, when racks apply, whose replicas are in its rack).
+//  1. Keep: a member keeps what it owned of topics it still subscribes to.
 //  2. Place: topics are grouped into classes with identical subscribers
 //     (classes.go). Classes are filled fewest subscribers first, since their
 //     partitions have the fewest places to go; within a class the
@@ -16,6 +15,9 @@ import "slices"
 //     classes still to come, dealt round-robin so that topics spread.
 //  3. Repair (rebalance.go): while some member holds a partition that a
 //     subscriber with at least two fewer partitions could take, move one.
+//  4. Realign (KIP-881, rack-aware groups): partitions kept off their
+//     owner's rack go to members on a replica's rack where the balance
+//     allows; see realign.
 //
 // The result is balanced in the sense the issue and the Java client's
 // isBalanced use: no partition could move to another subscriber of its
@@ -28,9 +30,13 @@ func planGeneral(st *state, target []int32) {
 		for _, p := range c {
 			st.stop.at(step)
 			step++
-			if st.prev[p] == m && st.keepable(m, p) {
-				target[p] = m
-				count[m]++
+			if st.prev[p] == m {
+				if st.keepable(m, p) {
+					target[p] = m
+					count[m]++
+				} else {
+					st.setReason(p, ReasonUnsubscribed) // reason: unsubscribed
+				}
 			}
 		}
 	}
@@ -82,6 +88,8 @@ func planGeneral(st *state, target []int32) {
 	}
 	st.stop.phase = "repair"
 	repairPlan(st, cl, target, count)
+	st.stop.phase = "realign"
+	realign(st, cl, target, count)
 }
 
 // repairPlan is the repair planGeneral runs: rebalance, or in tests the

@@ -80,9 +80,11 @@ func (st *state) resolveClaims(a Assignor) {
 			case g > prevGen[p]:
 				if o == -1 {
 					st.contested[p] = false
+					st.setReason(p, ReasonNone)
 					contested--
 				}
 				st.prev[p], prevGen[p] = m, g
+				st.loseClaim(p, o)
 				stale++
 			case g == prevGen[p]:
 				if o != -1 {
@@ -90,11 +92,13 @@ func (st *state) resolveClaims(a Assignor) {
 						st.contested = make([]bool, n)
 					}
 					st.contested[p] = true
+					st.setReason(p, ReasonContested)
 					st.prev[p] = -1
 					contested++
 				}
 				stale++
 			default:
+				st.loseClaim(p, m)
 				stale++
 			}
 		}
@@ -196,3 +200,16 @@ func strictlyAscending(ps []int32) bool {
 	}
 	return true
 }
+
+// loseClaim records that member loser's claim on p lost to a higher
+// generation (-1: the claims of several members, contested until then).
+// The table is allocated at the first stale claim.
+func (st *state) loseClaim(p, loser int32) {
+	if st.staleLoser == nil {
+		st.staleLoser = st.ints.filled(st.numPartitions(), noStaleClaim)
+	}
+	st.staleLoser[p] = loser
+}
+
+// noStaleClaim marks, in staleLoser, a partition without a stale claim.
+const noStaleClaim = -2

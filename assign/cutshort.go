@@ -32,7 +32,7 @@ const workLimitWarning = "balancing stopped at its work limit; the plan may be u
 //
 // Under EAGER an assignor cannot ask for a follow-up (members revoke
 // everything at every rebalance, and no rejoin follows); the warning is all.
-func (st *state) cutShort(target, pending []int32) []int32 {
+func (st *state) cutShort(target, pending []int32, why *ReasonCounts) []int32 {
 	if st.stop.cut {
 		st.warnings = append(st.warnings, cutShortWarning)
 	} else {
@@ -42,6 +42,13 @@ func (st *state) cutShort(target, pending []int32) []int32 {
 		return pending
 	}
 	if p := st.reliefPartition(target); p >= 0 {
+		// Its owner is the most loaded: it goes for balance, whatever
+		// kept it here so far.
+		if was := st.keptReason(p); was != ReasonNone {
+			why[was]--
+		}
+		st.setReason(p, ReasonBalance) // reason: balance (relief of a plan cut short)
+		why[ReasonBalance]++
 		target[p] = -1
 		return []int32{p}
 	}

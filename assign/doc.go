@@ -12,6 +12,12 @@
 // COOPERATIVE protocol, applies the KIP-429 adjustment as a separate post-pass
 // (see cooperative.go), so every assignor is cooperative-safe in the same way.
 //
+// Every partition that changes owner, is withheld or is held back gets one
+// [MoveReason], recorded at the step that decides its target (claims, keep,
+// place, repair, trim, freeze and move cap, withhold; see docs/engine.md),
+// never worked out afterwards. [Stats] counts them by reason on every run;
+// [WithMoveDetail] lists them as [Result].Moves.
+//
 // The Kafka consumer-protocol codec (ConsumerProtocolSubscription,
 // ConsumerProtocolAssignment and the sticky assignors' user data) lives in the
 // sub-package wire.

@@ -122,7 +122,7 @@ func TestEagerMatchesFranzGo(t *testing.T) {
 			t.Run(peer.ours.Name()+"/"+name, func(t *testing.T) {
 				rapid.Check(t, func(t *rapid.T) {
 					g := assigntest.GroupGen(shape...).Draw(t, "group")
-					got := layout(runChecked(t, peer.ours, g, nil))
+					got := layout(run(t, peer.ours, g, nil))
 					if want := franzLayout(t, peer.theirs, g); !maps.Equal(got, want) {
 						t.Fatalf("differs from franz-go %s:\n ours   %q\n theirs %q", peer.theirs.ProtocolName(), got, want)
 					}
@@ -153,7 +153,7 @@ func TestEagerInstanceOrderFollowsJavaNotFranzGo(t *testing.T) {
 		{assign.Range(), kgo.RangeBalancer(), map[string]string{"a": "t:2", "b": "t:0,1"}, map[string]string{"a": "t:0,1", "b": "t:2"}},
 		{assign.RoundRobin(), kgo.RoundRobinBalancer(), map[string]string{"a": "t:1", "b": "t:0,2"}, map[string]string{"a": "t:0,2", "b": "t:1"}},
 	} {
-		r := runChecked(t, peer.ours, g, nil)
+		r := run(t, peer.ours, g, nil)
 		wantLayout(t, r, peer.want)
 		if theirs := franzLayout(t, peer.theirs, g); !maps.Equal(theirs, peer.franz) {
 			t.Errorf("franz-go %s: %q, want byte order %q (Java order: %q); if franz-go now orders like Java, UnicodeIDs could join the differential test",

@@ -16,9 +16,11 @@ type checkT interface {
 	Fatalf(format string, args ...any)
 }
 
-// runChecked runs a on g with opts and fails the test unless the result
-// passes the shared invariant checker with checks.
-func runChecked(t checkT, a assign.Assignor, g *assign.Group, opts []assign.Option, checks ...assigntest.CheckOption) *assign.Result {
+// run runs a on g with opts and fails the test unless the result passes
+// the shared invariant checker with checks (balanced, most often). It is
+// the one wrapper the package's tests, table and property alike, run
+// through.
+func run(t checkT, a assign.Assignor, g *assign.Group, opts []assign.Option, checks ...assigntest.CheckOption) *assign.Result {
 	t.Helper()
 	r, err := assign.Run(a, g, opts...)
 	if err != nil {
@@ -29,6 +31,9 @@ func runChecked(t checkT, a assign.Assignor, g *assign.Group, opts []assign.Opti
 	}
 	return r
 }
+
+// balanced is the check option of plans that must be balanced.
+var balanced = assigntest.Balanced()
 
 // layout renders each member's assignment as "t0:0,1 t1:2" ("" for none),
 // the form the table tests spell their expectations in.

@@ -31,7 +31,7 @@ func TestRangeMatchesModel(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				g := assigntest.GroupGen(shape...).Draw(t, "group")
 				rackAware := rapid.Bool().Draw(t, "rack aware")
-				r := runChecked(t, assign.Range(), g, []assign.Option{assign.WithRackAware(rackAware)})
+				r := run(t, assign.Range(), g, []assign.Option{assign.WithRackAware(rackAware)})
 				if got, want := layout(r), modelLayout(g, modelRange(g, rackAware)); !maps.Equal(got, want) {
 					t.Fatalf("range differs from the Java model:\n got  %q\n want %q", got, want)
 				}
@@ -45,7 +45,7 @@ func TestRoundRobinMatchesModel(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				g := assigntest.GroupGen(shape...).Draw(t, "group")
-				r := runChecked(t, assign.RoundRobin(), g, nil)
+				r := run(t, assign.RoundRobin(), g, nil)
 				if got, want := layout(r), modelLayout(g, modelRoundRobin(g)); !maps.Equal(got, want) {
 					t.Fatalf("roundrobin differs from the Java model:\n got  %q\n want %q", got, want)
 				}
@@ -62,7 +62,7 @@ func TestRangeShares(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := assigntest.GroupGen(assigntest.StaticMembers(), assigntest.WithRacks(), assigntest.Partitions(0, 9)).Draw(t, "group")
 		rackAware := rapid.Bool().Draw(t, "rack aware")
-		r := runChecked(t, assign.Range(), g, []assign.Option{assign.WithRackAware(rackAware)})
+		r := run(t, assign.Range(), g, []assign.Option{assign.WithRackAware(rackAware)})
 		owner := assigntest.Owners(r)
 		order := modelMemberOrder(g.Members)
 		type shape struct {
@@ -119,7 +119,7 @@ func TestRangeShares(t *testing.T) {
 func TestRoundRobinBalancedWithEqualSubscriptions(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := assigntest.GroupGen(assigntest.EqualSubscriptions(), assigntest.StaticMembers(), assigntest.Members(1, 30)).Draw(t, "group")
-		runChecked(t, assign.RoundRobin(), g, nil, assigntest.Balanced())
+		run(t, assign.RoundRobin(), g, nil, balanced)
 	})
 }
 
@@ -131,15 +131,15 @@ func TestEagerDeterministic(t *testing.T) {
 		t.Run(a.Name(), func(t *testing.T) {
 			rapid.Check(t, func(t *rapid.T) {
 				g := assigntest.GroupGen(assigntest.StaticMembers(), assigntest.WithRacks(), assigntest.MissingTopics()).Draw(t, "group")
-				want := runChecked(t, a, g, nil)
+				want := run(t, a, g, nil)
 				shuffled := assigntest.Edit(g).Build()
 				shuffled.Members = rapid.Permutation(shuffled.Members).Draw(t, "members")
 				shuffled.Topics = rapid.Permutation(shuffled.Topics).Draw(t, "topics")
-				if got := runChecked(t, a, shuffled, nil); !reflect.DeepEqual(got, want) {
+				if got := run(t, a, shuffled, nil); !reflect.DeepEqual(got, want) {
 					t.Fatalf("input order changed the result:\n got  %+v\n want %+v", got, want)
 				}
 				owning := assigntest.NextGroup(g, want)
-				if got := runChecked(t, a, owning, nil); !maps.Equal(layout(got), layout(want)) {
+				if got := run(t, a, owning, nil); !maps.Equal(layout(got), layout(want)) {
 					t.Fatalf("owned partitions changed the plan:\n got  %v\n want %v", layout(got), layout(want))
 				}
 			})

@@ -63,9 +63,13 @@ func (kip848Uniform) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 func (kip848Uniform) plan(st *state, target []int32) {
 	if brokerHomogeneous(st) {
 		st.uniformHomogeneous(target)
-		return
+	} else {
+		st.uniformHeterogeneous(target)
 	}
-	st.uniformHeterogeneous(target)
+	// Both builders keep every owned partition that fits the quota and
+	// the owner's subscription; one they drop left for balance, or because
+	// its owner no longer subscribes, which is what layoutReasons tells.
+	st.layoutReasons(target)
 }
 
 type kip848Range struct{}
@@ -91,6 +95,7 @@ func (kip848Range) plan(st *state, target []int32) {
 		st.stop.at(t)
 		rangeSplit(target[st.start[t]:st.start[t+1]], cons[t], ord, &st.stop)
 	}
+	st.layoutReasons(target)
 }
 
 // brokerHomogeneous reports whether the group coordinator would call the

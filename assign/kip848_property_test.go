@@ -16,11 +16,11 @@ var kip848Assignors = []assign.Assignor{assign.KIP848Uniform(), assign.KIP848Ran
 // both valid, and the same result, whatever order the request lists things
 // in (the broker's answer depends on its hash orders; assignd's must not).
 func checkKIP848(t *rapid.T, a assign.Assignor, g *assign.Group) *assign.Result {
-	r := checkRun(t, a, g)
+	r := run(t, a, g, nil)
 	h := assigntest.Edit(g).Build()
 	h.Members = rapid.Permutation(h.Members).Draw(t, "member order")
 	h.Topics = rapid.Permutation(h.Topics).Draw(t, "topic order")
-	r2 := checkRun(t, a, h)
+	r2 := run(t, a, h, nil)
 	for i := range r.Members {
 		if !equalTPs(r.Members[i].Assigned, r2.Members[i].Assigned) || !equalTPs(r.Members[i].Revoked, r2.Members[i].Revoked) {
 			t.Fatalf("%s: request order changed %s's result: %v vs %v", assign.Ref(a), r.Members[i].ID, r.Members[i].Assigned, r2.Members[i].Assigned)
@@ -51,8 +51,8 @@ func TestKIP848PropertyRangeIsRangeWithoutRacks(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		g := assigntest.GroupGen(assigntest.Protocol(assign.Eager), assigntest.Owned(), assigntest.WithRacks(),
 			assigntest.MissingTopics(), assigntest.StaticMembers(), assigntest.Members(0, 12)).Draw(t, "group")
-		r := checkRun(t, assign.KIP848Range(), g)
-		want := runChecked(t, assign.Range(), g, []assign.Option{assign.WithRackAware(false)})
+		r := run(t, assign.KIP848Range(), g, nil)
+		want := run(t, assign.Range(), g, []assign.Option{assign.WithRackAware(false)})
 		for i := range r.Members {
 			if !equalTPs(r.Members[i].Assigned, want.Members[i].Assigned) {
 				t.Fatalf("%s: kip848-range %v, range@1 without racks %v", r.Members[i].ID, r.Members[i].Assigned, want.Members[i].Assigned)
@@ -71,7 +71,7 @@ func TestKIP848PropertyUniformHomogeneousBalancedSticky(t *testing.T) {
 		g := assigntest.GroupGen(assigntest.Protocol(assign.Eager), assigntest.EqualSubscriptions(),
 			assigntest.Members(1, 10), assigntest.Topics(1, 5), assigntest.Partitions(1, 24)).Draw(t, "group")
 		a := assign.KIP848Uniform()
-		r := checkRun(t, a, g, assigntest.Balanced())
+		r := run(t, a, g, nil, assigntest.Balanced())
 		topics := g.Members[0].Topics
 		for round := range 4 {
 			next := assigntest.NextGroup(g, r)
@@ -95,7 +95,7 @@ func TestKIP848PropertyUniformHomogeneousBalancedSticky(t *testing.T) {
 			}
 			g = b.Build()
 			prev := r
-			r = checkRun(t, a, g, assigntest.Balanced(), assigntest.Sticky(prev))
+			r = run(t, a, g, nil, assigntest.Balanced(), assigntest.Sticky(prev))
 			if r.Stats.Imbalance > 1 {
 				t.Fatalf("round %d: imbalance %d", round, r.Stats.Imbalance)
 			}
@@ -143,7 +143,7 @@ func TestKIP848UniformChainBalances(t *testing.T) {
 	for tp := range n + 1 {
 		g.Members[0].Topics = append(g.Members[0].Topics, topicName(tp))
 	}
-	r := runChecked(t, assign.KIP848Uniform(), g, nil)
+	r := run(t, assign.KIP848Uniform(), g, nil)
 	counts := make([]int, len(r.Members))
 	for i, m := range r.Members {
 		for _, tp := range m.Assigned {

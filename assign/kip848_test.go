@@ -22,7 +22,7 @@ func runKIP848Table(t *testing.T, a assign.Assignor, tests []kip848Case) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := tt.g.Protocol(assign.Eager).Build()
-			r := runChecked(t, a, g, nil)
+			r := run(t, a, g, nil)
 			wantLayout(t, r, tt.want)
 			if r.Assignor != a.Name() || r.Version != 1 {
 				t.Errorf("header %s@%d", r.Assignor, r.Version)
@@ -184,13 +184,13 @@ func TestKIP848UniformHeterogeneous(t *testing.T) {
 func TestKIP848UniformSubscriptionTypeCountsNames(t *testing.T) {
 	base := assigntest.NewGroup().Topic("t", 3).Protocol(assign.Eager)
 	same := base.Member("A", "t", "gone").Member("B", "t", "gone").Build()
-	r := runChecked(t, assign.KIP848Uniform(), same, nil)
+	r := run(t, assign.KIP848Uniform(), same, nil)
 	wantLayout(t, r, map[string]string{"A": "t:0", "B": "t:1,2"}) // homogeneous: the extra to the last
 	if !strings.Contains(strings.Join(r.Warnings, "\n"), "gone") {
 		t.Errorf("warnings %q do not name the missing topic", r.Warnings)
 	}
 	differ := assigntest.NewGroup().Topic("t", 3).Protocol(assign.Eager).Member("A", "t", "gone").Member("B", "t").Build()
-	wantLayout(t, runChecked(t, assign.KIP848Uniform(), differ, nil),
+	wantLayout(t, run(t, assign.KIP848Uniform(), differ, nil),
 		map[string]string{"A": "t:0,2", "B": "t:1"}) // heterogeneous: dealt least loaded first
 }
 
@@ -266,12 +266,12 @@ func TestKIP848Cooperative(t *testing.T) {
 			g := assigntest.NewGroup().Generation(4).Topic("t1", 4).Protocol(assign.Cooperative).
 				Member("B", "t1").Owns("B", "t1", 0, 1, 2, 3).Gen("B", 3).
 				Member("A", "t1").Build()
-			r := runChecked(t, a, g, nil)
+			r := run(t, a, g, nil)
 			if !r.FollowupRequired || len(r.Pending) == 0 {
 				t.Fatalf("nothing withheld: %+v", r)
 			}
 			next := assigntest.NextGroup(g, r)
-			r2 := runChecked(t, a, next, nil, assigntest.Balanced())
+			r2 := run(t, a, next, nil, assigntest.Balanced())
 			if r2.FollowupRequired {
 				t.Fatalf("second round still pending %v", r2.Pending)
 			}

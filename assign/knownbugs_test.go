@@ -18,7 +18,7 @@ func TestCooperativeStickyMissedSyncKeepsItsPartitions(t *testing.T) {
 		Member("a", "t").Owns("a", "t", 0, 1).Gen("a", 6).
 		Member("b", "t").Owns("b", "t", 2, 3).Gen("b", 6).
 		Member("late", "t").Owns("late", "t", 4, 5).Gen("late", 4).Build()
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	if r.Stats.Revoked != 0 || r.FollowupRequired || !equalTPs(assigned(r, "late"), tps("t", []int32{4, 5})) {
 		t.Fatalf("late member lost its partitions or others were revoked: %+v, late=%v", r.Stats, assigned(r, "late"))
 	}
@@ -44,7 +44,7 @@ func TestCooperativeStickySameInputSameBytes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := run(t, assign.CooperativeSticky(), d.Group)
+		r := run(t, assign.CooperativeSticky(), d.Group, nil, balanced)
 		enc := leader.Encode(r, d.Versions)
 		if first == nil {
 			first = enc
@@ -69,22 +69,22 @@ func TestStaticMemberRejoinKeepsItsAssignment(t *testing.T) {
 			Member("a-static", "t", "u").Static("a-static", "instance-a").Build()
 	}
 	for _, a := range []assign.Assignor{assign.Range(), assign.RoundRobin()} {
-		before := run(t, a, build("b-old-member-id"))
-		after := run(t, a, build("0-new-member-id"))
+		before := run(t, a, build("b-old-member-id"), nil, balanced)
+		after := run(t, a, build("0-new-member-id"), nil, balanced)
 		if !equalTPs(assigned(before, "b-old-member-id"), assigned(after, "0-new-member-id")) {
 			t.Errorf("%s: static member's assignment changed with its member id: %v vs %v", assign.Ref(a),
 				assigned(before, "b-old-member-id"), assigned(after, "0-new-member-id"))
 		}
 	}
 	g := build("b-old-member-id")
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	next := assigntest.NextGroup(g, r)
 	for i := range next.Members {
 		if next.Members[i].ID == "b-old-member-id" {
 			next.Members[i].ID = "0-new-member-id"
 		}
 	}
-	r2 := run(t, assign.CooperativeSticky(), next)
+	r2 := run(t, assign.CooperativeSticky(), next, nil, balanced)
 	if !equalTPs(assigned(r, "b-old-member-id"), assigned(r2, "0-new-member-id")) || r2.FollowupRequired {
 		t.Errorf("cooperative-sticky: rejoined static member lost partitions: %v vs %v", assigned(r, "b-old-member-id"), assigned(r2, "0-new-member-id"))
 	}

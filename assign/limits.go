@@ -1,13 +1,17 @@
 package assign
 
 // freeze keeps every partition with its previous owner when that owner still
-// subscribes to the topic (and, if rack-aware, still matches its rack);
-// only partitions without such an owner follow the plan. An incident tool:
+// subscribes to the topic, on its rack or not; only partitions without such
+// an owner follow the plan. An incident tool:
 // nothing moves between live members.
 func (st *state) freeze(target []int32) {
 	for p, o := range st.prev {
 		st.stop.at(p)
 		if o >= 0 && st.keepable(o, int32(p)) {
+			if target[p] != o {
+				st.setReason(int32(p), ReasonHeld) // reason: held (freeze)
+				st.held++
+			}
 			target[p] = o
 		}
 	}
@@ -28,15 +32,18 @@ func (st *state) capMoves(target []int32, max int) {
 			moved++
 			continue
 		}
+		st.setReason(int32(p), ReasonHeld) // reason: held (move budget)
+		st.held++
 		target[p] = o
 	}
 }
 
 // keepable reports whether member m may keep partition p: it still
-// subscribes to its topic. A replica in the member's rack is not required:
-// an owner is never made to give a partition up for rack locality alone,
-// which would move partitions in every rebalance of a group whose racks
-// cannot all be matched; locality is pursued where partitions are placed.
+// subscribes to its topic. A replica in the member's rack is not required
+// here: the plan gives a partition kept off its owner's rack up only when a
+// member on a replica's rack can take it within the balance (realign), so a
+// group whose racks cannot all be matched keeps its owners; and a move
+// made for rack locality counts against the move cap like any other.
 func (st *state) keepable(m, p int32) bool {
 	return st.subscribes(m, st.topicOf[p])
 }

@@ -6,11 +6,14 @@ import "context"
 type Option interface{ apply(*options) }
 
 type options struct {
-	rackAware  bool
-	maxMoves   int
-	freeze     bool
-	ctx        context.Context
-	bestEffort bool
+	rackAware bool
+	// keepMisaligned: see WithKeepMisalignedRacks.
+	keepMisaligned bool
+	maxMoves       int
+	freeze         bool
+	ctx            context.Context
+	bestEffort     bool
+	moveDetail     int
 }
 
 func defaultOptions() options { return options{rackAware: true} }
@@ -23,6 +26,17 @@ func (f optionFunc) apply(o *options) { f(o) }
 // it only takes effect when members report racks and partitions have replica
 // racks that are not everywhere the same.
 func WithRackAware(on bool) Option { return optionFunc(func(o *options) { o.rackAware = on }) }
+
+// WithKeepMisalignedRacks, when on, lets an owner keep a partition of a
+// topic it still subscribes to even when none of the partition's replicas
+// is on its rack. Default: off, as in the Java client: in rack-aware
+// groups (KIP-881) the sticky assignors give such a partition up when a
+// member on a replica's rack can take it without unbalancing the plan,
+// which under COOPERATIVE costs one follow-up rebalance. Turning it on
+// trades that churn for cross-rack fetch traffic.
+func WithKeepMisalignedRacks(on bool) Option {
+	return optionFunc(func(o *options) { o.keepMisaligned = on })
+}
 
 // WithMaxMoves caps how many partitions one round takes away from their
 // live previous owners, so a large reshuffle spreads over several
@@ -54,3 +68,10 @@ func WithContext(ctx context.Context) Option {
 // when the context ended is returned unchanged, without a warning. For
 // fallbacks that must answer within a bound. Default: off.
 func WithBestEffort(on bool) Option { return optionFunc(func(o *options) { o.bestEffort = on }) }
+
+// WithMoveDetail lists in Result.Moves, in (topic, partition) order, up to
+// n of the partitions that change owner, are withheld or are held back,
+// each with its [MoveReason]. The counts by reason (Stats.Reasons) are
+// always complete; the list costs a pass over the partitions and is for
+// callers that show it. Default: 0, no list.
+func WithMoveDetail(n int) Option { return optionFunc(func(o *options) { o.moveDetail = max(n, 0) }) }

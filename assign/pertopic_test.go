@@ -61,12 +61,12 @@ func TestPerTopicBalanceOnScaleOut(t *testing.T) {
 	spread := map[int]int{}
 	moved := map[int]int{}
 	for _, a := range cooperativeAssignors {
-		r := run(t, a, g)
+		r := run(t, a, g, nil, balanced)
 		next := assigntest.Edit(assigntest.NextGroup(g, r)).
 			Member("m4", "busy", "quiet").Member("m5", "busy", "quiet").Member("m6", "busy", "quiet").Build()
-		r1 := run(t, a, next)
+		r1 := run(t, a, next, nil, balanced)
 		moved[a.Version()] = r1.Stats.Moved
-		r2 := run(t, a, assigntest.NextGroup(next, r1))
+		r2 := run(t, a, assigntest.NextGroup(next, r1), nil, balanced)
 		if r2.FollowupRequired {
 			t.Fatalf("%s did not converge after one follow-up", assign.Ref(a))
 		}
@@ -93,8 +93,8 @@ func TestPerTopicPropertyNoMoreMovesThanV1(t *testing.T) {
 			g = assigntest.GroupGen(assigntest.Owned(), assigntest.EqualSubscriptions(), assigntest.Members(1, 12),
 				assigntest.Topics(1, 6), assigntest.Partitions(0, 30)).Draw(t, "equal group")
 		}
-		r1 := checkRun(t, assign.CooperativeSticky(), g, assigntest.Balanced())
-		r2 := checkRun(t, assign.CooperativeStickyPerTopic(), g, assigntest.Balanced())
+		r1 := run(t, assign.CooperativeSticky(), g, nil, balanced)
+		r2 := run(t, assign.CooperativeStickyPerTopic(), g, nil, balanced)
 		if r2.Stats.Moved > r1.Stats.Moved {
 			t.Fatalf("v2 moved %d, v1 %d", r2.Stats.Moved, r1.Stats.Moved)
 		}
@@ -107,7 +107,7 @@ func convergeRounds(t *testing.T, a assign.Assignor, g *assign.Group) (*assign.G
 	t.Helper()
 	moved := 0
 	for round := 0; round < 4; round++ {
-		r := run(t, a, g)
+		r := run(t, a, g, nil, balanced)
 		moved += r.Stats.Moved
 		if !r.FollowupRequired {
 			return g, r, moved

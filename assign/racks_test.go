@@ -62,17 +62,17 @@ func offRack(g *assign.Group, r *assign.Result) int {
 func TestRackAwareLocalityAndStickiness(t *testing.T) {
 	for _, a := range cooperativeAssignors {
 		g := withZones(uniformGroup(30, 60, 60, nil))
-		r := run(t, a, g)
+		r := run(t, a, g, nil, balanced)
 		if n := offRack(g, r); n != 0 {
 			t.Errorf("%s: first assignment has %d off-rack partitions", assign.Ref(a), n)
 		}
 		left := without(assigntest.NextGroup(g, r), memberName(17))
-		r2 := run(t, a, left)
+		r2 := run(t, a, left, nil, balanced)
 		if r2.Stats.Moved != 0 || r2.FollowupRequired || offRack(left, r2) != 0 {
 			t.Errorf("%s: a member leaving moved %d partitions (off-rack %d)", assign.Ref(a), r2.Stats.Moved, offRack(left, r2))
 		}
 		e := withZones(uniformGroup(30, 60, 60, func(m, t int) bool { return m < 59 || t == 0 }))
-		re := run(t, a, e)
+		re := run(t, a, e, nil, balanced)
 		if n := offRack(e, re); n != 0 || re.Stats.Imbalance != 0 {
 			t.Errorf("%s: unequal subscriptions: %d off-rack, imbalance %d", assign.Ref(a), n, re.Stats.Imbalance)
 		}

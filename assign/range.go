@@ -37,13 +37,13 @@ func (rangeAssignor) plan(st *state, target []int32) {
 	// gate of range is: the per-topic member and replica racks are subsets
 	// of the group's, and a partition that has every rack of the group has
 	// every rack of its topic. So it is a safe pre-filter.
-	if st.rackAware && planRangeRacks(st, ord, cons, target) {
-		return
+	if !st.rackAware || !planRangeRacks(st, ord, cons, target) {
+		for t := range st.topics {
+			st.stop.at(t)
+			rangeSplit(target[st.start[t]:st.start[t+1]], cons[t], ord, &st.stop)
+		}
 	}
-	for t := range st.topics {
-		st.stop.at(t)
-		rangeSplit(target[st.start[t]:st.start[t+1]], cons[t], ord, &st.stop)
-	}
+	st.layoutReasons(target)
 }
 
 // rangeSplit gives the partitions of one topic (part, indexed by partition

@@ -227,6 +227,7 @@ func (rr *rangeRacks) matchRacks(t int) {
 			}
 			if rr.target[p] < 0 && (r < 0 || rr.hasRack(p, r)) {
 				rr.target[p] = m
+				st.noteRackPlacement(p, m) // reason: rack
 				took++
 			}
 		}
@@ -302,6 +303,7 @@ func (rr *rangeRacks) coPartitioned(g []int) {
 		m := rr.ord[cons[best]]
 		for _, t := range g {
 			rr.target[st.start[t]+p] = m
+			st.noteRackPlacement(st.start[t]+p, m) // reason: rack
 			rr.topics[t].took(int(best), 1)
 		}
 	}

@@ -197,7 +197,7 @@ func TestRange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			g := tt.g.Build()
-			r := runChecked(t, assign.Range(), g, tt.opts)
+			r := run(t, assign.Range(), g, tt.opts)
 			wantLayout(t, r, tt.want)
 			if r.Protocol != assign.Eager || r.Assignor != assign.NameRange || r.Version != 1 {
 				t.Errorf("header %s@%d %v", r.Assignor, r.Version, r.Protocol)
@@ -208,7 +208,7 @@ func TestRange(t *testing.T) {
 
 func TestRangeWarnsAboutMissingTopics(t *testing.T) {
 	g := assigntest.NewGroup().Topic("t0", 2).Member("c0", "t0", "gone").Build()
-	r := runChecked(t, assign.Range(), g, nil)
+	r := run(t, assign.Range(), g, nil)
 	wantLayout(t, r, map[string]string{"c0": "t0:0,1"})
 	if !strings.Contains(strings.Join(r.Warnings, "\n"), "gone") {
 		t.Errorf("warnings %q do not name the missing topic", r.Warnings)

@@ -36,7 +36,7 @@ func TestRebalanceLargeOwner(t *testing.T) {
 				g.Generation = 2
 				rounds := 0
 				for {
-					r := runChecked(t, a, g, nil, assigntest.Balanced())
+					r := run(t, a, g, nil, balanced)
 					if len(r.Warnings) > 0 {
 						t.Fatalf("round %d: warnings %q", rounds, r.Warnings)
 					}
@@ -95,7 +95,7 @@ func TestRebalanceScaleOutUnequal(t *testing.T) {
 					b.Member(fmt.Sprintf("consumer-%04d", i), subscription(i)...)
 				}
 				g := b.Build()
-				r := runChecked(t, a, g, nil, assigntest.Balanced())
+				r := run(t, a, g, nil, balanced)
 				if r.FollowupRequired {
 					t.Fatal("a first assignment needs no follow-up")
 				}
@@ -106,7 +106,7 @@ func TestRebalanceScaleOutUnequal(t *testing.T) {
 				g = e.Build()
 				moved, followups := 0, 0
 				for {
-					r = runChecked(t, a, g, nil, assigntest.Balanced())
+					r = run(t, a, g, nil, balanced)
 					if len(r.Warnings) > 0 {
 						t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
 					}
@@ -162,11 +162,11 @@ func TestRebalanceBudgetCutsShortValidly(t *testing.T) {
 		b.Member(fmt.Sprintf("consumer-%03d", i), subscription()...)
 	}
 	g := b.Build()
-	r := runChecked(t, assign.CooperativeSticky(), g, nil, assigntest.Balanced())
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	g = assigntest.Edit(assigntest.NextGroup(g, r)).Member("consumer-new", subscription()...).Build()
 	cut := false
 	for followups := 0; ; followups++ {
-		r = runChecked(t, assign.CooperativeSticky(), g, nil)
+		r = run(t, assign.CooperativeSticky(), g, nil)
 		if slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "work limit") }) {
 			cut = true
 			// The follow-up must really happen: the result asks for it, and
@@ -211,7 +211,7 @@ func TestRebalanceScaleOutFromFewOwners(t *testing.T) {
 				moved, followups := 0, 0
 				var r *assign.Result
 				for {
-					r = runChecked(t, assign.CooperativeSticky(), g, nil, assigntest.Balanced())
+					r = run(t, assign.CooperativeSticky(), g, nil, balanced)
 					if len(r.Warnings) > 0 {
 						t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
 					}

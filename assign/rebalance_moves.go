@@ -230,6 +230,9 @@ func (r *rebalancer) move(p, u, v int32) {
 		r.free[sv]++
 	}
 	r.target[p] = v
+	if r.st.prev[p] == u {
+		r.st.setReason(p, ReasonBalance) // reason: balance (repair)
+	}
 	if r.racks != nil {
 		r.racks.move(r, p, u, v, k, su, sv)
 	}

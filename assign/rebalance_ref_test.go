@@ -470,6 +470,9 @@ func (r *refRebalancer) move(p, u, v int32) {
 		r.free[sv]++
 	}
 	r.target[p] = v
+	if r.st.prev[p] == u {
+		r.st.setReason(p, ReasonBalance)
+	}
 	r.holding[sv] = append(r.holding[sv], p)
 	if o := r.st.prev[p]; o >= 0 {
 		if o != u {

@@ -1,20 +1,44 @@
 package assign
 
 // planStats measures a plan before the cooperative post-pass: how many
-// partitions leave their previous owner and how far apart the members'
-// partition counts are.
-func (st *state) planStats(target []int32) (moved, imbalance int) {
+// partitions leave their previous owner, how far apart the members'
+// partition counts are, and why partitions change owner or stay (why;
+// the post-pass withholds partitions but changes no reason).
+func (st *state) planStats(target []int32, why *ReasonCounts) (moved, imbalance int) {
 	counts := st.ints.take(len(st.members))
+	// Partitions nobody owned are counted afterwards, as the assigned ones
+	// less the owned ones and those with a reason (contested): on a first
+	// assignment every partition is one, and this loop is the engine's
+	// tightest.
+	rs, owned, unownedWhy := st.reasons, 0, 0
 	for p, t := range target {
 		st.stop.at(p)
 		if t < 0 {
 			continue
 		}
 		counts[t]++
-		if o := st.prev[p]; o >= 0 && o != t {
-			moved++
+		if o := st.prev[p]; o >= 0 {
+			owned++
+			if o != t {
+				moved++
+				r := ReasonNone
+				if rs != nil {
+					r = rs[p]
+				}
+				why[r]++
+			}
+		} else if rs != nil && rs[p] != ReasonNone {
+			why[rs[p]]++
+			unownedWhy++
 		}
 	}
+	assigned := 0
+	for _, c := range counts {
+		assigned += int(c)
+	}
+	why[ReasonNoOwner] += assigned - owned - unownedWhy
+	why[ReasonHeld] += st.held
+	st.countStale(target, why)
 	if len(counts) == 0 {
 		return moved, 0
 	}
@@ -28,7 +52,7 @@ func (st *state) planStats(target []int32) (moved, imbalance int) {
 // result turns the final target (withheld partitions already -1) into the
 // public Result. Lists share two backing arrays so that a million-partition
 // group costs a handful of allocations, not one per member and topic.
-func (st *state) result(a Assignor, target []int32, pending []int32, moved, imbalance int) *Result {
+func (st *state) result(a Assignor, target []int32, pending []int32, moved, imbalance int, why *ReasonCounts) *Result {
 	nm := len(st.members)
 	r := &Result{
 		Assignor:         a.Name(),
@@ -100,10 +124,15 @@ func (st *state) result(a Assignor, target []int32, pending []int32, moved, imba
 	// Under both protocols: an EAGER member that reports owned partitions
 	// (subscription v1+) learns what it no longer has as well.
 	revoked := st.fillRevoked(r, target)
+	// The list stops at the last partition with a reason: none to find,
+	// no pass at all.
+	if n := min(st.opts.moveDetail, why.Total()); n > 0 {
+		r.Moves = st.moveDetail(target, n)
+	}
 	if len(pending) > 0 {
 		r.Pending = st.appendRuns(nil, pending)
 	}
-	r.Stats = Stats{Partitions: assigned, Moved: moved, Revoked: revoked, Pending: len(pending), Imbalance: imbalance}
+	r.Stats = Stats{Partitions: assigned, Moved: moved, Revoked: revoked, Pending: len(pending), Imbalance: imbalance, Reasons: *why}
 	return r
 }
 

@@ -62,7 +62,7 @@ func TestRevokedUnderBothProtocols(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := run(t, tc.a, tc.g)
+			r := run(t, tc.a, tc.g, nil, balanced)
 			got := revokedLayout(r)
 			if got["m1"] != tc.want || got["m2"] != "" {
 				t.Errorf("revoked m1 %q m2 %q, want m1 %q m2 \"\"", got["m1"], got["m2"], tc.want)

@@ -53,4 +53,5 @@ func (roundRobinAssignor) plan(st *state, target []int32) {
 			next = 0
 		}
 	}
+	st.layoutReasons(target)
 }

@@ -71,7 +71,7 @@ func TestRoundRobin(t *testing.T) {
 	tests = append(tests, basicEagerCases...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runChecked(t, assign.RoundRobin(), tt.g.Build(), nil)
+			r := run(t, assign.RoundRobin(), tt.g.Build(), nil)
 			wantLayout(t, r, tt.want)
 			if r.Protocol != assign.Eager || r.Assignor != assign.NameRoundRobin || r.Version != 1 {
 				t.Errorf("header %s@%d %v", r.Assignor, r.Version, r.Protocol)
@@ -111,8 +111,8 @@ func TestStaticAssignmentSurvivesMemberIDChanges(t *testing.T) {
 			g1 := build([3]string{"consumer-a", "consumer-b", "consumer-c"})
 			// New ids sort the other way round.
 			g2 := build([3]string{"zz-new-1", "yy-new-2", "aa-new-3"})
-			before := byInstance(g1, runChecked(t, a, g1, nil))
-			after := byInstance(g2, runChecked(t, a, g2, nil))
+			before := byInstance(g1, run(t, a, g1, nil))
+			after := byInstance(g2, run(t, a, g2, nil))
 			if !maps.Equal(before, after) {
 				t.Fatalf("assignment by instance changed:\nbefore %v\nafter  %v", before, after)
 			}

@@ -44,15 +44,16 @@ func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
 		st.capMoves(target, o.maxMoves)
 	}
 	st.stop.phase = "stats"
-	moved, imbalance := st.planStats(target)
+	var why ReasonCounts
+	moved, imbalance := st.planStats(target, &why)
 	var pending []int32
 	if st.protocol == Cooperative {
 		st.stop.phase = "cooperative"
 		pending = st.cooperativeAdjust(target)
 	}
 	if st.stop.cut || st.workLimitCut {
-		pending = st.cutShort(target, pending)
+		pending = st.cutShort(target, pending, &why)
 	}
 	st.stop.phase = "result"
-	return st.result(a, target, pending, moved, imbalance), nil
+	return st.result(a, target, pending, moved, imbalance, &why), nil
 }

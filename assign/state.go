@@ -40,6 +40,17 @@ type state struct {
 	// contested[p] set (KAFKA-12984).
 	prev      []int32
 	contested []bool // nil when nothing is contested
+	// reasons[p] is why p leaves its previous owner (or, ReasonHeld, why
+	// it stays), written where that is decided (setReason); it is only
+	// read where p's target is not its previous owner, or for ReasonHeld.
+	// nil until a reason is recorded.
+	reasons []MoveReason
+	// staleLoser[p] is the member whose claim on p lost to a higher
+	// generation (-1: several, contested before; noStaleClaim: none); nil
+	// when no claim is stale.
+	staleLoser []int32
+	// held counts the partitions freeze and capMoves kept (ReasonHeld).
+	held int
 	// claims[i] lists, ascending and without duplicates, the existing
 	// partitions member i reported in memberData, stale claims included.
 	claims [][]int32

@@ -84,7 +84,7 @@ func compareWithFranzGo(t *rapid.T, g *assign.Group) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := checkRun(t, a, d.Group, assigntest.Balanced())
+			r := run(t, a, d.Group, nil, balanced)
 			ours := revokedFromLive(g, encodedByID(r, leader.Encode(r, d.Versions)))
 
 			theirs := franzLeader(t, kgo.CooperativeStickyBalancer(), kmembers, g.Topics)
@@ -160,7 +160,7 @@ func TestStickyNeverMovesMoreThanFranzGo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r := checkRun(t, assign.Sticky(), d.Group, assigntest.Balanced())
+		r := run(t, assign.Sticky(), d.Group, nil, balanced)
 		ours := movedFromPrevious(prev, encodedByID(r, leader.Encode(r, d.Versions)))
 
 		theirs := franzLeader(t, kgo.StickyBalancer(), kmembers, g.Topics)

@@ -12,13 +12,6 @@ import (
 	"github.com/assignd/assignd/assign/wire"
 )
 
-// run runs a on g and fails the test unless the result passes the shared
-// invariant checker with balance.
-func run(t *testing.T, a assign.Assignor, g *assign.Group, opts ...assign.Option) *assign.Result {
-	t.Helper()
-	return runChecked(t, a, g, opts, assigntest.Balanced())
-}
-
 func assigned(r *assign.Result, id string) []assign.TopicPartitions {
 	for _, m := range r.Members {
 		if m.ID == id {
@@ -55,7 +48,7 @@ func TestCooperativeStickyFirstAssignmentIsRoundRobin(t *testing.T) {
 	// The reference's example: two members, t1 and t2 with 3 partitions.
 	g := assigntest.NewGroup().Topic("t1", 3).Topic("t2", 3).
 		Member("c1", "t1", "t2").Member("c2", "t1", "t2").Build()
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	if got, want := assigned(r, "c1"), tps("t1", []int32{0, 2}, "t2", []int32{1}); !equalTPs(got, want) {
 		t.Errorf("c1 = %v, want %v", got, want)
 	}
@@ -70,9 +63,9 @@ func TestCooperativeStickyFirstAssignmentIsRoundRobin(t *testing.T) {
 func TestCooperativeStickyUnchangedGroupKeepsEverything(t *testing.T) {
 	g := assigntest.NewGroup().Topic("a", 7).Topic("b", 5).
 		Member("m1", "a", "b").Member("m2", "a", "b").Member("m3", "a", "b").Build()
-	r1 := run(t, assign.CooperativeSticky(), g)
+	r1 := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	g2 := assigntest.NextGroup(g, r1)
-	r2 := run(t, assign.CooperativeSticky(), g2)
+	r2 := run(t, assign.CooperativeSticky(), g2, nil, balanced)
 	if m := assigntest.Moves(r1, r2); m != 0 || r2.Stats.Moved != 0 || r2.FollowupRequired || r2.Stats.Revoked != 0 {
 		t.Fatalf("unchanged group: moves %d, stats %+v, followup %v", m, r2.Stats, r2.FollowupRequired)
 	}
@@ -89,9 +82,9 @@ func TestCooperativeStickyLeaveMovesOnlyTheLeaversPartitions(t *testing.T) {
 		b.Member(id, "a", "b")
 	}
 	g := b.Build()
-	r1 := run(t, assign.CooperativeSticky(), g)
+	r1 := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	g2 := assigntest.Edit(assigntest.NextGroup(g, r1)).Remove("m3").Build()
-	r2 := run(t, assign.CooperativeSticky(), g2, assign.WithRackAware(true))
+	r2 := run(t, assign.CooperativeSticky(), g2, []assign.Option{assign.WithRackAware(true)}, balanced)
 	if m := assigntest.Moves(r1, r2); m != 0 {
 		t.Errorf("%d partitions of staying members moved", m)
 	}
@@ -106,9 +99,9 @@ func TestCooperativeStickyJoinMovesTheMinimumAndConvergesInOneFollowup(t *testin
 		b.Member(id, "a", "b")
 	}
 	g := b.Build()
-	r1 := run(t, assign.CooperativeSticky(), g)
+	r1 := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	g2 := assigntest.Edit(assigntest.NextGroup(g, r1)).Member("m4", "a", "b").Build()
-	r2 := run(t, assign.CooperativeSticky(), g2)
+	r2 := run(t, assign.CooperativeSticky(), g2, nil, balanced)
 	// 60 partitions over 4 members: the newcomer needs 15, the minimum to move.
 	if r2.Stats.Moved != 15 || r2.Stats.Pending != 15 || !r2.FollowupRequired {
 		t.Fatalf("round 1: stats %+v followup %v, want 15 moved and withheld", r2.Stats, r2.FollowupRequired)
@@ -117,7 +110,7 @@ func TestCooperativeStickyJoinMovesTheMinimumAndConvergesInOneFollowup(t *testin
 		t.Errorf("round 1 gave the newcomer partitions still owned by others: %v", assigned(r2, "m4"))
 	}
 	g3 := assigntest.NextGroup(g2, r2)
-	r3 := run(t, assign.CooperativeSticky(), g3)
+	r3 := run(t, assign.CooperativeSticky(), g3, nil, balanced)
 	if r3.FollowupRequired || r3.Stats.Moved != 0 || r3.Stats.Imbalance != 0 {
 		t.Fatalf("round 2 did not converge: %+v", r3.Stats)
 	}
@@ -137,7 +130,7 @@ func TestCooperativeStickyConflictingClaims(t *testing.T) {
 		Member("c1", "t").Member("c2", "t").Member("c3", "t")
 
 	same := base.Owns("c1", "t", 0, 1).Owns("c2", "t", 1, 2).Gen("c1", 4).Gen("c2", 4).Build()
-	r := run(t, assign.CooperativeSticky(), same)
+	r := run(t, assign.CooperativeSticky(), same, nil, balanced)
 	if !slices.ContainsFunc(r.Pending, func(tp assign.TopicPartitions) bool { return tp.Topic == "t" && slices.Contains(tp.Partitions, 1) }) {
 		t.Errorf("t-1 claimed twice in generation 4 is not withheld: pending %v", r.Pending)
 	}
@@ -148,7 +141,7 @@ func TestCooperativeStickyConflictingClaims(t *testing.T) {
 	higher := assigntest.NewGroup().Generation(5).Topic("t", 4).
 		Member("c1", "t").Member("c2", "t").Member("c3", "t").
 		Owns("c1", "t", 0, 1).Owns("c2", "t", 1, 2).Gen("c1", 3).Gen("c2", 4).Build()
-	r = run(t, assign.CooperativeSticky(), higher)
+	r = run(t, assign.CooperativeSticky(), higher, nil, balanced)
 	for _, tp := range assigned(r, "c1") {
 		if slices.Contains(tp.Partitions, 1) {
 			t.Errorf("c1's stale claim on t-1 (generation 3) beat c2's (generation 4)")
@@ -166,7 +159,7 @@ func TestCooperativeStickyNoGenerationLoses(t *testing.T) {
 		Member("a", "t").Member("b", "t").
 		Owns("a", "t", 0, 1).Gen("a", assign.NoGeneration).
 		Owns("b", "t", 0).Gen("b", 8).Build()
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	got := assigned(r, "b")
 	if len(got) != 1 || !slices.Contains(got[0].Partitions, 0) {
 		t.Fatalf("b (generation 8) should keep t-0, got %v", got)
@@ -189,7 +182,7 @@ func TestCooperativeStickyMixedGenerationsNeverDoubleAssign(t *testing.T) {
 	}
 	g := b.Build()
 	for round := 0; round < 4; round++ {
-		r := run(t, assign.CooperativeSticky(), g)
+		r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 		if !r.FollowupRequired {
 			return
 		}
@@ -204,7 +197,7 @@ func TestCooperativeStickyStaleOwnedIsIgnoredWithWarning(t *testing.T) {
 	g := assigntest.NewGroup().Topic("t", 2).Topic("gone-from-subs", 2).
 		Member("a", "t").Member("b", "t").
 		Owns("a", "t", 0, 5).Owns("a", "deleted", 0).Owns("b", "gone-from-subs", 1).Build()
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	if len(r.Warnings) == 0 {
 		t.Error("ignored owned partitions must be reported in warnings")
 	}
@@ -216,8 +209,9 @@ func TestCooperativeStickyStaleOwnedIsIgnoredWithWarning(t *testing.T) {
 // KAFKA-15170: with racks, partitions an owner gives up because of rack
 // placement are withheld in the cooperative round (never revoked and
 // reassigned at once) and quotas stay right. assignd gives up off-rack
-// partitions first when a member must give some up anyway, and never moves
-// a partition for rack locality alone.
+// partitions first when a member must give some up anyway, and, as the
+// Java client does, trades partitions that are balanced but off their
+// owners' racks (KIP-881) unless told to keep them.
 func TestCooperativeStickyRacks(t *testing.T) {
 	r1, r2 := []string{"r1"}, []string{"r2"}
 	base := func() *assigntest.GroupBuilder {
@@ -226,29 +220,41 @@ func TestCooperativeStickyRacks(t *testing.T) {
 	// a (r1) owns everything; b (r2) joins: a gives up the r2 partitions.
 	g := base().Member("a", "t").Rack("a", "r1").Owns("a", "t", 0, 1, 2, 3, 4, 5).Gen("a", 2).
 		Member("b", "t").Rack("b", "r2").Build()
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	if !equalTPs(r.Pending, tps("t", []int32{3, 4, 5})) || !r.FollowupRequired || len(assigned(r, "b")) != 0 {
 		t.Fatalf("round 1: pending %v, b %v; want t-3..5 withheld", r.Pending, assigned(r, "b"))
 	}
-	r2run := run(t, assign.CooperativeSticky(), assigntest.NextGroup(g, r))
+	r2run := run(t, assign.CooperativeSticky(), assigntest.NextGroup(g, r), nil, balanced)
 	if !equalTPs(assigned(r2run, "b"), tps("t", []int32{3, 4, 5})) || r2run.FollowupRequired {
 		t.Fatalf("round 2: b got %v, want its rack's t-3..5", assigned(r2run, "b"))
 	}
 
-	// Balanced but off-rack: nothing moves for locality alone.
+	// Balanced but off-rack: round 1 withholds everything and each owner
+	// revokes what it holds; round 2 brings every partition home.
 	swapped := base().Member("a", "t").Rack("a", "r1").Owns("a", "t", 3, 4, 5).Gen("a", 2).
 		Member("b", "t").Rack("b", "r2").Owns("b", "t", 0, 1, 2).Gen("b", 2).Build()
-	if r := run(t, assign.CooperativeSticky(), swapped); r.Stats.Moved != 0 || r.FollowupRequired {
-		t.Errorf("off-rack but balanced group moved partitions: %+v", r.Stats)
+	r = run(t, assign.CooperativeSticky(), swapped, nil, balanced)
+	if !equalTPs(r.Pending, tps("t", []int32{0, 1, 2, 3, 4, 5})) || !equalTPs(revoked(r, "a"), tps("t", []int32{3, 4, 5})) ||
+		!equalTPs(revoked(r, "b"), tps("t", []int32{0, 1, 2})) || !r.FollowupRequired {
+		t.Fatalf("off-rack round 1: pending %v, revoked a %v b %v", r.Pending, revoked(r, "a"), revoked(r, "b"))
+	}
+	r2run = run(t, assign.CooperativeSticky(), assigntest.NextGroup(swapped, r), nil, balanced)
+	if !equalTPs(assigned(r2run, "a"), tps("t", []int32{0, 1, 2})) || !equalTPs(assigned(r2run, "b"), tps("t", []int32{3, 4, 5})) ||
+		r2run.FollowupRequired {
+		t.Fatalf("off-rack round 2: a %v b %v", assigned(r2run, "a"), assigned(r2run, "b"))
+	}
+	// With realignment off, nothing moves for locality alone.
+	if r := run(t, assign.CooperativeSticky(), swapped, []assign.Option{assign.WithKeepMisalignedRacks(true)}, balanced); r.Stats.Moved != 0 || r.FollowupRequired {
+		t.Errorf("off-rack group kept by option moved partitions: %+v", r.Stats)
 	}
 
 	// A first assignment is rack-local where the racks allow it.
 	fresh := base().Member("a", "t").Rack("a", "r1").Member("b", "t").Rack("b", "r2").Build()
-	r = run(t, assign.CooperativeSticky(), fresh)
+	r = run(t, assign.CooperativeSticky(), fresh, nil, balanced)
 	if !equalTPs(assigned(r, "a"), tps("t", []int32{0, 1, 2})) || !equalTPs(assigned(r, "b"), tps("t", []int32{3, 4, 5})) {
 		t.Errorf("first assignment not rack-local: a=%v b=%v", assigned(r, "a"), assigned(r, "b"))
 	}
-	off := run(t, assign.CooperativeSticky(), fresh, assign.WithRackAware(false))
+	off := run(t, assign.CooperativeSticky(), fresh, []assign.Option{assign.WithRackAware(false)}, balanced)
 	if equalTPs(assigned(off, "a"), tps("t", []int32{0, 1, 2})) {
 		t.Errorf("with rack awareness off the plan should ignore racks: a=%v", assigned(off, "a"))
 	}
@@ -261,12 +267,12 @@ func TestCooperativeStickyDeterministicInAnyMemberOrder(t *testing.T) {
 		b.Member(id, "a", "b", "c").Gen(id, 3).Owns(id, "a", int32(i), int32(i+4))
 	}
 	g := b.Build()
-	want := run(t, assign.CooperativeSticky(), g)
+	want := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	for k := 0; k < 5; k++ {
 		h := assigntest.Edit(g).Build()
 		slices.Reverse(h.Members)
 		h.Members = append(h.Members[k:], h.Members[:k]...)
-		got := run(t, assign.CooperativeSticky(), h)
+		got := run(t, assign.CooperativeSticky(), h, nil, balanced)
 		for i := range want.Members {
 			if want.Members[i].ID != got.Members[i].ID || !equalTPs(want.Members[i].Assigned, got.Members[i].Assigned) {
 				t.Fatalf("permutation %d: %s got %v, want %v", k, got.Members[i].ID, got.Members[i].Assigned, want.Members[i].Assigned)
@@ -287,7 +293,7 @@ func TestCooperativeStickyGenerationFromUserData(t *testing.T) {
 			g := assigntest.NewGroup().Generation(8).Topic("t", 2).
 				Member("old", "t").Owns("old", "t", 0).Gen("old", 6).
 				Member("v1", "t").Owns("v1", "t", 0).UserData("v1", ud).Build()
-			r := run(t, assign.CooperativeSticky(), g)
+			r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 			got := assigned(r, "v1")
 			if len(got) != 1 || !slices.Contains(got[0].Partitions, 0) {
 				t.Fatalf("v1 member (generation 7 in user data) should win t-0 over generation 6: %v", got)
@@ -301,7 +307,7 @@ func TestStickyReadsUserData(t *testing.T) {
 	g := assigntest.NewGroup().Topic("t", 4).
 		Member("a", "t").UserData("a", wire.AppendStickyUserData(nil, tps("t", []int32{2, 3}), 1, true)).
 		Member("b", "t").UserData("b", wire.AppendStickyUserData(nil, tps("t", []int32{0, 1}), 1, false)).Build()
-	r := run(t, assign.Sticky(), g)
+	r := run(t, assign.Sticky(), g, nil, balanced)
 	if !equalTPs(assigned(r, "a"), tps("t", []int32{2, 3})) || !equalTPs(assigned(r, "b"), tps("t", []int32{0, 1})) {
 		t.Errorf("sticky did not keep the user-data assignment: a=%v b=%v", assigned(r, "a"), assigned(r, "b"))
 	}
@@ -361,7 +367,7 @@ func TestRunRejectsBadInput(t *testing.T) {
 
 func TestRunEmptyGroup(t *testing.T) {
 	g := &assign.Group{Topics: []assign.Topic{{Name: "t", Partitions: 3}}}
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	if len(r.Members) != 0 || r.Stats.Partitions != 0 || r.FollowupRequired {
 		t.Errorf("empty group: %+v", r)
 	}
@@ -437,7 +443,7 @@ func TestRevokedCountsDuplicatesOnce(t *testing.T) {
 	g := assigntest.NewGroup().Generation(2).Protocol(assign.Cooperative).Topic("a", 1).Topic("b", 1).
 		Member("m1", "a").Gen("m1", 1).Build()
 	g.Members[0].Owned = []assign.TopicPartitions{{Topic: "b", Partitions: []int32{0, 0}}}
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	if r.Stats.Revoked != 1 || !equalTPs(revoked(r, "m1"), tps("b", []int32{0})) {
 		t.Fatalf("revoked %v, Stats.Revoked %d; want b-0 once", revoked(r, "m1"), r.Stats.Revoked)
 	}
@@ -447,7 +453,7 @@ func TestRevokedCountsDuplicatesOnce(t *testing.T) {
 func TestUnreadableUserDataIsWarned(t *testing.T) {
 	g := assigntest.NewGroup().Topic("t", 2).Member("a", "t").UserData("a", []byte{1, 2, 3}).Member("b", "t").Build()
 	for _, a := range []assign.Assignor{assign.Sticky(), assign.CooperativeSticky()} {
-		r := run(t, a, g)
+		r := run(t, a, g, nil, balanced)
 		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, "user data") }) {
 			t.Errorf("%s: no warning for undecodable user data: %v", assign.Ref(a), r.Warnings)
 		}
@@ -461,7 +467,7 @@ func TestMissingTopicsWarningIsBounded(t *testing.T) {
 		topics = append(topics, fmt.Sprintf("missing-%05d-%s", i, strings.Repeat("x", 80)))
 	}
 	g := &assign.Group{Members: []assign.Member{{ID: "a", Topics: topics}}}
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	if len(r.Warnings) != 1 || len(r.Warnings[0]) > 4000 || !strings.Contains(r.Warnings[0], "and 4980 more") {
 		t.Fatalf("warning of %d bytes: %.200s", len(r.Warnings[0]), r.Warnings[0])
 	}
@@ -475,7 +481,7 @@ func TestCooperativeStickyNegativeGenerationIsNone(t *testing.T) {
 		Member("a", "t").Member("b", "t").
 		Owns("a", "t", 0).Gen("a", -5).
 		Owns("b", "t", 0).Gen("b", assign.NoGeneration).Build()
-	r := run(t, assign.CooperativeSticky(), g)
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
 	if !slices.ContainsFunc(r.Pending, func(tp assign.TopicPartitions) bool { return tp.Topic == "t" && slices.Contains(tp.Partitions, 0) }) {
 		t.Errorf("t-0 claimed by generation -5 and by no generation is not withheld: pending %v", r.Pending)
 	}

@@ -172,6 +172,11 @@ func stopAtEveryPhase(t *testing.T, shapes []stopShape) {
 			if strings.Contains(s.name, "scale-out") && !seen["repair"] {
 				t.Fatal("no poll in the scale-out's repair")
 			}
+			// Rack realignment (KIP-881) is a refinement like the repair:
+			// a rack-aware group's run polls in it, so that it stops too.
+			if strings.Contains(s.name, "racks") && s.a != assign.Range() && !seen["realign"] {
+				t.Fatalf("no poll in the rack-aware group's realignment: polls %v", slices.Compact(slices.Clone(phases)))
+			}
 			points := append([]int{-1}, stopPoints(phases)...) // -1: deadline passed before Run
 			for _, k := range points {
 				for _, best := range []bool{false, true} {
@@ -246,7 +251,7 @@ func stopAt(t *testing.T, s stopShape, k int, best bool, want *assign.Result) {
 			t.Fatalf("still pending after %d follow-ups", followups)
 		}
 		g = assigntest.NextGroup(g, r)
-		r = runChecked(t, s.a, g, nil)
+		r = run(t, s.a, g, nil)
 	}
 	if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
 		t.Fatalf("settled plan:\n%v", err)
@@ -264,7 +269,7 @@ func cutAtRepair(t *testing.T, a assign.Assignor, g *assign.Group) *assign.Resul
 			cancel()
 		}
 	})()
-	return runChecked(t, a, g, []assign.Option{assign.WithContext(ctx), assign.WithBestEffort(true)})
+	return run(t, a, g, []assign.Option{assign.WithContext(ctx), assign.WithBestEffort(true)})
 }
 
 // TestCutShortCooperativePlanFollowsUp: a cooperative scale-out whose repair
@@ -287,7 +292,7 @@ func TestCutShortCooperativePlanFollowsUp(t *testing.T) {
 			t.Fatalf("still pending after %d follow-ups", followups)
 		}
 		g = assigntest.NextGroup(g, r)
-		r = runChecked(t, assign.CooperativeSticky(), g, nil)
+		r = run(t, assign.CooperativeSticky(), g, nil)
 	}
 	if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
 		t.Fatalf("settled plan:\n%v", err)

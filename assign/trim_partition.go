@@ -41,6 +41,7 @@ func (pt *partitionTrimmer) keep(st *state, m int32, claims []int32, quota int32
 		if st.prev[p] != m {
 			continue
 		}
+		st.setReason(p, ReasonBalance) // reason: balance (over quota); read only if not kept
 		t := st.topicOf[p]
 		n := int32(len(pt.keepable))
 		if k := len(pt.runs); k == 0 || pt.runs[k-1].topic != t {

@@ -99,21 +99,21 @@ func TestStickyKeepsLowestPartitionNumbersAcrossTopics(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := tc.g.Build()
 			t.Run("sticky", func(t *testing.T) {
-				wantLayout(t, run(t, assign.Sticky(), asStickyEager(g)), tc.want)
+				wantLayout(t, run(t, assign.Sticky(), asStickyEager(g), nil, balanced), tc.want)
 			})
 			t.Run("cooperative-sticky@1/EAGER", func(t *testing.T) {
-				wantLayout(t, run(t, assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Eager).Build()), tc.want)
+				wantLayout(t, run(t, assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Eager).Build(), nil, balanced), tc.want)
 			})
 			t.Run("cooperative-sticky@1/COOPERATIVE", func(t *testing.T) {
 				coop := assigntest.Edit(g).Protocol(assign.Cooperative).Build()
-				r1 := run(t, assign.CooperativeSticky(), coop)
+				r1 := run(t, assign.CooperativeSticky(), coop, nil, balanced)
 				first := layout(r1)
 				for id, want := range tc.kept {
 					if first[id] != want {
 						t.Errorf("first round: %s kept %q, want %q", id, first[id], want)
 					}
 				}
-				r2 := run(t, assign.CooperativeSticky(), assigntest.NextGroup(coop, r1))
+				r2 := run(t, assign.CooperativeSticky(), assigntest.NextGroup(coop, r1), nil, balanced)
 				if r2.FollowupRequired {
 					t.Fatalf("no convergence after one follow-up: pending %v", r2.Pending)
 				}
@@ -211,7 +211,7 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 			{"cooperative-sticky@1 COOPERATIVE", assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Cooperative).Build()},
 		}
 		for _, ru := range runs {
-			r := checkRun(t, ru.a, ru.g, assigntest.Balanced())
+			r := run(t, ru.a, ru.g, nil, balanced)
 			slotsLeft := slots
 			for m := range nm {
 				owned := g.Members[m].Owned

@@ -107,6 +107,11 @@ type Stats struct {
 	// Imbalance is the largest minus the smallest number of partitions a
 	// member targets (the plan, pending partitions included).
 	Imbalance int
+	// Reasons counts, by [MoveReason], every partition that changes owner
+	// (from nobody too: ReasonNoOwner), is withheld, or is held back this
+	// round; each is counted once. The ones with an owner that leaves it
+	// are Moved; withheld ones are Pending as well.
+	Reasons ReasonCounts
 }
 
 // Result is the outcome of an assignment.
@@ -127,6 +132,10 @@ type Result struct {
 	// one partition for that reason: a member that revokes one rejoins.
 	FollowupRequired bool
 	Stats            Stats
+	// Moves lists, with their reasons, the partitions that change owner,
+	// are withheld or are held back, in (topic, partition) order, up to the
+	// limit given by [WithMoveDetail]; nil without it.
+	Moves []Move
 	// Warnings describe input that was ignored rather than rejected, e.g.
 	// subscribed topics missing from metadata or stale ownership claims.
 	Warnings []string

@@ -23,6 +23,7 @@ const (
 	decisionPartitions = 64 // withheld, and revoked, partitions
 	decisionWarnings   = 8
 	decisionTopics     = 32 // columns of the member x topic counts
+	decisionMoves      = 32 // PartitionMove entries: about 115 bytes each
 )
 
 // decisionInput is what an answered Assign call leaves for its Decision:
@@ -92,6 +93,8 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		revoked = capPartitions(revoked, m.Revoked, decisionPartitions-countPartitions(revoked))
 	}
 	d.RevokedPartitions = revoked
+	d.MoveReasons = apiconv.MoveReasonsToAPI(&res.Stats.Reasons)
+	d.Moves = apiconv.MovesToAPI(res.Moves[:min(len(res.Moves), decisionMoves)])
 	for _, w := range res.Warnings[:min(len(res.Warnings), decisionWarnings)] {
 		d.Warnings = append(d.Warnings, clipN(w, maxMessage))
 	}

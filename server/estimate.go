@@ -53,6 +53,10 @@ const (
 	// view's TopicPartitions message and the encoded assignment take
 	// about 140 per entry (TestEstimateCoversKIP848Assignors).
 	estimatePerOwnedTopic = 160
+	// estimatePerListedMove covers a partition listed with its reason
+	// (move_detail_limit): the engine's Move and the response's
+	// PartitionMove message and pointer, about 130.
+	estimatePerListedMove = 160
 )
 
 // estimateBytes is the memory one Assign call may take, computed from the
@@ -92,7 +96,8 @@ func estimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
 		estimatePerAssignedTopic*min(subscriptions, partitions) +
 		estimatePerRequestByte*int64(reqBytes) +
 		estimatePerOwned*owned +
-		estimatePerOwnedTopic*ownedTopics
+		estimatePerOwnedTopic*ownedTopics +
+		estimatePerListedMove*min(int64(max(req.GetMoveDetailLimit(), 0)), partitions, maxMoveDetail)
 }
 
 // subscribedTopics is the topic count of a raw ConsumerProtocolSubscription

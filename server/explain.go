@@ -87,5 +87,6 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 }
 
 func paramsOut(p PolicyParams) *assigndv1.PolicyParams {
-	return &assigndv1.PolicyParams{RackAware: p.RackAware, MaxMovesPerRebalance: int32(p.MaxMovesPerRebalance), Freeze: p.Freeze}
+	return &assigndv1.PolicyParams{RackAware: p.RackAware, MaxMovesPerRebalance: int32(p.MaxMovesPerRebalance), Freeze: p.Freeze,
+		KeepMisalignedRacks: p.KeepMisalignedRacks}
 }

@@ -23,7 +23,9 @@ import (
 //	grpc.request.deadline (when set), grpc.code, grpc.error (on failure),
 //	grpc.duration, and for Assign the call report's domain fields:
 //	group, assignor, protocol, policy, members, partitions, moved,
-//	revoked, pending, followup, warnings
+//	revoked, pending, followup, warnings, and moved_by: the partitions
+//	that changed owner, were withheld or held back, by reason (a group,
+//	e.g. moved_by.balance=3; absent when nothing moved)
 //
 // It is a reporter of go-grpc-middleware's interceptor core rather than
 // its logging package, whose field handling (boxing every field into an

@@ -49,6 +49,9 @@ type domainMetrics struct {
 	admitted   metric.Int64ObservableUpDownCounter
 
 	series sync.Map // labelKey → *series
+
+	// movedBy counts partitions by assign.MoveReason (reason attribute).
+	movedBy metric.Int64ObservableCounter
 }
 
 // labelKey identifies a series without building strings on the request
@@ -71,6 +74,11 @@ type series struct {
 	// served: a call of this series succeeded; until then its counters
 	// are not exported (a series of failures only has an error count).
 	served atomic.Bool
+
+	// movedBy counts partitions by assign.MoveReason; reasonOpts[r] is
+	// opt with reason=r added, built once.
+	movedBy    [assign.NumReasons]atomic.Int64
+	reasonOpts [assign.NumReasons]metric.ObserveOption
 }
 
 func (d *domainMetrics) seriesFor(a assign.Assignor, protocol, policy string) *series {
@@ -97,6 +105,10 @@ func (d *domainMetrics) seriesFor(a assign.Assignor, protocol, policy string) *s
 		attribute.String("revision", revision),
 	)
 	s.opt = metric.WithAttributeSet(s.attrs)
+	for r := range s.reasonOpts {
+		s.reasonOpts[r] = metric.WithAttributeSet(attribute.NewSet(append(s.attrs.ToSlice(),
+			attribute.String("reason", assign.MoveReason(r).String()))...))
+	}
 	s.record = []metric.RecordOption{s.opt}
 	actual, _ := d.series.LoadOrStore(k, s)
 	return actual.(*series)
@@ -132,6 +144,9 @@ func newDomainMetrics(mp metric.MeterProvider, inflight, admitted func() int64) 
 	d.moved, err = m.Int64ObservableCounter("assignd.assign.moved", metric.WithUnit("{partition}"),
 		metric.WithDescription("Partitions whose owner changed (planned moves)."))
 	add(err)
+	d.movedBy, err = m.Int64ObservableCounter("assignd.assign.moved_partitions", metric.WithUnit("{partition}"),
+		metric.WithDescription("Partitions that changed owner (from nobody too), were withheld or were held back, by reason."))
+	add(err)
 	d.revoked, err = m.Int64ObservableCounter("assignd.assign.revoked", metric.WithUnit("{partition}"),
 		metric.WithDescription("Partitions members were told to revoke."))
 	add(err)
@@ -164,13 +179,18 @@ func newDomainMetrics(mp metric.MeterProvider, inflight, admitted func() int64) 
 				return true
 			}
 			o.ObserveInt64(d.moved, s.moved.Load(), s.opt)
+			for r := range s.movedBy {
+				if n := s.movedBy[r].Load(); n > 0 {
+					o.ObserveInt64(d.movedBy, n, s.reasonOpts[r])
+				}
+			}
 			o.ObserveInt64(d.revoked, s.revoked.Load(), s.opt)
 			o.ObserveInt64(d.pending, s.pending.Load(), s.opt)
 			o.ObserveInt64(d.followups, s.followups.Load(), s.opt)
 			return true
 		})
 		return nil
-	}, d.inflight, d.admitted, d.moved, d.revoked, d.pending, d.followups)
+	}, d.inflight, d.admitted, d.moved, d.movedBy, d.revoked, d.pending, d.followups)
 	if err != nil {
 		return nil, fmt.Errorf("server: registering metrics: %w", err)
 	}
@@ -193,6 +213,11 @@ func (d *domainMetrics) record(ctx context.Context, r *callReport, code codes.Co
 	d.members.Record(ctx, int64(r.members), s.record...)
 	d.partitions.Record(ctx, int64(r.partitions), s.record...)
 	s.moved.Add(int64(r.moved))
+	for reason, n := range r.reasons {
+		if n > 0 {
+			s.movedBy[reason].Add(int64(n))
+		}
+	}
 	s.revoked.Add(int64(r.revoked))
 	s.pending.Add(int64(r.pending))
 	if r.followup {

@@ -23,6 +23,7 @@ type callReport struct {
 
 	members, partitions     int
 	moved, revoked, pending int
+	reasons                 assign.ReasonCounts
 	followup                bool
 	warnings                int
 	ok                      bool // an assignment was computed and returned
@@ -55,6 +56,7 @@ func (r *callReport) setResult(res *assign.Result) {
 	r.members = len(res.Members)
 	r.partitions = res.Stats.Partitions
 	r.moved = res.Stats.Moved
+	r.reasons = res.Stats.Reasons
 	r.revoked = res.Stats.Revoked
 	r.pending = res.Stats.Pending
 	r.followup = res.FollowupRequired
@@ -77,8 +79,23 @@ func (r *callReport) appendAttrs(attrs []slog.Attr) []slog.Attr {
 	if r.ok {
 		attrs = append(attrs, slog.Int("partitions", r.partitions), slog.Int("moved", r.moved), slog.Int("revoked", r.revoked),
 			slog.Int("pending", r.pending), slog.Bool("followup", r.followup), slog.Int("warnings", r.warnings))
+		if by := r.reasonAttrs(); by != nil {
+			attrs = append(attrs, slog.Attr{Key: "moved_by", Value: slog.GroupValue(by...)})
+		}
 	}
 	return attrs
+}
+
+// reasonAttrs lists the non-zero counts by move reason, e.g. balance=3,
+// or nil when nothing moved.
+func (r *callReport) reasonAttrs() []slog.Attr {
+	var by []slog.Attr
+	for reason, n := range r.reasons {
+		if n > 0 {
+			by = append(by, slog.Int(assign.MoveReason(reason).String(), n))
+		}
+	}
+	return by
 }
 
 // refs caches assign.Ref, which formats, per assignor name and version.

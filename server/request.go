@@ -42,6 +42,21 @@ func decodedView(v assigndv1.AssignmentView) (bool, error) {
 	}
 }
 
+// maxMoveDetail caps AssignRequest.move_detail_limit: a listed move is some
+// 50 bytes of response, and the list is for people and tools to read.
+const maxMoveDetail = 100_000
+
+// moveDetailLimit is how many moves the response lists.
+func moveDetailLimit(n int32) (int, error) {
+	if n < 0 {
+		return 0, &fieldError{
+			field: "move_detail_limit", reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
+			desc: fmt.Sprintf("move_detail_limit is %d; it must not be negative", n),
+		}
+	}
+	return min(int(n), maxMoveDetail), nil
+}
+
 // checkLimits rejects requests whose topic metadata is larger than the
 // server is configured to assign, before anything is allocated for them.
 func checkLimits(req *assigndv1.AssignRequest, maxPartitions int64) error {

@@ -6,8 +6,15 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// response converts the engine's result; see [apiconv.Response].
-func response(r *assign.Result, policy string, versions map[string]int16, decoded bool) *assigndv1.AssignResponse {
+// response converts the engine's result; see [apiconv.Response]. It lists
+// at most moves of the result's moves (the engine may list more, for the
+// call's Decision).
+func response(r *assign.Result, policy string, versions map[string]int16, decoded bool, moves int) *assigndv1.AssignResponse {
+	if len(r.Moves) > moves {
+		cut := *r
+		cut.Moves = r.Moves[:moves]
+		r = &cut
+	}
 	return apiconv.Response(r, policy, versions, decoded)
 }
 

@@ -78,6 +78,10 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if err != nil {
 		return nil, err
 	}
+	listMoves, err := moveDetailLimit(req.GetMoveDetailLimit())
+	if err != nil {
+		return nil, err
+	}
 	if err := checkLimits(req, s.maxPartitions); err != nil {
 		return nil, err
 	}
@@ -133,8 +137,12 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if ctx.Err() != nil {
 		return nil, callEnded(ctx)
 	}
+	opts := append(slices.Clip(sel.Options), assign.WithContext(ctx))
+	if detail := s.moveDetail(listMoves); detail > 0 {
+		opts = append(opts, assign.WithMoveDetail(detail))
+	}
 	start := time.Now()
-	res, err := s.run(ctx, sel.Assignor, g, append(slices.Clip(sel.Options), assign.WithContext(ctx))...)
+	res, err := s.run(ctx, sel.Assignor, g, opts...)
 	took := time.Since(start)
 	if err != nil {
 		return nil, engineError(stopped(ctx, err), req, raw)
@@ -152,7 +160,16 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		// written (reportInterceptor), off the call's latency.
 		rep.noteDecision(ctx, req, g, res, took, caller)
 	}
-	return response(res, sel.Policy, versions, decoded), nil
+	return response(res, sel.Policy, versions, decoded, listMoves), nil
+}
+
+// moveDetail is how many moves the engine lists: what the caller asked
+// for, and what a Decision records when the server keeps a history.
+func (s *service) moveDetail(listed int) int {
+	if s.history != nil {
+		return max(listed, decisionMoves)
+	}
+	return listed
 }
 
 // stopOnShutdown returns ctx, canceled with cause errShuttingDown when the

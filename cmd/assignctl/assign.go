@@ -13,24 +13,32 @@ import (
 	"github.com/spf13/cobra"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
 func (a *app) assignCommand() *cobra.Command {
 	var file string
+	var why bool
+	var whyLimit int32
 	cmd := &cobra.Command{
 		Use:   "assign -f FILE",
 		Short: "send an AssignRequest (protojson) and print the assignment",
 		Long: `Send an AssignRequest, written as protojson (see examples/), and print the
 assignment: a summary and one row per member, or with -o json the
-AssignResponse.`,
+AssignResponse. With --why, the response also lists each partition that
+changes owner, is withheld or is held back, and why (move_detail_limit).`,
 		Example: `  assignctl assign -f examples/range-racks.json
+  assignctl assign -f examples/cooperative-explicit.json --why
   cat request.json | assignctl assign -f - -o json`,
 		Args: cobra.NoArgs,
 		RunE: a.runE(func(ctx context.Context, _ []string) error {
 			req, err := readRequest(file, a.in)
 			if err != nil {
 				return err
+			}
+			if why {
+				req.MoveDetailLimit = max(req.GetMoveDetailLimit(), whyLimit)
 			}
 			c, err := a.dial()
 			if err != nil {
@@ -44,10 +52,18 @@ AssignResponse.`,
 			if a.json() {
 				return printProtoJSON(a.out, resp, false)
 			}
-			return printAssignment(a.out, req, resp)
+			if err := printAssignment(a.out, req, resp); err != nil {
+				return err
+			}
+			if why {
+				return printWhy(a.out, resp)
+			}
+			return nil
 		}),
 	}
 	cmd.Flags().StringVarP(&file, "file", "f", "", "protojson AssignRequest `file`, - for stdin (see examples/)")
+	cmd.Flags().BoolVar(&why, "why", false, "list the partitions that move and why")
+	cmd.Flags().Int32Var(&whyLimit, "why-limit", 1000, "list at most `n` partitions with --why (the server caps it)")
 	return cmd
 }
 
@@ -92,6 +108,46 @@ func printAssignment(w io.Writer, req *assigndv1.AssignRequest, resp *assigndv1.
 		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	return nil
+}
+
+// printWhy prints the counts by reason and one row per listed partition
+// that changes owner, is withheld or is held back.
+func printWhy(w io.Writer, resp *assigndv1.AssignResponse) error {
+	total := int32(0)
+	for _, r := range resp.GetMoveReasons() {
+		total += r.GetPartitions()
+	}
+	if total == 0 {
+		_, err := fmt.Fprintln(w, "why: no partition changes owner")
+		return err
+	}
+	fmt.Fprintf(w, "why: %s\n", reasonCounts(resp.GetMoveReasons()))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TOPIC\tPARTITION\tFROM\tTO\tREASON")
+	for _, m := range resp.GetMoves() {
+		to := m.GetToMemberId()
+		if to == "" {
+			to = "(withheld)"
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", m.GetTopic(), m.GetPartition(), dash(m.GetFromMemberId()), to,
+			apiconv.MoveReasonFromAPI(m.GetReason()).Text())
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if n := int32(len(resp.GetMoves())); n < total {
+		fmt.Fprintf(w, "(%d of %d listed; raise --why-limit for more)\n", n, total)
+	}
+	return nil
+}
+
+// reasonCounts writes counts by reason: "balance 3, no_owner 2".
+func reasonCounts(rs []*assigndv1.MoveReasonCount) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s %d", apiconv.MoveReasonFromAPI(r.GetReason()), r.GetPartitions())
+	}
+	return strings.Join(parts, ", ")
 }
 
 func count(tps []*assigndv1.TopicPartitions) int {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -180,6 +181,23 @@ func printGroup(w io.Writer, resp *assigndv1.GetGroupResponse) error {
 // lists (as far as the record keeps them) and the warnings.
 func decisionDetail(d *assigndv1.Decision) []string {
 	var out []string
+	if rs := d.GetMoveReasons(); len(rs) > 0 {
+		out = append(out, "moved by reason: "+reasonCounts(rs))
+	}
+	if ms := d.GetMoves(); len(ms) > 0 {
+		parts := make([]string, len(ms))
+		for i, m := range ms {
+			from, to := m.GetFromMemberId(), m.GetToMemberId()
+			if from == "" {
+				from = "nobody"
+			}
+			if to == "" {
+				to = "withheld"
+			}
+			parts[i] = fmt.Sprintf("%s[%d] %s→%s (%s)", m.GetTopic(), m.GetPartition(), from, to, apiconv.MoveReasonFromAPI(m.GetReason()))
+		}
+		out = append(out, "first moves: "+strings.Join(parts, ", "))
+	}
 	if d.GetRevoked() > 0 {
 		out = append(out, fmt.Sprintf("revoked %d: %s", d.GetRevoked(), tpsString(d.GetRevokedPartitions(), d.GetRevoked())))
 	}

@@ -58,7 +58,7 @@ func TestGroupsAndDescribe(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("describe: exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"Group:      checkout", "Generation: 5", "consumer-1", "OWNED", "withheld", "follow-up rebalance", "unauthenticated", "grpc-go/"} {
+	for _, want := range []string{"Group:      checkout", "Generation: 5", "consumer-1", "OWNED", "withheld", "moved by reason: balance 3", "first moves: orders[2] consumer-1→withheld (balance)", "follow-up rebalance", "unauthenticated", "grpc-go/"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("describe lacks %q:\n%s", want, out)
 		}

@@ -250,7 +250,11 @@ func callerString(c *assigndv1.CallerIdentity) string {
 }
 
 func paramsString(p *assigndv1.PolicyParams) string {
-	return fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.GetRackAware(), p.GetMaxMovesPerRebalance(), p.GetFreeze())
+	s := fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.GetRackAware(), p.GetMaxMovesPerRebalance(), p.GetFreeze())
+	if p.GetKeepMisalignedRacks() {
+		s += " keep_misaligned_racks=true"
+	}
+	return s
 }
 
 // printExplanationsJSON prints the response for one protocol name, or an

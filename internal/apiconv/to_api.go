@@ -66,6 +66,8 @@ func Response(r *assign.Result, policy string, versions map[string]int16, decode
 		FollowupRequired:  r.FollowupRequired,
 		Policy:            policy,
 		Warnings:          r.Warnings,
+		MoveReasons:       MoveReasonsToAPI(&r.Stats.Reasons),
+		Moves:             MovesToAPI(r.Moves),
 	}
 	out.Pending = slab.lists(r.Pending)
 	ms := make([]assigndv1.MemberAssignment, len(r.Members))

@@ -54,7 +54,47 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return strings.Join(parts, " ")
 	},
+	"reasons": reasonCounts,
+	"moves":   partitionMoves,
 }).ParseFS(files, "templates/*.html"))
+
+// reasonName is a MoveReason as the console writes it: "no owner",
+// "balance", "stale claim".
+func reasonName(r assigndv1.MoveReason) string {
+	return strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(r.String(), "MOVE_REASON_")), "_", " ")
+}
+
+// reasonCounts writes a Decision's counts by reason: "balance 3, no owner 2".
+func reasonCounts(rs []*assigndv1.MoveReasonCount) string {
+	parts := make([]string, len(rs))
+	for i, r := range rs {
+		parts[i] = fmt.Sprintf("%s %d", reasonName(r.GetReason()), r.GetPartitions())
+	}
+	return strings.Join(parts, ", ")
+}
+
+// shownMoves is how many of a Decision's moves a row lists.
+const shownMoves = 8
+
+// partitionMoves writes a Decision's first moves: "orders[3] a→withheld
+// (balance)".
+func partitionMoves(ms []*assigndv1.PartitionMove) string {
+	var parts []string
+	for _, m := range ms[:min(len(ms), shownMoves)] {
+		from, to := m.GetFromMemberId(), m.GetToMemberId()
+		if from == "" {
+			from = "nobody"
+		}
+		if to == "" {
+			to = "withheld"
+		}
+		parts = append(parts, fmt.Sprintf("%s[%d] %s→%s (%s)", m.GetTopic(), m.GetPartition(), from, to, reasonName(m.GetReason())))
+	}
+	if len(ms) > shownMoves {
+		parts = append(parts, "…")
+	}
+	return strings.Join(parts, ", ")
+}
 
 // Handler serves the console of h; mount it under a prefix with
 // http.StripPrefix, e.g. "/console". Routes: "/" the fleet table

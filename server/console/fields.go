@@ -24,6 +24,7 @@ func init() {
 	for n := protoreflect.FieldNumber(40); n <= 43; n++ {
 		decisionShown[n] = true
 	}
+	decisionShown[30], decisionShown[31] = true, true // move_reasons, moves
 	decisionShown[50], decisionShown[51] = true, true // caller_binding, topics
 }
 

@@ -41,6 +41,7 @@
 //	      rack_aware: true              # default true
 //	      max_moves_per_rebalance: 100  # default 0 = no cap
 //	      freeze: false                 # default false; wins over the cap
+//	      keep_misaligned_racks: false  # default false: bring partitions home to their racks
 //	    shadow:                   # optional: evaluate, compare, never return
 //	      assignor: cooperative-sticky@2
 //	      params: {max_moves_per_rebalance: 0}

@@ -19,6 +19,12 @@ type Params struct {
 	// partitions nobody owns, for incidents (params.freeze). It takes
 	// precedence over MaxMovesPerRebalance. Default: false.
 	Freeze bool
+	// KeepMisalignedRacks lets an owner keep a partition none of whose
+	// replicas is on its rack (params.keep_misaligned_racks). Default:
+	// false, as in the Java client: rack-aware groups bring such
+	// partitions home where the balance allows (KIP-881), at the cost of a
+	// cooperative follow-up.
+	KeepMisalignedRacks bool
 }
 
 func resolveParams(s paramsSpec) Params {
@@ -32,10 +38,13 @@ func resolveParams(s paramsSpec) Params {
 	if s.Freeze != nil {
 		p.Freeze = *s.Freeze
 	}
+	if s.KeepMisalignedRacks != nil {
+		p.KeepMisalignedRacks = *s.KeepMisalignedRacks
+	}
 	return p
 }
 
-// options converts the parameters to engine options. All three are always
+// options converts the parameters to engine options. All of them are always
 // passed, so that what runs does not depend on the engine's defaults.
 // The slice is shared by every Selection of the rule: its capacity equals
 // its length, so a caller that appends gets a copy.
@@ -44,6 +53,7 @@ func (p Params) options() []assign.Option {
 		assign.WithRackAware(p.RackAware),
 		assign.WithMaxMoves(p.MaxMovesPerRebalance),
 		assign.WithFreeze(p.Freeze),
+		assign.WithKeepMisalignedRacks(p.KeepMisalignedRacks),
 	}
 	return opts[:len(opts):len(opts)]
 }

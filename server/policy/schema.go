@@ -59,6 +59,8 @@ type paramsSpec struct {
 	RackAware *bool `yaml:"rack_aware"`
 	MaxMoves  *int  `yaml:"max_moves_per_rebalance"`
 	Freeze    *bool `yaml:"freeze"`
+
+	KeepMisalignedRacks *bool `yaml:"keep_misaligned_racks"`
 }
 
 type shadowSpec struct {

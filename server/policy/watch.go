@@ -187,8 +187,9 @@ func (fw *fileWatch) reject(ctx context.Context, key, reason string, cur *Policy
 		return
 	}
 	fw.lastBad = key
-	fw.src.m.reloadFailures.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
 	fw.src.cfg.logger.LogAttrs(ctx, slog.LevelError, "policy file rejected; the last good revision keeps serving",
 		slog.String("file", fw.path), slog.String("trigger", trigger), slog.String("reason", reason),
 		slog.String("serving_revision", cur.Revision()), slog.String("error", err.Error()))
+	// Count after logging: whoever sees the counter move finds the log line.
+	fw.src.m.reloadFailures.Add(ctx, 1, metric.WithAttributes(attribute.String("reason", reason)))
 }

@@ -147,11 +147,16 @@ type PolicyParams struct {
 	RackAware            bool
 	MaxMovesPerRebalance int
 	Freeze               bool
+	KeepMisalignedRacks  bool
 }
 
 // String formats the parameters as they are written in a policy file.
 func (p PolicyParams) String() string {
-	return fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
+	s := fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
+	if p.KeepMisalignedRacks { // only when set, so that the usual line stays as it was
+		s += " keep_misaligned_racks=true"
+	}
+	return s
 }
 
 // ShadowPolicy is a rule's shadow assignor ("name@version") and its

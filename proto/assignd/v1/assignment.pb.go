@@ -238,6 +238,86 @@ func (ErrorReason) EnumDescriptor() ([]byte, []int) {
 	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{2}
 }
 
+// MoveReason says why a partition changes owner, is withheld, or stays with
+// its owner although the plan would have moved it.
+type MoveReason int32
+
+const (
+	// Not set.
+	MoveReason_MOVE_REASON_UNSPECIFIED MoveReason = 0
+	// Nobody in the group reports owning the partition: a new partition or
+	// topic, a first assignment, or an owner that left the group (JoinGroup
+	// carries only the members present, so these cannot be told apart).
+	MoveReason_MOVE_REASON_NO_OWNER MoveReason = 1
+	// The owner no longer subscribes to the partition's topic.
+	MoveReason_MOVE_REASON_UNSUBSCRIBED MoveReason = 2
+	// The owner holds more than its share (balance).
+	MoveReason_MOVE_REASON_BALANCE MoveReason = 3
+	// No replica of the partition is in its owner's rack, and a member in a
+	// rack with one takes it (KIP-881).
+	MoveReason_MOVE_REASON_RACK MoveReason = 4
+	// The member in from_member_id claimed the partition in an older
+	// generation than the member that kept it (KAFKA-12984, KIP-792).
+	MoveReason_MOVE_REASON_STALE_CLAIM MoveReason = 5
+	// Several members claimed the partition in the same generation; under
+	// COOPERATIVE it is withheld from all of them this round.
+	MoveReason_MOVE_REASON_CONTESTED MoveReason = 6
+	// The plan would move the partition, but the policy's move budget
+	// (max_moves_per_rebalance) or freeze keeps it with its owner this round.
+	MoveReason_MOVE_REASON_HELD MoveReason = 7
+)
+
+// Enum value maps for MoveReason.
+var (
+	MoveReason_name = map[int32]string{
+		0: "MOVE_REASON_UNSPECIFIED",
+		1: "MOVE_REASON_NO_OWNER",
+		2: "MOVE_REASON_UNSUBSCRIBED",
+		3: "MOVE_REASON_BALANCE",
+		4: "MOVE_REASON_RACK",
+		5: "MOVE_REASON_STALE_CLAIM",
+		6: "MOVE_REASON_CONTESTED",
+		7: "MOVE_REASON_HELD",
+	}
+	MoveReason_value = map[string]int32{
+		"MOVE_REASON_UNSPECIFIED":  0,
+		"MOVE_REASON_NO_OWNER":     1,
+		"MOVE_REASON_UNSUBSCRIBED": 2,
+		"MOVE_REASON_BALANCE":      3,
+		"MOVE_REASON_RACK":         4,
+		"MOVE_REASON_STALE_CLAIM":  5,
+		"MOVE_REASON_CONTESTED":    6,
+		"MOVE_REASON_HELD":         7,
+	}
+)
+
+func (x MoveReason) Enum() *MoveReason {
+	p := new(MoveReason)
+	*p = x
+	return p
+}
+
+func (x MoveReason) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MoveReason) Descriptor() protoreflect.EnumDescriptor {
+	return file_assignd_v1_assignment_proto_enumTypes[3].Descriptor()
+}
+
+func (MoveReason) Type() protoreflect.EnumType {
+	return &file_assignd_v1_assignment_proto_enumTypes[3]
+}
+
+func (x MoveReason) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MoveReason.Descriptor instead.
+func (MoveReason) EnumDescriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{3}
+}
+
 // TopicPartitions names partitions of one topic.
 type TopicPartitions struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -567,9 +647,14 @@ type AssignRequest struct {
 	// assignments to SyncGroup as they are asks for ASSIGNMENT_VIEW_ENCODED
 	// and neither side builds or parses the same partitions twice (on a
 	// million-partition group, half of the response).
-	View          AssignmentView `protobuf:"varint,8,opt,name=view,proto3,enum=assignd.v1.AssignmentView" json:"view,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	View AssignmentView `protobuf:"varint,8,opt,name=view,proto3,enum=assignd.v1.AssignmentView" json:"view,omitempty"`
+	// List up to this many partitions that change owner, are withheld or are
+	// held back, each with its reason, in AssignResponse.moves. 0 (the
+	// default): none; the counts by reason are always returned. The server
+	// caps it (100,000); listing costs a pass over the partitions.
+	MoveDetailLimit int32 `protobuf:"varint,20,opt,name=move_detail_limit,json=moveDetailLimit,proto3" json:"move_detail_limit,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *AssignRequest) Reset() {
@@ -656,6 +741,13 @@ func (x *AssignRequest) GetView() AssignmentView {
 		return x.View
 	}
 	return AssignmentView_ASSIGNMENT_VIEW_UNSPECIFIED
+}
+
+func (x *AssignRequest) GetMoveDetailLimit() int32 {
+	if x != nil {
+		return x.MoveDetailLimit
+	}
+	return 0
 }
 
 // MemberAssignment is what one member receives.
@@ -766,7 +858,15 @@ type AssignResponse struct {
 	Policy string `protobuf:"bytes,7,opt,name=policy,proto3" json:"policy,omitempty"`
 	// Input that was ignored rather than rejected, e.g. subscribed topics
 	// missing from the metadata or stale ownership claims.
-	Warnings      []string `protobuf:"bytes,8,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	Warnings []string `protobuf:"bytes,8,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// How many partitions change owner (from nobody too), are withheld or
+	// are held back, by reason; reasons with no partition are left out.
+	// Always set, whatever the view.
+	MoveReasons []*MoveReasonCount `protobuf:"bytes,20,rep,name=move_reasons,json=moveReasons,proto3" json:"move_reasons,omitempty"`
+	// The partitions that change owner, are withheld or are held back, with
+	// their reasons, in (topic, partition) order, up to
+	// AssignRequest.move_detail_limit.
+	Moves         []*PartitionMove `protobuf:"bytes,21,rep,name=moves,proto3" json:"moves,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -853,6 +953,20 @@ func (x *AssignResponse) GetPolicy() string {
 func (x *AssignResponse) GetWarnings() []string {
 	if x != nil {
 		return x.Warnings
+	}
+	return nil
+}
+
+func (x *AssignResponse) GetMoveReasons() []*MoveReasonCount {
+	if x != nil {
+		return x.MoveReasons
+	}
+	return nil
+}
+
+func (x *AssignResponse) GetMoves() []*PartitionMove {
+	if x != nil {
+		return x.Moves
 	}
 	return nil
 }
@@ -1152,9 +1266,14 @@ type PolicyParams struct {
 	// cooperative rebalance; 0 means no cap.
 	MaxMovesPerRebalance int32 `protobuf:"varint,2,opt,name=max_moves_per_rebalance,json=maxMovesPerRebalance,proto3" json:"max_moves_per_rebalance,omitempty"`
 	// Keep every partition with its live owner and only place unowned ones.
-	Freeze        bool `protobuf:"varint,3,opt,name=freeze,proto3" json:"freeze,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Freeze bool `protobuf:"varint,3,opt,name=freeze,proto3" json:"freeze,omitempty"`
+	// Let an owner keep a partition none of whose replicas is on its rack.
+	// False (the default, as in the Java client): in rack-aware groups such a
+	// partition goes to a member on a replica's rack when the balance allows
+	// (KIP-881 realignment).
+	KeepMisalignedRacks bool `protobuf:"varint,20,opt,name=keep_misaligned_racks,json=keepMisalignedRacks,proto3" json:"keep_misaligned_racks,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *PolicyParams) Reset() {
@@ -1204,6 +1323,13 @@ func (x *PolicyParams) GetMaxMovesPerRebalance() int32 {
 func (x *PolicyParams) GetFreeze() bool {
 	if x != nil {
 		return x.Freeze
+	}
+	return false
+}
+
+func (x *PolicyParams) GetKeepMisalignedRacks() bool {
+	if x != nil {
+		return x.KeepMisalignedRacks
 	}
 	return false
 }
@@ -1472,6 +1598,147 @@ func (x *ExplainPolicyResponse) GetCaller() *CallerIdentity {
 	return nil
 }
 
+// MoveReasonCount is how many partitions moved for one reason.
+type MoveReasonCount struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The reason.
+	Reason MoveReason `protobuf:"varint,1,opt,name=reason,proto3,enum=assignd.v1.MoveReason" json:"reason,omitempty"`
+	// How many partitions.
+	Partitions    int32 `protobuf:"varint,2,opt,name=partitions,proto3" json:"partitions,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MoveReasonCount) Reset() {
+	*x = MoveReasonCount{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MoveReasonCount) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MoveReasonCount) ProtoMessage() {}
+
+func (x *MoveReasonCount) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MoveReasonCount.ProtoReflect.Descriptor instead.
+func (*MoveReasonCount) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *MoveReasonCount) GetReason() MoveReason {
+	if x != nil {
+		return x.Reason
+	}
+	return MoveReason_MOVE_REASON_UNSPECIFIED
+}
+
+func (x *MoveReasonCount) GetPartitions() int32 {
+	if x != nil {
+		return x.Partitions
+	}
+	return 0
+}
+
+// PartitionMove is one partition that changes owner, is withheld or is held
+// back, and why.
+type PartitionMove struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The topic.
+	Topic string `protobuf:"bytes,1,opt,name=topic,proto3" json:"topic,omitempty"`
+	// The partition number.
+	Partition int32 `protobuf:"varint,2,opt,name=partition,proto3" json:"partition,omitempty"`
+	// The member that owned it before this round (for STALE_CLAIM, the member
+	// whose claim lost); empty when nobody owned it (NO_OWNER) or several
+	// members claimed it (CONTESTED).
+	FromMemberId string `protobuf:"bytes,3,opt,name=from_member_id,json=fromMemberId,proto3" json:"from_member_id,omitempty"`
+	// The member it is assigned to this round; empty when it is withheld
+	// (then it is listed in AssignResponse.pending). For HELD, the owner.
+	ToMemberId string `protobuf:"bytes,4,opt,name=to_member_id,json=toMemberId,proto3" json:"to_member_id,omitempty"`
+	// Why.
+	Reason        MoveReason `protobuf:"varint,5,opt,name=reason,proto3,enum=assignd.v1.MoveReason" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PartitionMove) Reset() {
+	*x = PartitionMove{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PartitionMove) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PartitionMove) ProtoMessage() {}
+
+func (x *PartitionMove) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PartitionMove.ProtoReflect.Descriptor instead.
+func (*PartitionMove) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *PartitionMove) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+func (x *PartitionMove) GetPartition() int32 {
+	if x != nil {
+		return x.Partition
+	}
+	return 0
+}
+
+func (x *PartitionMove) GetFromMemberId() string {
+	if x != nil {
+		return x.FromMemberId
+	}
+	return ""
+}
+
+func (x *PartitionMove) GetToMemberId() string {
+	if x != nil {
+		return x.ToMemberId
+	}
+	return ""
+}
+
+func (x *PartitionMove) GetReason() MoveReason {
+	if x != nil {
+		return x.Reason
+	}
+	return MoveReason_MOVE_REASON_UNSPECIFIED
+}
+
 var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 
 const file_assignd_v1_assignment_proto_rawDesc = "" +
@@ -1504,7 +1771,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x12_group_instance_idB\r\n" +
 	"\v_generationB\n" +
 	"\n" +
-	"\b_rack_id\"\xe8\x02\n" +
+	"\b_rack_id\"\x94\x03\n" +
 	"\rAssignRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rgeneration_id\x18\x02 \x01(\x05R\fgenerationId\x12#\n" +
@@ -1513,7 +1780,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\amembers\x18\x05 \x03(\v2\x12.assignd.v1.MemberR\amembers\x12)\n" +
 	"\x06topics\x18\x06 \x03(\v2\x11.assignd.v1.TopicR\x06topics\x12\x1b\n" +
 	"\tleader_id\x18\a \x01(\tR\bleaderId\x12.\n" +
-	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\"\xe0\x01\n" +
+	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\x12*\n" +
+	"\x11move_detail_limit\x18\x14 \x01(\x05R\x0fmoveDetailLimit\"\xe0\x01\n" +
 	"\x10MemberAssignment\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12;\n" +
 	"\n" +
@@ -1523,7 +1791,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x04 \x01(\fR\n" +
 	"assignment\x125\n" +
-	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xfd\x02\n" +
+	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xee\x03\n" +
 	"\x0eAssignResponse\x12>\n" +
 	"\vassignments\x18\x01 \x03(\v2\x1c.assignd.v1.MemberAssignmentR\vassignments\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12)\n" +
@@ -1532,7 +1800,9 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x11followup_required\x18\x05 \x01(\bR\x10followupRequired\x125\n" +
 	"\apending\x18\x06 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\apending\x12\x16\n" +
 	"\x06policy\x18\a \x01(\tR\x06policy\x12\x1a\n" +
-	"\bwarnings\x18\b \x03(\tR\bwarnings\"\x16\n" +
+	"\bwarnings\x18\b \x03(\tR\bwarnings\x12>\n" +
+	"\fmove_reasons\x18\x14 \x03(\v2\x1b.assignd.v1.MoveReasonCountR\vmoveReasons\x12/\n" +
+	"\x05moves\x18\x15 \x03(\v2\x19.assignd.v1.PartitionMoveR\x05moves\"\x16\n" +
 	"\x14ListAssignorsRequest\"y\n" +
 	"\fAssignorInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -1548,12 +1818,13 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0eCallerIdentity\x12\x18\n" +
 	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1f\n" +
 	"\vcommon_name\x18\x02 \x01(\tR\n" +
-	"commonName\"|\n" +
+	"commonName\"\xb0\x01\n" +
 	"\fPolicyParams\x12\x1d\n" +
 	"\n" +
 	"rack_aware\x18\x01 \x01(\bR\trackAware\x125\n" +
 	"\x17max_moves_per_rebalance\x18\x02 \x01(\x05R\x14maxMovesPerRebalance\x12\x16\n" +
-	"\x06freeze\x18\x03 \x01(\bR\x06freeze\"\\\n" +
+	"\x06freeze\x18\x03 \x01(\bR\x06freeze\x122\n" +
+	"\x15keep_misaligned_racks\x18\x14 \x01(\bR\x13keepMisalignedRacks\"\\\n" +
 	"\fShadowPolicy\x12\x1a\n" +
 	"\bassignor\x18\x01 \x01(\tR\bassignor\x120\n" +
 	"\x06params\x18\x02 \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\"9\n" +
@@ -1573,7 +1844,19 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x06shadow\x18\n" +
 	" \x01(\v2\x18.assignd.v1.ShadowPolicyR\x06shadow\x121\n" +
 	"\askipped\x18\v \x03(\v2\x17.assignd.v1.SkippedRuleR\askipped\x122\n" +
-	"\x06caller\x18\f \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller*y\n" +
+	"\x06caller\x18\f \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\"a\n" +
+	"\x0fMoveReasonCount\x12.\n" +
+	"\x06reason\x18\x01 \x01(\x0e2\x16.assignd.v1.MoveReasonR\x06reason\x12\x1e\n" +
+	"\n" +
+	"partitions\x18\x02 \x01(\x05R\n" +
+	"partitions\"\xbb\x01\n" +
+	"\rPartitionMove\x12\x14\n" +
+	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1c\n" +
+	"\tpartition\x18\x02 \x01(\x05R\tpartition\x12$\n" +
+	"\x0efrom_member_id\x18\x03 \x01(\tR\ffromMemberId\x12 \n" +
+	"\fto_member_id\x18\x04 \x01(\tR\n" +
+	"toMemberId\x12.\n" +
+	"\x06reason\x18\x05 \x01(\x0e2\x16.assignd.v1.MoveReasonR\x06reason*y\n" +
 	"\x11RebalanceProtocol\x12\"\n" +
 	"\x1eREBALANCE_PROTOCOL_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18REBALANCE_PROTOCOL_EAGER\x10\x01\x12\"\n" +
@@ -1592,7 +1875,17 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x17ERROR_REASON_OVERLOADED\x10\x06\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x10\a\x12\x1f\n" +
 	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b\x12#\n" +
-	"\x1fERROR_REASON_CALLER_NOT_ALLOWED\x10\t2\x80\x02\n" +
+	"\x1fERROR_REASON_CALLER_NOT_ALLOWED\x10\t*\xde\x01\n" +
+	"\n" +
+	"MoveReason\x12\x1b\n" +
+	"\x17MOVE_REASON_UNSPECIFIED\x10\x00\x12\x18\n" +
+	"\x14MOVE_REASON_NO_OWNER\x10\x01\x12\x1c\n" +
+	"\x18MOVE_REASON_UNSUBSCRIBED\x10\x02\x12\x17\n" +
+	"\x13MOVE_REASON_BALANCE\x10\x03\x12\x14\n" +
+	"\x10MOVE_REASON_RACK\x10\x04\x12\x1b\n" +
+	"\x17MOVE_REASON_STALE_CLAIM\x10\x05\x12\x19\n" +
+	"\x15MOVE_REASON_CONTESTED\x10\x06\x12\x14\n" +
+	"\x10MOVE_REASON_HELD\x10\a2\x80\x02\n" +
 	"\x11AssignmentService\x12?\n" +
 	"\x06Assign\x12\x19.assignd.v1.AssignRequest\x1a\x1a.assignd.v1.AssignResponse\x12T\n" +
 	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponse\x12T\n" +
@@ -1610,61 +1903,68 @@ func file_assignd_v1_assignment_proto_rawDescGZIP() []byte {
 	return file_assignd_v1_assignment_proto_rawDescData
 }
 
-var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
-var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 16)
+var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
+var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
 var file_assignd_v1_assignment_proto_goTypes = []any{
 	(RebalanceProtocol)(0),        // 0: assignd.v1.RebalanceProtocol
 	(AssignmentView)(0),           // 1: assignd.v1.AssignmentView
 	(ErrorReason)(0),              // 2: assignd.v1.ErrorReason
-	(*TopicPartitions)(nil),       // 3: assignd.v1.TopicPartitions
-	(*PartitionRacks)(nil),        // 4: assignd.v1.PartitionRacks
-	(*Topic)(nil),                 // 5: assignd.v1.Topic
-	(*Member)(nil),                // 6: assignd.v1.Member
-	(*AssignRequest)(nil),         // 7: assignd.v1.AssignRequest
-	(*MemberAssignment)(nil),      // 8: assignd.v1.MemberAssignment
-	(*AssignResponse)(nil),        // 9: assignd.v1.AssignResponse
-	(*ListAssignorsRequest)(nil),  // 10: assignd.v1.ListAssignorsRequest
-	(*AssignorInfo)(nil),          // 11: assignd.v1.AssignorInfo
-	(*ListAssignorsResponse)(nil), // 12: assignd.v1.ListAssignorsResponse
-	(*ExplainPolicyRequest)(nil),  // 13: assignd.v1.ExplainPolicyRequest
-	(*CallerIdentity)(nil),        // 14: assignd.v1.CallerIdentity
-	(*PolicyParams)(nil),          // 15: assignd.v1.PolicyParams
-	(*ShadowPolicy)(nil),          // 16: assignd.v1.ShadowPolicy
-	(*SkippedRule)(nil),           // 17: assignd.v1.SkippedRule
-	(*ExplainPolicyResponse)(nil), // 18: assignd.v1.ExplainPolicyResponse
+	(MoveReason)(0),               // 3: assignd.v1.MoveReason
+	(*TopicPartitions)(nil),       // 4: assignd.v1.TopicPartitions
+	(*PartitionRacks)(nil),        // 5: assignd.v1.PartitionRacks
+	(*Topic)(nil),                 // 6: assignd.v1.Topic
+	(*Member)(nil),                // 7: assignd.v1.Member
+	(*AssignRequest)(nil),         // 8: assignd.v1.AssignRequest
+	(*MemberAssignment)(nil),      // 9: assignd.v1.MemberAssignment
+	(*AssignResponse)(nil),        // 10: assignd.v1.AssignResponse
+	(*ListAssignorsRequest)(nil),  // 11: assignd.v1.ListAssignorsRequest
+	(*AssignorInfo)(nil),          // 12: assignd.v1.AssignorInfo
+	(*ListAssignorsResponse)(nil), // 13: assignd.v1.ListAssignorsResponse
+	(*ExplainPolicyRequest)(nil),  // 14: assignd.v1.ExplainPolicyRequest
+	(*CallerIdentity)(nil),        // 15: assignd.v1.CallerIdentity
+	(*PolicyParams)(nil),          // 16: assignd.v1.PolicyParams
+	(*ShadowPolicy)(nil),          // 17: assignd.v1.ShadowPolicy
+	(*SkippedRule)(nil),           // 18: assignd.v1.SkippedRule
+	(*ExplainPolicyResponse)(nil), // 19: assignd.v1.ExplainPolicyResponse
+	(*MoveReasonCount)(nil),       // 20: assignd.v1.MoveReasonCount
+	(*PartitionMove)(nil),         // 21: assignd.v1.PartitionMove
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
-	4,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
-	3,  // 1: assignd.v1.Member.owned_partitions:type_name -> assignd.v1.TopicPartitions
+	5,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
+	4,  // 1: assignd.v1.Member.owned_partitions:type_name -> assignd.v1.TopicPartitions
 	0,  // 2: assignd.v1.AssignRequest.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	6,  // 3: assignd.v1.AssignRequest.members:type_name -> assignd.v1.Member
-	5,  // 4: assignd.v1.AssignRequest.topics:type_name -> assignd.v1.Topic
+	7,  // 3: assignd.v1.AssignRequest.members:type_name -> assignd.v1.Member
+	6,  // 4: assignd.v1.AssignRequest.topics:type_name -> assignd.v1.Topic
 	1,  // 5: assignd.v1.AssignRequest.view:type_name -> assignd.v1.AssignmentView
-	3,  // 6: assignd.v1.MemberAssignment.partitions:type_name -> assignd.v1.TopicPartitions
-	3,  // 7: assignd.v1.MemberAssignment.revoked:type_name -> assignd.v1.TopicPartitions
-	8,  // 8: assignd.v1.AssignResponse.assignments:type_name -> assignd.v1.MemberAssignment
+	4,  // 6: assignd.v1.MemberAssignment.partitions:type_name -> assignd.v1.TopicPartitions
+	4,  // 7: assignd.v1.MemberAssignment.revoked:type_name -> assignd.v1.TopicPartitions
+	9,  // 8: assignd.v1.AssignResponse.assignments:type_name -> assignd.v1.MemberAssignment
 	0,  // 9: assignd.v1.AssignResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	3,  // 10: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
-	0,  // 11: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
-	11, // 12: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
-	14, // 13: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
-	15, // 14: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
-	0,  // 15: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	15, // 16: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
-	16, // 17: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
-	17, // 18: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
-	14, // 19: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
-	7,  // 20: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
-	10, // 21: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
-	13, // 22: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
-	9,  // 23: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	12, // 24: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	18, // 25: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	23, // [23:26] is the sub-list for method output_type
-	20, // [20:23] is the sub-list for method input_type
-	20, // [20:20] is the sub-list for extension type_name
-	20, // [20:20] is the sub-list for extension extendee
-	0,  // [0:20] is the sub-list for field type_name
+	4,  // 10: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
+	20, // 11: assignd.v1.AssignResponse.move_reasons:type_name -> assignd.v1.MoveReasonCount
+	21, // 12: assignd.v1.AssignResponse.moves:type_name -> assignd.v1.PartitionMove
+	0,  // 13: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
+	12, // 14: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
+	15, // 15: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
+	16, // 16: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
+	0,  // 17: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	16, // 18: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
+	17, // 19: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
+	18, // 20: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
+	15, // 21: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
+	3,  // 22: assignd.v1.MoveReasonCount.reason:type_name -> assignd.v1.MoveReason
+	3,  // 23: assignd.v1.PartitionMove.reason:type_name -> assignd.v1.MoveReason
+	8,  // 24: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
+	11, // 25: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
+	14, // 26: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
+	10, // 27: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	13, // 28: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	19, // 29: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	27, // [27:30] is the sub-list for method output_type
+	24, // [24:27] is the sub-list for method input_type
+	24, // [24:24] is the sub-list for extension type_name
+	24, // [24:24] is the sub-list for extension extendee
+	0,  // [0:24] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_assignment_proto_init() }
@@ -1678,8 +1978,8 @@ func file_assignd_v1_assignment_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assignd_v1_assignment_proto_rawDesc), len(file_assignd_v1_assignment_proto_rawDesc)),
-			NumEnums:      3,
-			NumMessages:   16,
+			NumEnums:      4,
+			NumMessages:   18,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

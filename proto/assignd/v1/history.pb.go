@@ -175,6 +175,12 @@ type Decision struct {
 	UserAgent string `protobuf:"bytes,24,opt,name=user_agent,json=userAgent,proto3" json:"user_agent,omitempty"`
 	// SHA-256 of the request, marshaled deterministically.
 	InputDigest []byte `protobuf:"bytes,25,opt,name=input_digest,json=inputDigest,proto3" json:"input_digest,omitempty"`
+	// Partitions that changed owner (from nobody too), were withheld or were
+	// held back, by reason; reasons with no partition are left out.
+	MoveReasons []*MoveReasonCount `protobuf:"bytes,30,rep,name=move_reasons,json=moveReasons,proto3" json:"move_reasons,omitempty"`
+	// The first of those partitions in (topic, partition) order, with their
+	// reasons, up to a cap (32); move_reasons has the complete counts.
+	Moves []*PartitionMove `protobuf:"bytes,31,rep,name=moves,proto3" json:"moves,omitempty"`
 	// The replica that made the decision (--history-replica, default the
 	// host name).
 	Replica string `protobuf:"bytes,40,opt,name=replica,proto3" json:"replica,omitempty"`
@@ -400,6 +406,20 @@ func (x *Decision) GetUserAgent() string {
 func (x *Decision) GetInputDigest() []byte {
 	if x != nil {
 		return x.InputDigest
+	}
+	return nil
+}
+
+func (x *Decision) GetMoveReasons() []*MoveReasonCount {
+	if x != nil {
+		return x.MoveReasons
+	}
+	return nil
+}
+
+func (x *Decision) GetMoves() []*PartitionMove {
+	if x != nil {
+		return x.Moves
 	}
 	return nil
 }
@@ -1265,7 +1285,8 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xcf\t\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc0\n" +
+	"\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1297,7 +1318,9 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x06caller\x18\x17 \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\x12\x1d\n" +
 	"\n" +
 	"user_agent\x18\x18 \x01(\tR\tuserAgent\x12!\n" +
-	"\finput_digest\x18\x19 \x01(\fR\vinputDigest\x12\x18\n" +
+	"\finput_digest\x18\x19 \x01(\fR\vinputDigest\x12>\n" +
+	"\fmove_reasons\x18\x1e \x03(\v2\x1b.assignd.v1.MoveReasonCountR\vmoveReasons\x12/\n" +
+	"\x05moves\x18\x1f \x03(\v2\x19.assignd.v1.PartitionMoveR\x05moves\x12\x18\n" +
 	"\areplica\x18( \x01(\tR\areplica\x12 \n" +
 	"\vincarnation\x18) \x01(\x04R\vincarnation\x12\x1a\n" +
 	"\bsequence\x18* \x01(\x04R\bsequence\x12\x16\n" +
@@ -1421,6 +1444,8 @@ var file_assignd_v1_history_proto_goTypes = []any{
 	(*TopicPartitions)(nil),       // 13: assignd.v1.TopicPartitions
 	(*durationpb.Duration)(nil),   // 14: google.protobuf.Duration
 	(*CallerIdentity)(nil),        // 15: assignd.v1.CallerIdentity
+	(*MoveReasonCount)(nil),       // 16: assignd.v1.MoveReasonCount
+	(*PartitionMove)(nil),         // 17: assignd.v1.PartitionMove
 }
 var file_assignd_v1_history_proto_depIdxs = []int32{
 	11, // 0: assignd.v1.Decision.time:type_name -> google.protobuf.Timestamp
@@ -1431,30 +1456,32 @@ var file_assignd_v1_history_proto_depIdxs = []int32{
 	14, // 5: assignd.v1.Decision.engine_time:type_name -> google.protobuf.Duration
 	14, // 6: assignd.v1.Decision.call_time:type_name -> google.protobuf.Duration
 	15, // 7: assignd.v1.Decision.caller:type_name -> assignd.v1.CallerIdentity
-	0,  // 8: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
-	12, // 9: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	11, // 10: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
-	3,  // 11: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
-	14, // 12: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
-	0,  // 13: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
-	4,  // 14: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
-	10, // 15: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
-	4,  // 16: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
-	1,  // 17: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
-	1,  // 18: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
-	11, // 19: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
-	11, // 20: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
-	11, // 21: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
-	9,  // 22: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
-	5,  // 23: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
-	7,  // 24: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
-	6,  // 25: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
-	8,  // 26: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
-	25, // [25:27] is the sub-list for method output_type
-	23, // [23:25] is the sub-list for method input_type
-	23, // [23:23] is the sub-list for extension type_name
-	23, // [23:23] is the sub-list for extension extendee
-	0,  // [0:23] is the sub-list for field type_name
+	16, // 8: assignd.v1.Decision.move_reasons:type_name -> assignd.v1.MoveReasonCount
+	17, // 9: assignd.v1.Decision.moves:type_name -> assignd.v1.PartitionMove
+	0,  // 10: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
+	12, // 11: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	11, // 12: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
+	3,  // 13: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
+	14, // 14: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
+	0,  // 15: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
+	4,  // 16: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
+	10, // 17: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
+	4,  // 18: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
+	1,  // 19: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
+	1,  // 20: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
+	11, // 21: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
+	11, // 22: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
+	11, // 23: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
+	9,  // 24: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
+	5,  // 25: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
+	7,  // 26: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
+	6,  // 27: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
+	8,  // 28: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
+	27, // [27:29] is the sub-list for method output_type
+	25, // [25:27] is the sub-list for method input_type
+	25, // [25:25] is the sub-list for extension type_name
+	25, // [25:25] is the sub-list for extension extendee
+	0,  // [0:25] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_history_proto_init() }

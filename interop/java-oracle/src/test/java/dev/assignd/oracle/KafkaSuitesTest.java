@@ -46,7 +46,7 @@ class KafkaSuitesTest {
             "RangeOnAssignd", 44, // of 44
             "RoundRobinOnAssignd", 13, // of 13
             "StickyOnAssignd", 87, // of 130
-            "CooperativeStickyOnAssignd", 106); // of 111
+            "CooperativeStickyOnAssignd", 107); // of 111
 
     /**
      * Tests left out unless -Doracle.kafka.large=true, to keep CI short: groups
