@@ -220,16 +220,29 @@ func checkGroupPage(t *testing.T, f fleet, id string, doc *html.Node) {
 		why.WriteString(text(cells[len(cells)-1]) + "\n")
 	})
 	var want []string
-	revoked := 0
+	revoked, reasons := 0, 0
 	for _, d := range ds {
 		want = append(want, strconv.Itoa(int(d.GetGenerationId())))
 		revoked += len(d.GetRevokedPartitions())
+		reasons += len(d.GetMoveReasons())
+	}
+	if id == steadyGroup && reasons == 0 {
+		t.Errorf("%s: no decision recorded a move reason", id)
 	}
 	if strings.Join(gens, ",") != strings.Join(want, ",") {
 		t.Errorf("%s page: decisions of generations %v, want %v", id, gens, want)
 	}
 	if revoked > 0 && !strings.Contains(why.String(), "revoked ") {
 		t.Errorf("%s page: %d decisions revoked partitions, the page says no reason:\n%s", id, revoked, why.String())
+	}
+	// Each decision's moves by reason, as the record counts them.
+	for _, d := range ds {
+		for _, r := range d.GetMoveReasons() {
+			want := fmt.Sprintf("%s %d", strings.ReplaceAll(strings.ToLower(strings.TrimPrefix(r.GetReason().String(), "MOVE_REASON_")), "_", " "), r.GetPartitions())
+			if !strings.Contains(why.String(), want) {
+				t.Errorf("%s page: generation %d moved %s, the page does not say so:\n%s", id, d.GetGenerationId(), want, why.String())
+			}
+		}
 	}
 	// The policy: the rule recorded, serving now, and the shadow.
 	policy := text(byID(doc, "policy"))
