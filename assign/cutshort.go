@@ -38,7 +38,7 @@ func (st *state) cutShort(target, pending []int32, why *ReasonCounts) []int32 {
 	} else {
 		st.warnings = append(st.warnings, workLimitWarning)
 	}
-	if st.protocol != Cooperative || len(pending) > 0 || st.opts.freeze {
+	if st.protocol != Cooperative || len(pending) > 0 || st.opts.freeze || st.opts.target {
 		return pending
 	}
 	if p := st.reliefPartition(target); p >= 0 {

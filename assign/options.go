@@ -14,6 +14,7 @@ type options struct {
 	ctx            context.Context
 	bestEffort     bool
 	moveDetail     int
+	target         bool // [WithTarget]
 }
 
 func defaultOptions() options { return options{rackAware: true} }

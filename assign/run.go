@@ -1,7 +1,7 @@
 package assign
 
 // Run validates g, computes a's plan and, under COOPERATIVE, applies the
-// KIP-429 post-pass. Errors wrap ErrInvalidGroup or ErrUnsupportedProtocol
+// KIP-429 post-pass (not under [WithTarget]). Errors wrap ErrInvalidGroup or ErrUnsupportedProtocol
 // and are *InputError values naming the member and field at fault; a run
 // stopped by its context (see [WithContext]) returns an error wrapping
 // [ErrStopped], unless [WithBestEffort] is on.
@@ -47,7 +47,7 @@ func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
 	var why ReasonCounts
 	moved, imbalance := st.planStats(target, &why)
 	var pending []int32
-	if st.protocol == Cooperative {
+	if st.protocol == Cooperative && !o.target {
 		st.stop.phase = "cooperative"
 		pending = st.cooperativeAdjust(target)
 	}

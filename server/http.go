@@ -16,6 +16,8 @@ import (
 //	          keeps a history (WithHistory; see package [console]). It shows
 //	          group, member and caller ids: the listener is loopback by
 //	          default, and whoever reaches it sees them.
+//	          /console/migration is the KIP-848 migration report
+//	          (?prefix=), as assignctl migrate-report prints it.
 func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	if s.history != nil {
@@ -24,6 +26,7 @@ func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 			opts = append(opts, console.WithExplainer(s.explainer))
 		}
 		mux.Handle("GET /console/", http.StripPrefix("/console", console.Handler(s.history, opts...)))
+		mux.HandleFunc("GET /console/migration", s.rollout.migrationPage)
 	}
 	if metrics != nil {
 		mux.Handle("GET /metrics", metrics)

@@ -62,6 +62,7 @@ type config struct {
 	explainer     Explainer
 	run           runFunc
 	history       *history.Store
+	policyParser  PolicyParser
 }
 
 func defaultConfig() config {
@@ -163,3 +164,10 @@ func withRun(run runFunc) Option { return optionFunc(func(c *config) { c.run = r
 // written and never fails a call. nil keeps no history: GroupHistoryService
 // then answers UNIMPLEMENTED. Default: none.
 func WithHistory(h *history.Store) Option { return optionFunc(func(c *config) { c.history = h }) }
+
+// WithPolicyParser lets PreviewPolicy parse a candidate policy file, as
+// the live one is parsed (assignd passes server/policy's Parse). Default:
+// none; PreviewPolicy then fails with UNIMPLEMENTED.
+func WithPolicyParser(p PolicyParser) Option {
+	return optionFunc(func(c *config) { c.policyParser = p })
+}

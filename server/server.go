@@ -43,6 +43,7 @@ type Server struct {
 	stopCalls  context.CancelCauseFunc
 	osReturner *osReturner
 	history    *history.Store
+	rollout    *rolloutService
 	// explainer, when set, tells the console what the policy does now.
 	explainer Explainer
 }
@@ -128,6 +129,10 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
 	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
 	assigndv1.RegisterGroupHistoryServiceServer(s.grpc, &historyService{store: cfg.history})
+	rollout := newRolloutService(cfg.history, cfg.explainer, cfg.policyParser, cfg.run, cfg.memoryBudget)
+	rollout.stopOnShutdown = svc.stopOnShutdown
+	assigndv1.RegisterRolloutServiceServer(s.grpc, rollout)
+	s.rollout = rollout
 	if cfg.history != nil {
 		if err := registerHistoryMetrics(cfg.meters, cfg.history); err != nil {
 			return nil, fmt.Errorf("server: creating metrics: %w", err)

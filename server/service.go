@@ -141,6 +141,10 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if detail := s.moveDetail(listMoves); detail > 0 {
 		opts = append(opts, assign.WithMoveDetail(detail))
 	}
+	if req.GetTargetAssignment() {
+		// A KIP-848 broker reconciles moves itself (docs/kip848-plugin.md).
+		opts = append(opts, assign.WithTarget(true))
+	}
 	start := time.Now()
 	res, err := s.run(ctx, sel.Assignor, g, opts...)
 	took := time.Since(start)
@@ -160,7 +164,9 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		// written (reportInterceptor), off the call's latency.
 		rep.noteDecision(ctx, req, g, res, took, caller)
 	}
-	return response(res, sel.Policy, versions, decoded, listMoves), nil
+	resp := response(res, sel.Policy, versions, decoded, listMoves)
+	resp.TargetAssignment = req.GetTargetAssignment()
+	return resp, nil
 }
 
 // moveDetail is how many moves the engine lists: what the caller asked

@@ -10,6 +10,10 @@
 //	                                         server's policy picks for a group
 //	assignctl groups [--signal S] [--prefix P]   the groups the server remembers, with signals
 //	assignctl describe GROUP                 a group's members, last decisions and signals
+//	assignctl policy diff CANDIDATE.yaml     what a candidate policy would do to every
+//	                                         recorded group; exit 4 past --fail-moved-ratio
+//	assignctl simulate GROUP --assignor X    replay a group's recorded inputs under X
+//	assignctl migrate-report                 what the switch to KIP-848 does, per group
 //	assignctl completion bash|zsh|fish|powershell   shell completion script
 //
 // Every command takes -o table (the default) or -o json. The connection
@@ -27,6 +31,8 @@
 //	2  usage: an unknown command or flag, a wrong argument, an unreadable
 //	   or invalid input file
 //	3  no connection to the server, or no answer within --timeout
+//	4  a gate failed: policy diff found a group the candidate cannot
+//	   serve, or one that moves more than --fail-moved-ratio
 package main
 
 import (
@@ -52,7 +58,11 @@ const (
 	exitFail        = 1
 	exitUsage       = 2
 	exitUnreachable = 3
+	exitGate        = 4
 )
+
+// errGateFailed: a command's gate failed (exit 4); it has printed why.
+var errGateFailed = fmt.Errorf("gate failed: %w", errReported)
 
 // usageError is a mistake in the command line or its input file (exit 2).
 type usageError struct{ error }
@@ -95,6 +105,9 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 // exitCode classifies a command's error. Errors from before the command
 // ran (flags, arguments) are usage errors.
 func exitCode(err error, started bool) int {
+	if errors.Is(err, errGateFailed) {
+		return exitGate
+	}
 	var ue usageError
 	if errors.As(err, &ue) || !started {
 		return exitUsage
@@ -121,7 +134,7 @@ variable.
 
 Exit status: 0 success; 1 the server refused the request, is not serving, or
 the policy file has problems; 2 usage error; 3 no connection to the server or
-no answer within --timeout.`,
+no answer within --timeout; 4 a gate failed (policy diff).`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -140,7 +153,8 @@ no answer within --timeout.`,
 	pf := root.PersistentFlags()
 	a.conn.register(pf)
 	pf.StringVarP(&a.output, "output", "o", "table", "output `format`: table or json")
-	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand(), a.groupsCommand(), a.describeCommand())
+	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand(), a.groupsCommand(), a.describeCommand(),
+		a.simulateCommand(), a.migrateReportCommand())
 	return root
 }
 

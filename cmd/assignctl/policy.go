@@ -27,7 +27,7 @@ func (a *app) policyCommand() *cobra.Command {
 		// subcommand is a usage error (cobra.NoArgs).
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.policyCheckCommand(), a.policyExplainCommand())
+	cmd.AddCommand(a.policyCheckCommand(), a.policyExplainCommand(), a.policyDiffCommand())
 	return cmd
 }
 

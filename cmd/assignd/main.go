@@ -123,6 +123,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		server.WithMeterProvider(tel.MeterProvider()),
 		server.WithTracerProvider(tel.TracerProvider()),
 		server.WithExplainer(src),
+		server.WithPolicyParser(parseCandidate),
 	}
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))

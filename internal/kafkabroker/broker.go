@@ -110,6 +110,10 @@ func Start(ctx context.Context, opts ...Option) (*Broker, error) {
 	}
 	defer logf.Close() // the JVM holds its own descriptor
 
+	cp, err := classpath(lib, cfg.classpath)
+	if err != nil {
+		return nil, err
+	}
 	jvm := []string{
 		"-Xmx" + cfg.heap, "-Xms64m", "-Xss512k",
 		// Tests want a quick start and little CPU on a shared machine,
@@ -118,7 +122,7 @@ func Start(ctx context.Context, opts ...Option) (*Broker, error) {
 		"-Djava.awt.headless=true",
 		"-Dlog4j2.configurationFile=" + log4j,
 		"-Dkafka.logs.dir=" + b.dir,
-		"-cp", filepath.Join(lib, "*"),
+		"-cp", cp,
 	}
 	id, err := newClusterID()
 	if err != nil {
@@ -315,4 +319,25 @@ func sweepTemp() {
 			_ = os.RemoveAll(d)
 		}
 	}
+}
+
+// classpath is the broker's jars, then the extra entries of
+// [WithClasspath]: a directory stands for the jars in it.
+func classpath(lib string, extra []string) (string, error) {
+	cp := []string{filepath.Join(lib, "*")}
+	for _, e := range extra {
+		abs, err := filepath.Abs(e)
+		if err != nil {
+			return "", err
+		}
+		fi, err := os.Stat(abs)
+		if err != nil {
+			return "", fmt.Errorf("kafkabroker: classpath entry: %w", err)
+		}
+		if fi.IsDir() {
+			abs = filepath.Join(abs, "*")
+		}
+		cp = append(cp, abs)
+	}
+	return strings.Join(cp, string(os.PathListSeparator)), nil
 }

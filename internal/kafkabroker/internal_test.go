@@ -1,6 +1,8 @@
 package kafkabroker
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -83,5 +85,32 @@ func TestObserveNeedsTap(t *testing.T) {
 	var b Broker // as Start leaves it without WithTap: no tap
 	if _, err := b.Observe(func(Request) {}); err == nil || !strings.Contains(err.Error(), "WithTap") {
 		t.Errorf("Observe without a tap: %v", err)
+	}
+}
+
+// The broker's jars come first; a directory stands for its jars, a jar for
+// itself; a missing entry is an error rather than a plugin silently absent.
+func TestClasspath(t *testing.T) {
+	dir := t.TempDir()
+	jar := filepath.Join(dir, "plugin.jar")
+	if err := os.WriteFile(jar, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sep := string(os.PathListSeparator)
+	for _, tc := range []struct {
+		name  string
+		extra []string
+		want  string
+	}{
+		{"none", nil, "/lib/*"},
+		{"jar and directory", []string{jar, dir}, "/lib/*" + sep + jar + sep + filepath.Join(dir, "*")},
+	} {
+		got, err := classpath("/lib", tc.extra)
+		if err != nil || got != tc.want {
+			t.Errorf("%s: classpath = %q, %v; want %q", tc.name, got, err, tc.want)
+		}
+	}
+	if _, err := classpath("/lib", []string{filepath.Join(dir, "missing.jar")}); err == nil {
+		t.Error("a missing entry: no error")
 	}
 }

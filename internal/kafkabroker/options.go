@@ -16,6 +16,7 @@ type config struct {
 	heap         string
 	settings     map[string]string
 	tap          bool
+	classpath    []string
 }
 
 func defaultConfig() config {
@@ -89,3 +90,11 @@ func WithConfig(key, value string) Option {
 // it and [Broker.Observe] sees them. Default: off (clients connect to the
 // broker itself).
 func WithTap() Option { return optionFunc(func(c *config) { c.tap = true }) }
+
+// WithClasspath adds jars to the broker's classpath after its own: each
+// entry is a jar file, or a directory whose jars all go in (dir/*). This
+// is how a test loads a broker plugin, such as a KIP-848 assignor named in
+// group.consumer.assignors ([WithConfig]). Default: the broker's jars only.
+func WithClasspath(entries ...string) Option {
+	return optionFunc(func(c *config) { c.classpath = append(c.classpath, entries...) })
+}

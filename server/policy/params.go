@@ -44,19 +44,8 @@ func resolveParams(s paramsSpec) Params {
 	return p
 }
 
-// options converts the parameters to engine options. All of them are always
-// passed, so that what runs does not depend on the engine's defaults.
-// The slice is shared by every Selection of the rule: its capacity equals
-// its length, so a caller that appends gets a copy.
-func (p Params) options() []assign.Option {
-	opts := []assign.Option{
-		assign.WithRackAware(p.RackAware),
-		assign.WithMaxMoves(p.MaxMovesPerRebalance),
-		assign.WithFreeze(p.Freeze),
-		assign.WithKeepMisalignedRacks(p.KeepMisalignedRacks),
-	}
-	return opts[:len(opts):len(opts)]
-}
+// options converts the parameters to engine options ([selection.PolicyParams.Options]).
+func (p Params) options() []assign.Option { return selection.PolicyParams(p).Options() }
 
 // String formats the parameters as they are written in a policy file.
 func (p Params) String() string { return selection.PolicyParams(p).String() }

@@ -159,6 +159,21 @@ func (p PolicyParams) String() string {
 	return s
 }
 
+// Options converts the parameters to engine options: the one place a
+// parameter becomes an [assign.Option], for serving and for replays alike.
+// All of them are always passed, so that what runs does not depend on the
+// engine's defaults. The slice's capacity equals its length, so a caller
+// that appends gets a copy and may share it.
+func (p PolicyParams) Options() []assign.Option {
+	opts := []assign.Option{
+		assign.WithRackAware(p.RackAware),
+		assign.WithMaxMoves(p.MaxMovesPerRebalance),
+		assign.WithFreeze(p.Freeze),
+		assign.WithKeepMisalignedRacks(p.KeepMisalignedRacks),
+	}
+	return opts[:len(opts):len(opts)]
+}
+
 // ShadowPolicy is a rule's shadow assignor ("name@version") and its
 // parameters.
 type ShadowPolicy struct {

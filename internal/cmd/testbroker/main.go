@@ -3,8 +3,12 @@
 // Command testbroker runs the real Kafka broker of internal/kafkabroker
 // for test suites that are not written in Go (Java, Python, shell):
 //
-//	testbroker up [-watch PID] [-timeout 90s] DIR   # start; prints host:port
-//	testbroker down DIR                             # stop
+//	testbroker up [-watch PID] [-timeout 90s] [-cp JAR|DIR]... [-set KEY=VALUE]... DIR   # start; prints host:port
+//	testbroker down DIR                                                                   # stop
+//
+// -cp adds a jar, or a directory's jars, to the broker's classpath (a
+// broker plugin, such as a KIP-848 assignor) and -set sets one broker
+// setting (kafkabroker.WithClasspath and WithConfig); both may repeat.
 //
 // up starts a broker in the background and returns once it serves. It
 // writes DIR/bootstrap (host:port, one line) and DIR/pid (the background
@@ -41,7 +45,45 @@ func main() {
 	}
 }
 
-const usage = "usage: testbroker up [-watch PID] [-timeout D] DIR | testbroker down DIR"
+const usage = "usage: testbroker up [-watch PID] [-timeout D] [-cp JAR|DIR]... [-set KEY=VALUE]... DIR | testbroker down DIR"
+
+// repeated is a flag that may be given several times.
+type repeated []string
+
+func (r *repeated) String() string     { return strings.Join(*r, ",") }
+func (r *repeated) Set(v string) error { *r = append(*r, v); return nil }
+
+// extra is what up passes on to serve: classpath entries and settings.
+type extra struct {
+	classpath repeated
+	settings  repeated
+}
+
+func (e extra) args() []string {
+	var out []string
+	for _, c := range e.classpath {
+		out = append(out, "-cp", c)
+	}
+	for _, s := range e.settings {
+		out = append(out, "-set", s)
+	}
+	return out
+}
+
+func (e extra) options() ([]kafkabroker.Option, error) {
+	var opts []kafkabroker.Option
+	if len(e.classpath) > 0 {
+		opts = append(opts, kafkabroker.WithClasspath(e.classpath...))
+	}
+	for _, s := range e.settings {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" {
+			return nil, fmt.Errorf("-set %q: want KEY=VALUE", s)
+		}
+		opts = append(opts, kafkabroker.WithConfig(k, v))
+	}
+	return opts, nil
+}
 
 func run(args []string) error {
 	if len(args) == 0 {
@@ -50,6 +92,9 @@ func run(args []string) error {
 	fs := flag.NewFlagSet(args[0], flag.ContinueOnError)
 	watch := fs.Int("watch", 0, "stop the broker when this process exits (default: the caller of up)")
 	timeout := fs.Duration("timeout", 90*time.Second, "how long the broker may take to serve")
+	var ex extra
+	fs.Var(&ex.classpath, "cp", "a jar, or a directory of jars, to add to the broker's classpath (repeatable)")
+	fs.Var(&ex.settings, "set", "a broker setting KEY=VALUE (repeatable)")
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -65,9 +110,12 @@ func run(args []string) error {
 		if *watch == 0 {
 			*watch = os.Getppid()
 		}
-		return up(dir, *watch, *timeout)
+		if _, err := ex.options(); err != nil {
+			return err
+		}
+		return up(dir, *watch, *timeout, ex)
 	case "serve": // the background half of up
-		return serve(dir, *watch, *timeout)
+		return serve(dir, *watch, *timeout, ex)
 	case "down":
 		return down(dir)
 	}
@@ -76,7 +124,7 @@ func run(args []string) error {
 
 // up starts `testbroker serve` in a session of its own and waits until it
 // has written DIR/bootstrap, or has failed.
-func up(dir string, watch int, timeout time.Duration) error {
+func up(dir string, watch int, timeout time.Duration, ex extra) error {
 	if pid, err := readPID(dir); err == nil && alive(pid) {
 		return fmt.Errorf("a broker is already running for %s (pid %d): run testbroker down first", dir, pid)
 	}
@@ -95,7 +143,8 @@ func up(dir string, watch int, timeout time.Duration) error {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(self, "serve", "-watch", strconv.Itoa(watch), "-timeout", timeout.String(), dir)
+	args := append([]string{"serve", "-watch", strconv.Itoa(watch), "-timeout", timeout.String()}, ex.args()...)
+	cmd := exec.Command(self, append(args, dir)...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 	if err := cmd.Start(); err != nil {
@@ -129,10 +178,15 @@ func up(dir string, watch int, timeout time.Duration) error {
 
 // serve runs the broker until SIGTERM or SIGINT, the watched process's
 // exit, or the broker's own exit.
-func serve(dir string, watch int, timeout time.Duration) error {
+func serve(dir string, watch int, timeout time.Duration, ex extra) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	b, err := kafkabroker.Start(ctx, kafkabroker.WithDir(filepath.Join(dir, "broker")), kafkabroker.WithStartTimeout(timeout))
+	opts, err := ex.options()
+	if err != nil {
+		return err
+	}
+	opts = append(opts, kafkabroker.WithDir(filepath.Join(dir, "broker")), kafkabroker.WithStartTimeout(timeout))
+	b, err := kafkabroker.Start(ctx, opts...)
 	if err != nil {
 		return err
 	}

@@ -99,3 +99,19 @@ func TestUpDown(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// -cp and -set reach serve as they were given, and a -set without '=' is
+// refused before anything starts.
+func TestExtraFlags(t *testing.T) {
+	ex := extra{classpath: repeated{"a.jar", "lib"}, settings: repeated{"group.consumer.assignors=uniform,x.Y", "k=v=w"}}
+	want := []string{"-cp", "a.jar", "-cp", "lib", "-set", "group.consumer.assignors=uniform,x.Y", "-set", "k=v=w"}
+	if got := ex.args(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("args = %q, want %q", got, want)
+	}
+	if opts, err := ex.options(); err != nil || len(opts) != 3 {
+		t.Errorf("options: %d, %v; want 3 (classpath, two settings)", len(opts), err)
+	}
+	if err := run([]string{"up", "-set", "novalue", t.TempDir()}); err == nil || !strings.Contains(err.Error(), "KEY=VALUE") {
+		t.Errorf("-set novalue: %v", err)
+	}
+}

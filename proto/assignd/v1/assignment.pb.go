@@ -653,8 +653,20 @@ type AssignRequest struct {
 	// default): none; the counts by reason are always returned. The server
 	// caps it (100,000); listing costs a pass over the partitions.
 	MoveDetailLimit int32 `protobuf:"varint,20,opt,name=move_detail_limit,json=moveDetailLimit,proto3" json:"move_detail_limit,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Asks for a target assignment, as a KIP-848 group coordinator wants it
+	// from its server-side assignor (ConsumerGroupPartitionAssignor in the
+	// broker's group.consumer.assignors): every partition goes to its planned
+	// owner at once, even one that another member still owns; nothing is
+	// withheld and no follow-up is asked for, because the broker itself
+	// revokes a partition from its old owner before the new owner gets it
+	// (member epochs, KIP-848). Each member's owned_partitions is the broker's
+	// current assignment, which keeps the plan sticky. Default false: a
+	// classic leader's round, with the KIP-429 step under COOPERATIVE. A
+	// server that predates this field ignores it; the caller checks
+	// AssignResponse.target_assignment.
+	TargetAssignment bool `protobuf:"varint,25,opt,name=target_assignment,json=targetAssignment,proto3" json:"target_assignment,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *AssignRequest) Reset() {
@@ -748,6 +760,13 @@ func (x *AssignRequest) GetMoveDetailLimit() int32 {
 		return x.MoveDetailLimit
 	}
 	return 0
+}
+
+func (x *AssignRequest) GetTargetAssignment() bool {
+	if x != nil {
+		return x.TargetAssignment
+	}
+	return false
 }
 
 // MemberAssignment is what one member receives.
@@ -866,9 +885,14 @@ type AssignResponse struct {
 	// The partitions that change owner, are withheld or are held back, with
 	// their reasons, in (topic, partition) order, up to
 	// AssignRequest.move_detail_limit.
-	Moves         []*PartitionMove `protobuf:"bytes,21,rep,name=moves,proto3" json:"moves,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Moves []*PartitionMove `protobuf:"bytes,21,rep,name=moves,proto3" json:"moves,omitempty"`
+	// The assignments are a target (AssignRequest.target_assignment was
+	// honoured): nothing was withheld. A caller that asked for a target and
+	// gets false is talking to a server that does not know the mode, and
+	// must not apply the response.
+	TargetAssignment bool `protobuf:"varint,25,opt,name=target_assignment,json=targetAssignment,proto3" json:"target_assignment,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
 }
 
 func (x *AssignResponse) Reset() {
@@ -969,6 +993,13 @@ func (x *AssignResponse) GetMoves() []*PartitionMove {
 		return x.Moves
 	}
 	return nil
+}
+
+func (x *AssignResponse) GetTargetAssignment() bool {
+	if x != nil {
+		return x.TargetAssignment
+	}
+	return false
 }
 
 // ListAssignorsRequest has no fields.
@@ -1771,7 +1802,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x12_group_instance_idB\r\n" +
 	"\v_generationB\n" +
 	"\n" +
-	"\b_rack_id\"\x94\x03\n" +
+	"\b_rack_id\"\xc1\x03\n" +
 	"\rAssignRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rgeneration_id\x18\x02 \x01(\x05R\fgenerationId\x12#\n" +
@@ -1781,7 +1812,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x06topics\x18\x06 \x03(\v2\x11.assignd.v1.TopicR\x06topics\x12\x1b\n" +
 	"\tleader_id\x18\a \x01(\tR\bleaderId\x12.\n" +
 	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\x12*\n" +
-	"\x11move_detail_limit\x18\x14 \x01(\x05R\x0fmoveDetailLimit\"\xe0\x01\n" +
+	"\x11move_detail_limit\x18\x14 \x01(\x05R\x0fmoveDetailLimit\x12+\n" +
+	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\"\xe0\x01\n" +
 	"\x10MemberAssignment\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12;\n" +
 	"\n" +
@@ -1791,7 +1823,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x04 \x01(\fR\n" +
 	"assignment\x125\n" +
-	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xee\x03\n" +
+	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\x9b\x04\n" +
 	"\x0eAssignResponse\x12>\n" +
 	"\vassignments\x18\x01 \x03(\v2\x1c.assignd.v1.MemberAssignmentR\vassignments\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12)\n" +
@@ -1802,7 +1834,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x06policy\x18\a \x01(\tR\x06policy\x12\x1a\n" +
 	"\bwarnings\x18\b \x03(\tR\bwarnings\x12>\n" +
 	"\fmove_reasons\x18\x14 \x03(\v2\x1b.assignd.v1.MoveReasonCountR\vmoveReasons\x12/\n" +
-	"\x05moves\x18\x15 \x03(\v2\x19.assignd.v1.PartitionMoveR\x05moves\"\x16\n" +
+	"\x05moves\x18\x15 \x03(\v2\x19.assignd.v1.PartitionMoveR\x05moves\x12+\n" +
+	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\"\x16\n" +
 	"\x14ListAssignorsRequest\"y\n" +
 	"\fAssignorInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +

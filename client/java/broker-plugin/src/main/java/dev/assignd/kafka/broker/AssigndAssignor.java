@@ -1,0 +1,341 @@
+package dev.assignd.kafka.broker;
+
+import assignd.v1.Assignment.AssignRequest;
+import assignd.v1.Assignment.AssignResponse;
+import assignd.v1.AssignmentServiceGrpc;
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.rpc.BadRequest;
+import com.google.rpc.ErrorInfo;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.net.ssl.SSLException;
+import org.apache.kafka.common.Configurable;
+import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
+import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignorException;
+import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
+import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
+import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A KIP-848 server-side assignor that takes each consumer group's target
+ * assignment from assignd, and computes it in-process with the broker's
+ * built-in {@code uniform} (or {@code range}) when assignd does not answer
+ * in time or at all. List it in the broker's {@code group.consumer.assignors}
+ * and select it from a consumer with {@code group.remote.assignor=assignd}
+ * (its default name, {@code assignd.assignor.1.name}). docs/kip848-plugin.md.
+ *
+ * <p>The coordinator calls {@link #assign} on its event-processor thread
+ * (one of {@code group.coordinator.threads}) while it handles the heartbeat
+ * that changed the group, and every group whose offsets partition that
+ * thread serves waits meanwhile. So every call is bounded by
+ * {@code assignd.deadline.ms} (default 500 ms), and after a call that timed
+ * out or found assignd unavailable or overloaded the plugin does not call
+ * again for {@code assignd.backoff.ms} (default 5 s): a dead or hung assignd
+ * costs one deadline per backoff, not one per heartbeat.
+ *
+ * <p>It throws {@link PartitionAssignorException} only when the fallback
+ * itself fails; every failure of assignd is counted ({@link PluginStats})
+ * and logged, a misconfiguration once at ERROR.
+ *
+ * <p>Several instances: the coordinator makes one object per class listed,
+ * so {@link AssigndAssignor2}, {@link AssigndAssignor3} and
+ * {@link AssigndAssignor4} are the same assignor in slots 2 to 4, each with
+ * its own name, protocol name and group label.
+ */
+public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configurable {
+  private static final Logger LOG = LoggerFactory.getLogger(AssigndAssignor.class);
+  /** Problems already logged at ERROR, by instance and problem: a misconfiguration is logged once. */
+  private static final Set<String> LOGGED = ConcurrentHashMap.newKeySet();
+  /** Misconfigurations logged at ERROR so far, for tests. */
+  static final AtomicLong MISCONFIGURATIONS_LOGGED = new AtomicLong();
+  private static volatile Recorder recorder;
+
+  private final int slot;
+  private volatile PluginConfig cfg;
+  private volatile PluginStats stats;
+  private volatile ConsumerGroupPartitionAssignor fallback;
+  /** System.nanoTime() before which assignd is not called (backoff); 0: call. */
+  private volatile long skipUntil;
+  /** Whether the last attempt was a failure, so that recovery and new failures log once. */
+  private volatile boolean failing;
+
+  /** Slot 1: settings under {@code assignd.assignor.1.}, default name {@code assignd}. */
+  public AssigndAssignor() {
+    this(1);
+  }
+
+  /** For the other slots' classes. */
+  protected AssigndAssignor(int slot) {
+    this.slot = slot;
+    this.cfg = PluginConfig.defaults(slot);
+    this.stats = PluginStats.of(cfg.name);
+    this.fallback = builtin(cfg.fallback);
+  }
+
+  @Override
+  public void configure(Map<String, ?> configs) {
+    PluginConfig c = PluginConfig.from(slot, configs);
+    cfg = c;
+    stats = PluginStats.of(c.name);
+    fallback = builtin(c.fallback);
+    if (c.recordFile != null) {
+      recorder = new Recorder(c.recordFile);
+    }
+    // The broker builds its group coordinator configuration several times
+    // while it starts (ten times, on 4.1.1), configuring a new object each
+    // time: the settings are logged once.
+    String settings = String.format("target %s, protocol name %s, group id %s, deadline %d ms, backoff %d ms, fallback %s%s",
+        c.target, c.protocol, c.groupId, c.deadlineMs, c.backoffMs, fallback.name(), c.tls ? ", TLS" : "");
+    if (LOGGED.add(c.name + "\0settings\0" + settings)) {
+      LOG.info("assignd plugin {} (slot {}): {}", c.name, slot, settings);
+    }
+    try {
+      // Connect now: a bad target shows at start, and the first
+      // assignment does not pay for the connection (on a cold JVM that
+      // alone can take longer than the deadline).
+      Channels.get(c).getState(true);
+    } catch (Channels.Misconfigured e) {
+      logOnce(c, "misconfigured", "check " + e.property + ": " + e.getMessage());
+    }
+  }
+
+  @Override
+  public String name() {
+    return cfg.name;
+  }
+
+  /** This instance's counters and latencies. */
+  public PluginStats stats() {
+    return stats;
+  }
+
+  @Override
+  public GroupAssignment assign(GroupSpec spec, SubscribedTopicDescriber topics) throws PartitionAssignorException {
+    long start = System.nanoTime();
+    PluginConfig c = cfg;
+    if (spec.memberIds().isEmpty()) {
+      stats.served(System.nanoTime() - start);
+      return new GroupAssignment(Map.of());
+    }
+    long skip = skipUntil;
+    if (skip != 0 && start - skip < 0) {
+      return fallBack(c, FallbackReason.BACKOFF, null, null, spec, topics, start);
+    }
+    Requests.Built built = null;
+    try {
+      ManagedChannel ch = Channels.get(c);
+      built = Requests.build(c.groupId, c.protocol, spec, topics);
+      AssignResponse resp = AssignmentServiceGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(c.deadlineMs, TimeUnit.MILLISECONDS)
+          .assign(built.request());
+      GroupAssignment out;
+      try {
+        out = Requests.toAssignment(built, resp);
+      } catch (Requests.NotTarget e) {
+        logOnce(c, "not-target", "check " + PluginConfig.TARGET + ": " + e.getMessage());
+        return fallBack(c, FallbackReason.MISCONFIGURED, built.request(), resp, spec, topics, start);
+      } catch (IllegalStateException e) {
+        LOG.warn("assignd plugin {}: assignd's answer is not a valid assignment of the group: {}; assigning with {}",
+            c.name, e.getMessage(), fallback.name());
+        return fallBack(c, FallbackReason.BAD_RESPONSE, built.request(), resp, spec, topics, start);
+      }
+      long took = System.nanoTime() - start;
+      stats.served(took);
+      skipUntil = 0;
+      if (failing) {
+        failing = false;
+        LOG.info("assignd plugin {}: assignd answers again", c.name);
+      }
+      if (LOG.isDebugEnabled()) {
+        LOG.debug("assignd plugin {}: {} members assigned by assignd ({}@{}, policy {}) in {} µs",
+            c.name, built.request().getMembersCount(), resp.getAssignor(), resp.getAssignorVersion(), resp.getPolicy(), took / 1000);
+      }
+      for (String w : resp.getWarningsList()) {
+        LOG.debug("assignd plugin {}: assignd warns: {}", c.name, w);
+      }
+      record(c, "SERVED", took, built.request(), resp, out);
+      return out;
+    } catch (Channels.Misconfigured e) {
+      logOnce(c, "misconfigured", "check " + e.property + ": " + e.getMessage());
+      return fallBack(c, FallbackReason.MISCONFIGURED, request(built), null, spec, topics, start);
+    } catch (StatusRuntimeException e) {
+      return failed(c, e, request(built), spec, topics, start);
+    } catch (RuntimeException e) {
+      LOG.warn("assignd plugin {}: unexpected failure: {}; assigning with {}", c.name, e.toString(), fallback.name(), e);
+      return fallBack(c, FallbackReason.OTHER, request(built), null, spec, topics, start);
+    }
+  }
+
+  private static AssignRequest request(Requests.Built b) {
+    return b == null ? null : b.request();
+  }
+
+  private GroupAssignment failed(PluginConfig c, StatusRuntimeException e, AssignRequest req,
+      GroupSpec spec, SubscribedTopicDescriber topics, long start) {
+    Status.Code code = e.getStatus().getCode();
+    String what = code + ": " + e.getStatus().getDescription();
+    FallbackReason reason;
+    switch (code) {
+      case DEADLINE_EXCEEDED:
+        reason = FallbackReason.DEADLINE;
+        logTransient(c, reason, what + " (" + PluginConfig.DEADLINE_MS + "=" + c.deadlineMs + ")");
+        break;
+      case RESOURCE_EXHAUSTED:
+        reason = FallbackReason.OVERLOADED;
+        logTransient(c, reason, what + errorReason(e));
+        break;
+      case UNAVAILABLE: {
+        Throwable tls = causeOf(e, SSLException.class);
+        if (tls != null) {
+          reason = FallbackReason.MISCONFIGURED;
+          logOnce(c, "tls", "check " + PluginConfig.TLS_CA_FILE + "/" + PluginConfig.TLS_CERT_FILE + "/"
+              + PluginConfig.TLS_SERVER_NAME + ": TLS handshake with assignd failed: " + tls);
+        } else if (causeOf(e, java.net.UnknownHostException.class) != null
+            || String.valueOf(e.getStatus().getDescription()).contains("resolve")) {
+          reason = FallbackReason.MISCONFIGURED;
+          logOnce(c, "resolve", "check " + PluginConfig.TARGET + ": " + what + ": the target does not resolve");
+        } else {
+          reason = FallbackReason.UNAVAILABLE;
+          logTransient(c, reason, what);
+        }
+        break;
+      }
+      case UNIMPLEMENTED:
+        reason = FallbackReason.MISCONFIGURED;
+        logOnce(c, "unimplemented", "check " + PluginConfig.TARGET + ": " + what + ": it does not serve assignd.v1.AssignmentService");
+        break;
+      case UNAUTHENTICATED:
+      case PERMISSION_DENIED:
+        reason = FallbackReason.MISCONFIGURED;
+        logOnce(c, "auth", "check " + PluginConfig.TLS_CERT_FILE + " and assignd's caller rules: " + what);
+        break;
+      case INVALID_ARGUMENT:
+        reason = FallbackReason.INVALID_ARGUMENT;
+        LOG.error("assignd plugin {}: assignd refused the request: {}{}{}; assigning with {}",
+            c.name, what, errorReason(e), badField(e), fallback.name());
+        break;
+      default:
+        reason = FallbackReason.OTHER;
+        LOG.warn("assignd plugin {}: assignd failed: {}{}; assigning with {}", c.name, what, errorReason(e), fallback.name());
+    }
+    if (reason == FallbackReason.DEADLINE || reason == FallbackReason.UNAVAILABLE || reason == FallbackReason.OVERLOADED) {
+      if (c.backoffMs > 0) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.backoffMs);
+        skipUntil = until == 0 ? 1 : until;
+      }
+    }
+    return fallBack(c, reason, req, null, spec, topics, start);
+  }
+
+  /** A failure that may pass: WARN when it starts, DEBUG while it lasts. */
+  private void logTransient(PluginConfig c, FallbackReason reason, String what) {
+    if (!failing) {
+      failing = true;
+      LOG.warn("assignd plugin {}: assignd failed ({}): {}; assigning with {} and not calling assignd for {} ms",
+          c.name, reason, what, fallback.name(), c.backoffMs);
+    } else {
+      LOG.debug("assignd plugin {}: assignd still failing ({}): {}", c.name, reason, what);
+    }
+  }
+
+  private GroupAssignment fallBack(PluginConfig c, FallbackReason reason, AssignRequest req, AssignResponse resp,
+      GroupSpec spec, SubscribedTopicDescriber topics, long start) {
+    ConsumerGroupPartitionAssignor fb = fallback;
+    GroupAssignment out;
+    try {
+      out = fb.assign(spec, topics);
+    } catch (PartitionAssignorException e) {
+      stats.failed();
+      throw e;
+    } catch (RuntimeException e) {
+      stats.failed();
+      throw new PartitionAssignorException("assignd plugin " + c.name + ": the fallback " + fb.name() + " failed too: " + e, e);
+    }
+    long took = System.nanoTime() - start;
+    stats.fellBack(reason, took);
+    record(c, reason.name(), took, req, resp, out);
+    return out;
+  }
+
+  private void logOnce(PluginConfig c, String kind, String message) {
+    if (LOGGED.add(c.name + "\0" + kind + "\0" + message)) {
+      MISCONFIGURATIONS_LOGGED.incrementAndGet();
+      LOG.error("assignd plugin {}: {}; every assignment falls back to {} until it is fixed (logged once)",
+          c.name, message, fallback.name());
+    } else {
+      LOG.debug("assignd plugin {}: {}", c.name, message);
+    }
+  }
+
+  private static void record(PluginConfig c, String outcome, long nanos, AssignRequest req, AssignResponse resp,
+      GroupAssignment applied) {
+    Recorder r = recorder;
+    if (r != null) {
+      r.record(c.name, outcome, nanos, req, resp, applied);
+    }
+  }
+
+  static ConsumerGroupPartitionAssignor builtin(PluginConfig.Builtin b) {
+    return b == PluginConfig.Builtin.RANGE ? new RangeAssignor() : new UniformAssignor();
+  }
+
+  private static Throwable causeOf(Throwable t, Class<? extends Throwable> k) {
+    for (int i = 0; t != null && i < 16; t = t.getCause(), i++) {
+      if (k.isInstance(t)) {
+        return t;
+      }
+    }
+    return null;
+  }
+
+  /** ", reason R" from the status's google.rpc.ErrorInfo, if any. */
+  private static String errorReason(StatusRuntimeException e) {
+    com.google.rpc.Status st = StatusProto.fromThrowable(e);
+    if (st == null) {
+      return "";
+    }
+    for (Any a : st.getDetailsList()) {
+      if (a.is(ErrorInfo.class)) {
+        try {
+          return ", reason " + a.unpack(ErrorInfo.class).getReason();
+        } catch (InvalidProtocolBufferException ignored) {
+          // an unreadable detail says nothing more
+        }
+      }
+    }
+    return "";
+  }
+
+  /** ", field F: why" from the status's google.rpc.BadRequest, if any. */
+  private static String badField(StatusRuntimeException e) {
+    com.google.rpc.Status st = StatusProto.fromThrowable(e);
+    if (st == null) {
+      return "";
+    }
+    StringBuilder b = new StringBuilder();
+    for (Any a : st.getDetailsList()) {
+      if (a.is(BadRequest.class)) {
+        try {
+          for (BadRequest.FieldViolation v : a.unpack(BadRequest.class).getFieldViolationsList()) {
+            b.append(", field ").append(v.getField()).append(": ").append(v.getDescription());
+          }
+        } catch (InvalidProtocolBufferException ignored) {
+          // an unreadable detail says nothing more
+        }
+      }
+    }
+    return b.toString();
+  }
+}

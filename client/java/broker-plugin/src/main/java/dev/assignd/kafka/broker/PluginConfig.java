@@ -1,0 +1,154 @@
+package dev.assignd.kafka.broker;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.kafka.common.config.ConfigException;
+
+/**
+ * One plugin instance's settings, read from the broker's configuration (the
+ * originals the group coordinator passes to {@code configure}). Settings
+ * shared by every instance have the prefix {@code assignd.}; an instance's
+ * own ones {@code assignd.assignor.<slot>.}, where the slot is 1 for
+ * {@link AssigndAssignor} and 2 to 4 for {@link AssigndAssignor2} to
+ * {@link AssigndAssignor4}. An instance setting overrides the shared one of
+ * the same name (deadline, fallback, backoff).
+ *
+ * <p>A value that cannot be parsed fails the broker's start with a
+ * {@link ConfigException} naming the property, as the broker does for its
+ * own settings. A missing target is not an error at start: it is logged at
+ * ERROR once and every assignment falls back.
+ */
+final class PluginConfig {
+  /** gRPC target of assignd ({@code dns:///assignd.internal:7070}, {@code host:port}). No default. */
+  static final String TARGET = "assignd.target";
+  /** Deadline of one Assign call, milliseconds; default {@value #DEFAULT_DEADLINE_MS}. */
+  static final String DEADLINE_MS = "assignd.deadline.ms";
+  /** The built-in assignor of the fallback: {@code uniform} (default) or {@code range}. */
+  static final String FALLBACK = "assignd.fallback";
+  /** After a call that timed out or found assignd unavailable or overloaded, skip assignd this long (ms); default {@value #DEFAULT_BACKOFF_MS}; 0: never skip. */
+  static final String BACKOFF_MS = "assignd.backoff.ms";
+  static final String TLS_ENABLED = "assignd.tls.enabled";
+  static final String TLS_CA_FILE = "assignd.tls.ca.file";
+  static final String TLS_CERT_FILE = "assignd.tls.cert.file";
+  static final String TLS_KEY_FILE = "assignd.tls.key.file";
+  static final String TLS_SERVER_NAME = "assignd.tls.server.name";
+  /** Appends one line per assignment to this file (debugging and tests); default: none. */
+  static final String RECORD_FILE = "assignd.record.file";
+
+  /** Per instance: the name members select with group.remote.assignor. */
+  static final String NAME = "name";
+  /** Per instance: the protocol name sent to assignd, which its policy maps to an assignor and version. */
+  static final String PROTOCOL = "protocol";
+  /** Per instance: the group id sent to assignd (the broker does not give the assignor the group's). */
+  static final String GROUP_ID = "group.id";
+
+  static final long DEFAULT_DEADLINE_MS = 500;
+  static final long DEFAULT_BACKOFF_MS = 5000;
+  static final String DEFAULT_PROTOCOL = "cooperative-sticky";
+  static final String GROUP_ID_PREFIX = "kip848:";
+
+  /** The built-in assignors the fallback can run. */
+  enum Builtin { UNIFORM, RANGE }
+
+  final int slot;
+  final String name;
+  final String protocol;
+  final String groupId;
+  final String target;
+  final long deadlineMs;
+  final long backoffMs;
+  final Builtin fallback;
+  final boolean tls;
+  final String caFile;
+  final String certFile;
+  final String keyFile;
+  final String serverName;
+  final String recordFile;
+
+  private PluginConfig(int slot, Map<String, ?> c) {
+    this.slot = slot;
+    String prefix = slotPrefix(slot);
+    name = or(string(c, prefix + NAME), slot == 1 ? "assignd" : "assignd-" + slot);
+    if (name.equals("uniform") || name.equals("range")) {
+      throw new ConfigException(prefix + NAME, name, "is the name of a built-in assignor");
+    }
+    protocol = or(string(c, prefix + PROTOCOL), DEFAULT_PROTOCOL);
+    groupId = or(string(c, prefix + GROUP_ID), GROUP_ID_PREFIX + name);
+    target = string(c, TARGET);
+    deadlineMs = millis(c, prefix + "deadline.ms", DEADLINE_MS, DEFAULT_DEADLINE_MS, false);
+    backoffMs = millis(c, prefix + "backoff.ms", BACKOFF_MS, DEFAULT_BACKOFF_MS, true);
+    String fbKey = c.containsKey(prefix + "fallback") ? prefix + "fallback" : FALLBACK;
+    String fb = or(string(c, fbKey), "uniform");
+    try {
+      fallback = Builtin.valueOf(fb.toUpperCase(Locale.ROOT));
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(fbKey, fb, "must be uniform or range");
+    }
+    caFile = string(c, TLS_CA_FILE);
+    certFile = string(c, TLS_CERT_FILE);
+    keyFile = string(c, TLS_KEY_FILE);
+    serverName = string(c, TLS_SERVER_NAME);
+    String t = string(c, TLS_ENABLED);
+    if (t != null && !t.equalsIgnoreCase("true") && !t.equalsIgnoreCase("false")) {
+      throw new ConfigException(TLS_ENABLED, t, "must be true or false");
+    }
+    tls = t == null ? (caFile != null || certFile != null || keyFile != null || serverName != null) : Boolean.parseBoolean(t);
+    if ((certFile == null) != (keyFile == null)) {
+      throw new ConfigException(certFile == null ? TLS_CERT_FILE : TLS_KEY_FILE, null,
+          TLS_CERT_FILE + " and " + TLS_KEY_FILE + " are set together (mTLS) or not at all");
+    }
+    recordFile = string(c, RECORD_FILE);
+  }
+
+  static PluginConfig from(int slot, Map<String, ?> configs) {
+    return new PluginConfig(slot, Objects.requireNonNull(configs, "configs"));
+  }
+
+  /** The default settings of a slot, before configure (name() may be asked first). */
+  static PluginConfig defaults(int slot) {
+    return new PluginConfig(slot, Map.of());
+  }
+
+  static String slotPrefix(int slot) {
+    return "assignd.assignor." + slot + ".";
+  }
+
+  /** What identifies the channel these settings dial: one per broker process and key. */
+  ChannelKey channelKey() {
+    return new ChannelKey(target, tls, caFile, certFile, keyFile, serverName);
+  }
+
+  record ChannelKey(String target, boolean tls, String caFile, String certFile, String keyFile, String serverName) {}
+
+  private static long millis(Map<String, ?> c, String own, String shared, long def, boolean zeroOK) {
+    String key = c.containsKey(own) ? own : shared;
+    String v = string(c, key);
+    if (v == null) {
+      return def;
+    }
+    long n;
+    try {
+      n = Long.parseLong(v);
+    } catch (NumberFormatException e) {
+      throw new ConfigException(key, v, "must be a whole number of milliseconds");
+    }
+    if (n < 0 || (n == 0 && !zeroOK)) {
+      throw new ConfigException(key, v, zeroOK ? "must not be negative" : "must be positive");
+    }
+    return n;
+  }
+
+  private static String or(String v, String def) {
+    return v == null ? def : v;
+  }
+
+  private static String string(Map<String, ?> c, String key) {
+    Object v = c.get(key);
+    if (v == null) {
+      return null;
+    }
+    String s = v.toString().trim();
+    return s.isEmpty() ? null : s;
+  }
+}

@@ -1,0 +1,157 @@
+package dev.assignd.kafka.broker;
+
+import java.lang.management.ManagementFactory;
+import java.util.Arrays;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Counters and latencies of one plugin instance name, shared by every
+ * object of that name in the broker (the coordinator may construct its
+ * configuration more than once) and registered over JMX once.
+ *
+ * <p>Kafka 4.1.1 offers KIP-877 plugin metrics ({@code Monitorable}) to
+ * some plugins, but the group coordinator neither wraps its assignors nor
+ * hands them a {@code PluginMetrics}, so the plugin publishes its own MBean
+ * beside the broker's (same JVM, same JMX exporter).
+ */
+public final class PluginStats implements PluginStatsMXBean {
+  private static final Logger LOG = LoggerFactory.getLogger(PluginStats.class);
+  private static final Map<String, PluginStats> BY_NAME = new ConcurrentHashMap<>();
+  static final String DOMAIN = "dev.assignd.kafka.broker";
+
+  private final AtomicLong calls = new AtomicLong();
+  private final AtomicLong served = new AtomicLong();
+  private final AtomicLong failures = new AtomicLong();
+  private final EnumMap<FallbackReason, AtomicLong> fallbacks = new EnumMap<>(FallbackReason.class);
+  private final Reservoir servedLatency = new Reservoir(4096);
+  private final Reservoir fallbackLatency = new Reservoir(4096);
+
+  private PluginStats() {
+    for (FallbackReason r : FallbackReason.values()) {
+      fallbacks.put(r, new AtomicLong());
+    }
+  }
+
+  /** The stats of this instance name, registered over JMX on first use. */
+  public static PluginStats of(String name) {
+    return BY_NAME.computeIfAbsent(name, n -> {
+      PluginStats s = new PluginStats();
+      try {
+        ManagementFactory.getPlatformMBeanServer().registerMBean(s, objectName(n));
+      } catch (JMException | RuntimeException e) {
+        LOG.warn("assignd plugin {}: not registered over JMX: {}", n, e.toString());
+      }
+      return s;
+    });
+  }
+
+  static ObjectName objectName(String name) throws JMException {
+    return new ObjectName(DOMAIN + ":type=AssigndAssignor,name=" + ObjectName.quote(name));
+  }
+
+  void served(long nanos) {
+    calls.incrementAndGet();
+    served.incrementAndGet();
+    servedLatency.add(nanos);
+  }
+
+  void fellBack(FallbackReason reason, long nanos) {
+    calls.incrementAndGet();
+    fallbacks.get(reason).incrementAndGet();
+    fallbackLatency.add(nanos);
+  }
+
+  void failed() {
+    failures.incrementAndGet();
+  }
+
+  @Override
+  public long getCalls() {
+    return calls.get();
+  }
+
+  @Override
+  public long getServed() {
+    return served.get();
+  }
+
+  @Override
+  public long getFallbacks() {
+    long n = 0;
+    for (AtomicLong c : fallbacks.values()) {
+      n += c.get();
+    }
+    return n;
+  }
+
+  /** Fallbacks for this reason. */
+  public long fallbacks(FallbackReason reason) {
+    return fallbacks.get(reason).get();
+  }
+
+  @Override
+  public Map<String, Long> getFallbacksByReason() {
+    Map<String, Long> out = new LinkedHashMap<>();
+    fallbacks.forEach((r, c) -> out.put(r.name(), c.get()));
+    return out;
+  }
+
+  @Override
+  public long getFailures() {
+    return failures.get();
+  }
+
+  @Override
+  public long getServedLatencyP50Micros() {
+    return servedLatency.quantileMicros(0.50);
+  }
+
+  @Override
+  public long getServedLatencyP99Micros() {
+    return servedLatency.quantileMicros(0.99);
+  }
+
+  @Override
+  public long getFallbackLatencyP50Micros() {
+    return fallbackLatency.quantileMicros(0.50);
+  }
+
+  @Override
+  public long getFallbackLatencyP99Micros() {
+    return fallbackLatency.quantileMicros(0.99);
+  }
+
+  /** The most recent samples, a fixed number of them. */
+  static final class Reservoir {
+    private final long[] ring;
+    private long count;
+
+    Reservoir(int size) {
+      ring = new long[size];
+    }
+
+    synchronized void add(long nanos) {
+      ring[(int) (count++ % ring.length)] = nanos;
+    }
+
+    /** The q-quantile (nearest rank) in µs, or -1 when empty. */
+    synchronized long quantileMicros(double q) {
+      int n = (int) Math.min(count, ring.length);
+      if (n == 0) {
+        return -1;
+      }
+      long[] s = Arrays.copyOf(ring, n);
+      Arrays.sort(s);
+      int rank = (int) Math.ceil(q * n) - 1;
+      return s[Math.max(0, Math.min(n - 1, rank))] / 1000;
+    }
+  }
+}

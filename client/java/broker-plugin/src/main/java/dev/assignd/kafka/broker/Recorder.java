@@ -1,0 +1,73 @@
+package dev.assignd.kafka.broker;
+
+import assignd.v1.Assignment.AssignRequest;
+import assignd.v1.Assignment.AssignResponse;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import assignd.v1.Assignment.MemberAssignment;
+import assignd.v1.Assignment.TopicPartitions;
+import java.util.Base64;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Appends one line per assignment to {@code assignd.record.file}, for
+ * debugging and for the real-broker test: {@code instance outcome nanos
+ * thread request response applied}, the thread that called the plugin, then three base64 protobufs ({@code -}
+ * when there is none): the request sent to assignd, its answer, and what
+ * the plugin returned to the coordinator (written as an AssignResponse,
+ * topics named by topic id), from assignd or from the fallback. The
+ * outcome is {@code SERVED} or the fallback reason. Off by default; it
+ * costs a file append on the coordinator thread.
+ */
+final class Recorder {
+  private static final Logger LOG = LoggerFactory.getLogger(Recorder.class);
+  private final Path file;
+  private volatile boolean broken;
+
+  Recorder(String file) {
+    this.file = Path.of(file);
+  }
+
+  void record(String instance, String outcome, long nanos, AssignRequest req, AssignResponse resp, GroupAssignment applied) {
+    if (broken) {
+      return;
+    }
+    Base64.Encoder b64 = Base64.getEncoder();
+    String line = instance + " " + outcome + " " + nanos + " " + Thread.currentThread().getName().replace(' ', '_') + " "
+        + (req == null ? "-" : b64.encodeToString(req.toByteArray())) + " "
+        + (resp == null ? "-" : b64.encodeToString(resp.toByteArray())) + " "
+        + b64.encodeToString(encode(applied).toByteArray()) + "\n";
+    synchronized (Recorder.class) {
+      try {
+        Files.writeString(file, line, StandardCharsets.US_ASCII, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+      } catch (IOException e) {
+        broken = true;
+        LOG.error("assignd plugin: cannot write {} ({}): {}; recording stops", file, PluginConfig.RECORD_FILE, e.toString());
+      }
+    }
+  }
+
+  static AssignResponse encode(GroupAssignment a) {
+    AssignResponse.Builder b = AssignResponse.newBuilder().setTargetAssignment(true);
+    new TreeMap<>(a.members()).forEach((id, m) -> {
+      MemberAssignment.Builder ma = MemberAssignment.newBuilder().setMemberId(id);
+      Map<String, Set<Integer>> byName = new TreeMap<>();
+      for (Map.Entry<Uuid, Set<Integer>> e : m.partitions().entrySet()) {
+        byName.put(e.getKey().toString(), new TreeSet<>(e.getValue()));
+      }
+      byName.forEach((t, ps) -> ma.addPartitions(TopicPartitions.newBuilder().setTopic(t).addAllPartitions(ps)));
+      b.addAssignments(ma);
+    });
+    return b.build();
+  }
+}

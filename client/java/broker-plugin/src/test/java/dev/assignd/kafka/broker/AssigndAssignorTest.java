@@ -1,0 +1,308 @@
+package dev.assignd.kafka.broker;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import assignd.v1.Assignment.AssignResponse;
+import assignd.v1.Assignment.MemberAssignment;
+import assignd.v1.Assignment.TopicPartitions;
+import assignd.v1.AssignmentServiceGrpc;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
+import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
+import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The plugin against a real assignd, and against fakes that fail in every way the plugin tells apart. */
+class AssigndAssignorTest {
+  private static final Uuid A = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
+  private static final Uuid B = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
+  private static final AtomicInteger NAMES = new AtomicInteger();
+  private static AssigndProcess assignd;
+
+  @BeforeAll
+  static void start() throws Exception {
+    assignd = AssigndProcess.start();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    assignd.close();
+    Channels.shutdownAll();
+  }
+
+  /** A plugin configured with these settings on top of a unique name. */
+  private static AssigndAssignor plugin(String target, String... kv) {
+    Map<String, Object> c = new HashMap<>();
+    c.put("assignd.assignor.1.name", "test-" + NAMES.incrementAndGet());
+    // A new server per test and a busy 2-core machine: the deadline is
+    // tested where a test sets it.
+    c.put(PluginConfig.DEADLINE_MS, "5000");
+    if (target != null) {
+      c.put(PluginConfig.TARGET, target);
+    }
+    for (int i = 0; i < kv.length; i += 2) {
+      c.put(kv[i], kv[i + 1]);
+    }
+    AssigndAssignor a = new AssigndAssignor();
+    a.configure(c);
+    return a;
+  }
+
+  private static FakeGroup group() {
+    return new FakeGroup().topic(A, 6).topic(B, 3)
+        .member("m1", A, B).member("m2", "i-2", null, A, B).member("m3", A);
+  }
+
+  // The plan is assignd's answer to the same request, byte for byte, and
+  // a valid target; the next epoch is sticky through the current
+  // assignment the coordinator passes.
+  @Test
+  void servedByAssignd() {
+    AssigndAssignor a = plugin(assignd.target());
+    FakeGroup g = group();
+    GroupAssignment got = a.assign(g, g);
+    assertEquals("", g.violations(got));
+    assertEquals(1, a.stats().getServed());
+    assertEquals(0, a.stats().getFallbacks());
+
+    Requests.Built b = Requests.build("kip848:" + a.name(), "cooperative-sticky", g, g);
+    ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
+    try {
+      AssignResponse direct = AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS).assign(b.request());
+      assertTrue(direct.getTargetAssignment());
+      assertEquals(Requests.toAssignment(b, direct), got);
+    } finally {
+      ch.shutdownNow();
+    }
+
+    // m3 leaves, m4 joins: nobody but m3 loses anything it had.
+    g.current(got).remove("m3").member("m4", A, B);
+    GroupAssignment next = a.assign(g, g);
+    assertEquals("", g.violations(next));
+    for (String m : new String[] {"m1", "m2"}) {
+      got.members().get(m).partitions().forEach((t, ps) ->
+          assertTrue(next.members().get(m).partitions().getOrDefault(t, Set.of()).containsAll(ps) || moved(got, next, m) <= 2,
+              m + " lost more than balance needs"));
+    }
+  }
+
+  private static int moved(GroupAssignment before, GroupAssignment after, String m) {
+    int n = 0;
+    for (var e : before.members().get(m).partitions().entrySet()) {
+      for (int p : e.getValue()) {
+        if (!after.members().get(m).partitions().getOrDefault(e.getKey(), Set.of()).contains(p)) {
+          n++;
+        }
+      }
+    }
+    return n;
+  }
+
+  // A KIP-848 target withholds nothing: a member that joins a group whose
+  // partitions another member holds gets its share at once.
+  @Test
+  void targetWithholdsNothing() {
+    AssigndAssignor a = plugin(assignd.target());
+    FakeGroup g = new FakeGroup().topic(A, 6).member("m1", A);
+    GroupAssignment first = a.assign(g, g);
+    g.current(first).member("m2", A);
+    GroupAssignment second = a.assign(g, g);
+    assertEquals("", g.violations(second));
+    assertEquals(3, second.members().get("m2").partitions().get(A).size());
+  }
+
+  // assignd down: the broker's uniform assigns (the same plan as uniform
+  // itself), counted UNAVAILABLE; within the backoff assignd is not called
+  // (BACKOFF); once assignd is back and the backoff over, it serves again.
+  @Test
+  void fallsBackWhileAssigndIsDownAndComesBack() throws Exception {
+    try (AssigndProcess own = AssigndProcess.start()) {
+      AssigndAssignor a = plugin(own.target(), PluginConfig.BACKOFF_MS, "300");
+      FakeGroup g = group();
+      assertEquals("", g.violations(a.assign(g, g)));
+      own.kill();
+      GroupAssignment down = a.assign(g, g);
+      assertEquals(new UniformAssignor().assign(g, g), down);
+      assertEquals(1, a.stats().fallbacks(FallbackReason.UNAVAILABLE));
+      a.assign(g, g);
+      assertEquals(1, a.stats().fallbacks(FallbackReason.BACKOFF));
+      own.restart();
+      Thread.sleep(400);
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (a.stats().getServed() < 2 && System.nanoTime() < deadline) {
+        a.assign(g, g);
+        Thread.sleep(50);
+      }
+      assertEquals(2, a.stats().getServed(), "assignd back: used again");
+    }
+  }
+
+  // A hung assignd costs one deadline, not more: the call returns the
+  // fallback's plan soon after the deadline, and the next call within the
+  // backoff does not wait at all.
+  @Test
+  void deadlineBoundsTheCall() throws Exception {
+    try (FakeAssignd hung = new FakeAssignd(req -> {
+      try {
+        Thread.sleep(5000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      throw Status.CANCELLED.asRuntimeException();
+    })) {
+      AssigndAssignor a = plugin(hung.target(), PluginConfig.DEADLINE_MS, "200", "assignd.fallback", "range");
+      FakeGroup g = group();
+      a.assign(g, g); // connects
+      long t0 = System.nanoTime();
+      GroupAssignment got = a.assign(g, g);
+      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+      long t1 = System.nanoTime();
+      a.assign(g, g);
+      long skipped = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1);
+      assertEquals(new RangeAssignor().assign(g, g), got, "the configured fallback is range");
+      assertTrue(a.stats().fallbacks(FallbackReason.DEADLINE) >= 1);
+      assertTrue(ms < 200 + 1000, "took " + ms + " ms with a 200 ms deadline");
+      assertTrue(skipped < 100, "within the backoff: " + skipped + " ms");
+      assertTrue(a.stats().fallbacks(FallbackReason.BACKOFF) >= 1);
+    }
+  }
+
+  // An assignd that does not know target assignments (its answer lacks the
+  // flag) is a misconfiguration: fallback, logged once however often.
+  @Test
+  void oldAssigndIsMisconfiguredAndLoggedOnce() throws Exception {
+    try (FakeAssignd old = new FakeAssignd(req -> answerAll(req, false))) {
+      AssigndAssignor a = plugin(old.target());
+      FakeGroup g = group();
+      long before = AssigndAssignor.MISCONFIGURATIONS_LOGGED.get();
+      for (int i = 0; i < 5; i++) {
+        assertEquals(new UniformAssignor().assign(g, g), a.assign(g, g));
+      }
+      assertEquals(5, a.stats().fallbacks(FallbackReason.MISCONFIGURED));
+      assertEquals(1, AssigndAssignor.MISCONFIGURATIONS_LOGGED.get() - before);
+    }
+  }
+
+  // Answers that are not a valid target of the group fall back.
+  @Test
+  void badResponsesFallBack() throws Exception {
+    String[] kinds = {"missing member", "unknown member", "twice", "out of range", "unsubscribed"};
+    for (String kind : kinds) {
+      try (FakeAssignd bad = new FakeAssignd(req -> corrupt(answerAll(req, true), kind))) {
+        AssigndAssignor a = plugin(bad.target());
+        FakeGroup g = group();
+        assertEquals(new UniformAssignor().assign(g, g), a.assign(g, g), kind);
+        assertEquals(1, a.stats().fallbacks(FallbackReason.BAD_RESPONSE), kind);
+      }
+    }
+  }
+
+  // Status codes map to reasons; none throws.
+  @Test
+  void statusesMapToReasons() throws Exception {
+    Object[][] cases = {
+        {Status.RESOURCE_EXHAUSTED, FallbackReason.OVERLOADED},
+        {Status.INVALID_ARGUMENT, FallbackReason.INVALID_ARGUMENT},
+        {Status.UNIMPLEMENTED, FallbackReason.MISCONFIGURED},
+        {Status.PERMISSION_DENIED, FallbackReason.MISCONFIGURED},
+        {Status.INTERNAL, FallbackReason.OTHER},
+    };
+    for (Object[] c : cases) {
+      try (FakeAssignd f = new FakeAssignd(req -> {
+        throw ((Status) c[0]).withDescription("test").asRuntimeException();
+      })) {
+        AssigndAssignor a = plugin(f.target());
+        FakeGroup g = group();
+        assertEquals("", g.violations(a.assign(g, g)));
+        assertEquals(1, a.stats().fallbacks((FallbackReason) c[1]), c[0].toString());
+      }
+    }
+  }
+
+  // No target: every assignment falls back, logged once; unparsable values
+  // stop the broker's start naming the property.
+  @Test
+  void configuration() {
+    AssigndAssignor none = plugin(null);
+    FakeGroup g = group();
+    none.assign(g, g);
+    none.assign(g, g);
+    assertEquals(2, none.stats().fallbacks(FallbackReason.MISCONFIGURED));
+    assertEquals("assignd", new AssigndAssignor().name());
+    assertEquals("assignd-3", new AssigndAssignor3().name());
+    for (String[] bad : new String[][] {
+        {PluginConfig.DEADLINE_MS, "0"}, {PluginConfig.DEADLINE_MS, "soon"}, {"assignd.assignor.1.deadline.ms", "-1"},
+        {PluginConfig.FALLBACK, "sticky"}, {PluginConfig.TLS_CERT_FILE, "/c.pem"}, {PluginConfig.TLS_ENABLED, "yes"},
+        {"assignd.assignor.1.name", "uniform"}}) {
+      ConfigException e = assertThrows(ConfigException.class, () -> plugin("127.0.0.1:1", bad), String.join("=", bad));
+      assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
+    }
+    AssigndAssignor two = new AssigndAssignor2();
+    two.configure(Map.of("assignd.assignor.2.name", "assignd-load", "assignd.assignor.2.protocol", "load",
+        PluginConfig.TARGET, "127.0.0.1:1"));
+    assertEquals("assignd-load", two.name());
+  }
+
+  // Members without subscription metadata for a topic (deleted: -1
+  // partitions) are sent without it, and the group still assigns.
+  @Test
+  void deletedTopicIsLeftOut() {
+    AssigndAssignor a = plugin(assignd.target());
+    FakeGroup g = group();
+    g.topics.remove(B);
+    GroupAssignment got = a.assign(g, g);
+    assertEquals(1, a.stats().getServed());
+    got.members().values().forEach(m -> assertEquals(Set.of(A), m.partitions().isEmpty() ? Set.of(A) : m.partitions().keySet()));
+  }
+
+  /** Every member, partitions dealt round-robin over its topics. */
+  static AssignResponse answerAll(assignd.v1.Assignment.AssignRequest req, boolean target) {
+    AssignResponse.Builder r = AssignResponse.newBuilder().setTargetAssignment(target);
+    int i = 0;
+    for (var m : req.getMembersList()) {
+      MemberAssignment.Builder ma = MemberAssignment.newBuilder().setMemberId(m.getMemberId());
+      if (i++ == 0) {
+        for (var t : req.getTopicsList()) {
+          TopicPartitions.Builder tp = TopicPartitions.newBuilder().setTopic(t.getName());
+          for (int p = 0; p < t.getPartitionCount(); p++) {
+            tp.addPartitions(p);
+          }
+          if (m.getTopicsList().contains(t.getName())) {
+            ma.addPartitions(tp);
+          }
+        }
+      }
+      r.addAssignments(ma);
+    }
+    return r.build();
+  }
+
+  static AssignResponse corrupt(AssignResponse r, String kind) {
+    AssignResponse.Builder b = r.toBuilder();
+    switch (kind) {
+      case "missing member" -> b.removeAssignments(b.getAssignmentsCount() - 1);
+      case "unknown member" -> b.addAssignments(MemberAssignment.newBuilder().setMemberId("ghost"));
+      case "twice" -> b.addAssignments(b.getAssignments(0).toBuilder().setMemberId(b.getAssignments(1).getMemberId()));
+      case "out of range" -> b.setAssignments(0, b.getAssignments(0).toBuilder().setPartitions(0,
+          b.getAssignments(0).getPartitions(0).toBuilder().addPartitions(99)));
+      case "unsubscribed" -> b.setAssignments(b.getAssignmentsCount() - 1, b.getAssignments(b.getAssignmentsCount() - 1).toBuilder()
+          .addPartitions(TopicPartitions.newBuilder().setTopic(B.toString()).addPartitions(0)));
+      default -> throw new IllegalArgumentException(kind);
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,87 @@
+package dev.assignd.kafka.broker;
+
+import assignd.v1.Assignment.AssignRequest;
+import assignd.v1.Assignment.AssignResponse;
+import assignd.v1.Assignment.MemberAssignment;
+import assignd.v1.Assignment.TopicPartitions;
+import com.google.protobuf.InvalidProtocolBufferException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/** The plugin's record file (assignd.record.file), read back. */
+final class Records {
+  /** One assignment the plugin made. */
+  record Entry(String instance, String outcome, long nanos, String thread, AssignRequest request, AssignResponse response, AssignResponse applied) {
+    boolean served() {
+      return outcome.equals("SERVED");
+    }
+
+    /** The topic ids of the assignment (the group's topics, when anything was assigned). */
+    Set<String> topics() {
+      Set<String> out = new HashSet<>();
+      for (MemberAssignment m : applied.getAssignmentsList()) {
+        for (TopicPartitions tp : m.getPartitionsList()) {
+          out.add(tp.getTopic());
+        }
+      }
+      return out;
+    }
+
+    /** member id → "topicId-partition" of what the plugin returned to the coordinator. */
+    Map<String, Set<String>> byMember() {
+      Map<String, Set<String>> out = new TreeMap<>();
+      for (MemberAssignment m : applied.getAssignmentsList()) {
+        Set<String> ps = new TreeSet<>();
+        for (TopicPartitions tp : m.getPartitionsList()) {
+          for (int p : tp.getPartitionsList()) {
+            ps.add(tp.getTopic() + "-" + p);
+          }
+        }
+        out.put(m.getMemberId(), ps);
+      }
+      return out;
+    }
+  }
+
+  static List<Entry> read(Path file) throws IOException {
+    List<Entry> out = new ArrayList<>();
+    if (!Files.exists(file)) {
+      return out;
+    }
+    Base64.Decoder b64 = Base64.getDecoder();
+    for (String line : Files.readAllLines(file)) {
+      String[] f = line.split(" ");
+      if (f.length != 7) {
+        continue; // being written
+      }
+      try {
+        out.add(new Entry(f[0], f[1], Long.parseLong(f[2]), f[3],
+            f[4].equals("-") ? null : AssignRequest.parseFrom(b64.decode(f[4])),
+            f[5].equals("-") ? null : AssignResponse.parseFrom(b64.decode(f[5])),
+            AssignResponse.parseFrom(b64.decode(f[6]))));
+      } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
+        // a line being written
+      }
+    }
+    return out;
+  }
+
+  /** The last entry whose assignment covers exactly these topic ids, or null. */
+  static Entry last(List<Entry> entries, Set<String> topicIds) {
+    for (int i = entries.size() - 1; i >= 0; i--) {
+      if (entries.get(i).topics().equals(topicIds)) {
+        return entries.get(i);
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,78 @@
+package dev.assignd.kafka.broker;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The real Kafka 4.1.1 broker of internal/kafkabroker, started with the
+ * testbroker command (system property assignd.testbroker; built with go
+ * build when unset) with extra jars on its classpath and extra settings.
+ */
+final class TestBroker implements AutoCloseable {
+  final Path dir;
+  final String bootstrap;
+
+  private TestBroker(Path dir, String bootstrap) {
+    this.dir = dir;
+    this.bootstrap = bootstrap;
+  }
+
+  static TestBroker start(Path dir, List<String> classpath, Map<String, String> settings) throws IOException, InterruptedException {
+    List<String> cmd = new ArrayList<>(List.of(binary().toString(), "up", "-watch", Long.toString(ProcessHandle.current().pid())));
+    for (String c : classpath) {
+      cmd.add("-cp");
+      cmd.add(c);
+    }
+    settings.forEach((k, v) -> {
+      cmd.add("-set");
+      cmd.add(k + "=" + v);
+    });
+    cmd.add(dir.toString());
+    Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+    if (!p.waitFor(150, TimeUnit.SECONDS) || p.exitValue() != 0) {
+      throw new IllegalStateException("testbroker up failed: " + out);
+    }
+    return new TestBroker(dir, out);
+  }
+
+  Path log() {
+    return dir.resolve("broker").resolve("broker.log");
+  }
+
+  String logTail(int n) {
+    try {
+      List<String> lines = Files.readAllLines(log());
+      return String.join("\n", lines.subList(Math.max(0, lines.size() - n), lines.size()));
+    } catch (IOException e) {
+      return "(no broker log: " + e + ")";
+    }
+  }
+
+  @Override
+  public void close() throws IOException, InterruptedException {
+    Process p = new ProcessBuilder(binary().toString(), "down", dir.toString()).inheritIO().start();
+    p.waitFor(30, TimeUnit.SECONDS);
+  }
+
+  private static Path binary() throws IOException, InterruptedException {
+    String prop = System.getProperty("assignd.testbroker", "");
+    if (!prop.isEmpty()) {
+      return Path.of(prop);
+    }
+    synchronized (TestBroker.class) {
+      if (built == null) {
+        built = AssigndProcess.goBuild("./internal/cmd/testbroker", "testbroker");
+      }
+      return built;
+    }
+  }
+
+  private static Path built;
+}
