@@ -74,6 +74,7 @@ func ExampleLookup() {
 	// cooperative-sticky@2
 	// kip848-range@1
 	// kip848-uniform@1
+	// load-sticky@1
 	// range@1
 	// roundrobin@1
 	// sticky@1

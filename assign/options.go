@@ -15,9 +15,12 @@ type options struct {
 	bestEffort     bool
 	moveDetail     int
 	target         bool // [WithTarget]
+	load           loadOptions
 }
 
-func defaultOptions() options { return options{rackAware: true} }
+func defaultOptions() options {
+	return options{rackAware: true, load: defaultLoadOptions()}
+}
 
 type optionFunc func(*options)
 

@@ -40,6 +40,9 @@ const (
 	// ([WithMaxMoves]) or a freeze ([WithFreeze]) keeps it with its owner
 	// this round.
 	ReasonHeld
+	// ReasonLoad: a load-aware assignor moves the partition to even out
+	// member load (partition weights).
+	ReasonLoad
 
 	numReasons
 )
@@ -57,6 +60,7 @@ var reasonNames = [numReasons]string{
 	ReasonStaleClaim:   "stale_claim",
 	ReasonContested:    "contested",
 	ReasonHeld:         "held",
+	ReasonLoad:         "load",
 }
 
 var reasonTexts = [numReasons]string{
@@ -68,6 +72,7 @@ var reasonTexts = [numReasons]string{
 	ReasonStaleClaim:   "claim lost to a higher generation",
 	ReasonContested:    "contested claim, same generation",
 	ReasonHeld:         "held back by the move budget or a freeze",
+	ReasonLoad:         "moved to even out member load",
 }
 
 // String returns the reason's stable short name, as metrics and logs label

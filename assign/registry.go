@@ -34,7 +34,7 @@ func CooperativeStickyPerTopic() Assignor { return cooperativeStickyV2{} }
 
 // all is every runnable assignor, including older versions.
 var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky(), CooperativeStickyPerTopic(),
-	KIP848Uniform(), KIP848Range()}
+	KIP848Uniform(), KIP848Range(), LoadSticky()}
 
 // Assignors returns every runnable assignor, sorted by name, then version.
 func Assignors() []Assignor {

@@ -46,6 +46,10 @@ func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
 	st.stop.phase = "stats"
 	var why ReasonCounts
 	moved, imbalance := st.planStats(target, &why)
+	var load *LoadStats
+	if _, ok := a.(loadAware); ok && st.weight != nil {
+		load = st.loadStats(target)
+	}
 	var pending []int32
 	if st.protocol == Cooperative && !o.target {
 		st.stop.phase = "cooperative"
@@ -55,5 +59,7 @@ func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
 		pending = st.cutShort(target, pending, &why)
 	}
 	st.stop.phase = "result"
-	return st.result(a, target, pending, moved, imbalance, &why), nil
+	res = st.result(a, target, pending, moved, imbalance, &why)
+	res.Load = load
+	return res, nil
 }

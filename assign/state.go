@@ -78,6 +78,10 @@ type state struct {
 	// (cutShort), as it does a plan whose refinements a stop skipped.
 	workLimitCut bool
 
+	// weight[p] is the load of global partition p (setWeights), nil when
+	// the group gives no weights.
+	weight []float64
+
 	stop stopper // the run's context, polled by every loop that grows with the input
 
 	ints int32Arena // backing store of the int32 slices of one Run

@@ -31,6 +31,9 @@ func newState(a Assignor, g *Group, o options) (*state, error) {
 		return nil, err
 	}
 	st.setSubscriptions()
+	if err := st.setWeights(); err != nil {
+		return nil, err
+	}
 	st.stop.phase = "claims"
 	st.resolveClaims(a)
 	st.stop.phase = "racks"

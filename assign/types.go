@@ -77,6 +77,25 @@ type Group struct {
 	// Topics is the leader's topic metadata. Subscribed topics missing from
 	// it get no partitions (and a warning).
 	Topics []Topic
+	// Weights optionally gives the load of partitions (for example bytes
+	// or records per second), at most one entry per topic of Topics. Only
+	// load-aware assignors ([LoadSticky]) plan with them; every assignor
+	// rejects invalid ones (negative, NaN or infinite weights, a topic
+	// missing from Topics, more weights than partitions). See
+	// [TopicWeights] for partitions without a weight.
+	Weights []TopicWeights
+}
+
+// TopicWeights is the load of each partition of one topic, in any unit,
+// the same for every topic of a group.
+type TopicWeights struct {
+	Topic string
+	// Weights[i] is the load of partition i. A shorter list leaves the
+	// remaining partitions without a weight: they get the mean of the
+	// topic's given weights, or, for a topic without any, the mean of all
+	// given weights (1 when no weight is given at all, which is planning
+	// by counts).
+	Weights []float64
 }
 
 // MemberAssignment is what one member receives.
@@ -139,4 +158,26 @@ type Result struct {
 	// Warnings describe input that was ignored rather than rejected, e.g.
 	// subscribed topics missing from metadata or stale ownership claims.
 	Warnings []string
+	// Load describes the plan's member loads when the assignor planned
+	// with partition weights ([LoadSticky] given [Group.Weights]); nil
+	// otherwise.
+	Load *LoadStats
+}
+
+// LoadStats measures a load-aware plan in the unit of the group's weights.
+type LoadStats struct {
+	// Total is the load of all assigned and pending partitions.
+	Total float64
+	// Max and Mean are the largest and the mean member load of the plan
+	// (pending partitions counted with their target).
+	Max, Mean float64
+	// Bound is the lower bound no plan can beat: the mean, the heaviest
+	// partition, and the load of topics only a few members subscribe to
+	// shared among them.
+	Bound float64
+	// Snapshot names the weights planned with: "sha256:" and the first 16
+	// hex digits of the SHA-256 of every subscribed partition's weight,
+	// defaults filled in, in (topic name, partition) order, as IEEE 754
+	// big-endian doubles. Equal snapshots mean equal weights.
+	Snapshot string
 }

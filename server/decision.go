@@ -39,6 +39,10 @@ type decisionInput struct {
 	userAgent string
 	// input is req marshaled deterministically, once (see marshaled).
 	input []byte
+	// The response's load-aware fields (noteLoad).
+	weightSource   assigndv1.WeightSource
+	weightSnapshot string
+	load           *assigndv1.LoadSummary
 }
 
 // noteDecision keeps, in the call's report, what its Decision is built
@@ -52,6 +56,14 @@ func (r *callReport) noteDecision(ctx context.Context, req *assigndv1.AssignRequ
 		}
 	}
 	r.decision = in
+}
+
+// noteLoad keeps the response's weight source, snapshot and load for the
+// call's Decision, if one is kept.
+func (r *callReport) noteLoad(resp *assigndv1.AssignResponse) {
+	if in := r.decision; in != nil {
+		in.weightSource, in.weightSnapshot, in.load = resp.GetWeightSource(), resp.GetWeightSnapshot(), resp.GetLoad()
+	}
 }
 
 // decision builds the record of the call from the report.
@@ -81,6 +93,9 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		UserAgent:         in.userAgent,
 		InputDigest:       digest(in.marshaled()),
 		CallerBinding:     r.binding,
+		WeightSource:      in.weightSource,
+		WeightSnapshot:    in.weightSnapshot,
+		Load:              in.load,
 	}
 	if in.caller != (Caller{}) {
 		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}

@@ -41,6 +41,12 @@ const (
 	// partitions in raw metadata (4 bytes each on the wire, and covered
 	// by the partition term when each is owned once).
 	estimatePerRequestByte = 8
+	// estimatePerWeight covers, beyond the request-byte term's 64 (a
+	// weight is 8 bytes on the wire), what load-sticky allocates per
+	// weighted partition: the weight table, the member lists, the sort of
+	// what it places. A one-member group of 1,000,000 weighted
+	// partitions, all placed, allocates 113 per partition in all.
+	estimatePerWeight = 32
 	// estimatePerOwned covers an owned partition given as an explicit
 	// field (a packed varint of one or two bytes): members owning parts
 	// of many topics cost the cooperative assignors' owner tables about
@@ -72,11 +78,14 @@ func estimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
 	if reqBytes <= 0 {
 		reqBytes = proto.Size(req)
 	}
-	var partitions, subscriptions, owned, ownedTopics int64
+	var partitions, subscriptions, owned, ownedTopics, weights int64
 	for _, t := range req.GetTopics() {
 		if n := t.GetPartitionCount(); n > 0 {
 			partitions += int64(n)
 		}
+	}
+	for _, pw := range req.GetPartitionWeights() {
+		weights += int64(len(pw.GetWeights()))
 	}
 	for _, m := range req.GetMembers() {
 		if md := m.GetMetadata(); len(md) > 0 {
@@ -97,7 +106,8 @@ func estimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
 		estimatePerRequestByte*int64(reqBytes) +
 		estimatePerOwned*owned +
 		estimatePerOwnedTopic*ownedTopics +
-		estimatePerListedMove*min(int64(max(req.GetMoveDetailLimit(), 0)), partitions, maxMoveDetail)
+		estimatePerListedMove*min(int64(max(req.GetMoveDetailLimit(), 0)), partitions, maxMoveDetail) +
+		estimatePerWeight*weights
 }
 
 // subscribedTopics is the topic count of a raw ConsumerProtocolSubscription

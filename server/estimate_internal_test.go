@@ -11,6 +11,7 @@ import (
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -25,6 +26,7 @@ type shape struct {
 	raw                    bool // members as raw metadata (v3)
 	view                   assigndv1.AssignmentView
 	short                  bool // topic names of 2 to 4 bytes
+	weighted               bool // every partition has a weight
 }
 
 func (s shape) request() *assigndv1.AssignRequest {
@@ -36,6 +38,13 @@ func (s shape) request() *assigndv1.AssignRequest {
 			names[i] = fmt.Sprintf("t%d", i)
 		}
 		req.Topics = append(req.Topics, &assigndv1.Topic{Name: names[i], PartitionCount: int32(s.parts)})
+		if s.weighted {
+			ws := make([]float64, s.parts)
+			for p := range ws {
+				ws[p] = float64(1 + (p*7919)%1000) // uneven, so that load-sticky moves
+			}
+			req.PartitionWeights = append(req.PartitionWeights, &assigndv1.PartitionWeights{Topic: names[i], Weights: ws})
+		}
 	}
 	sub := s.subscribe
 	if sub == 0 {
@@ -96,6 +105,9 @@ var estimateShapes = []shape{
 	{name: "100 members owning, 1 topic of 500k", protocol: "cooperative-sticky", members: 100, topics: 1, parts: 500_000, owned: true, short: true},
 	{name: "100 members raw owning, 1 topic of 500k", protocol: "cooperative-sticky", members: 100, topics: 1, parts: 500_000, owned: true, short: true, raw: true},
 	{name: "10 members, 3 topics of 12", protocol: "cooperative-sticky", members: 10, topics: 3, parts: 12, owned: true},
+	{name: "1 member, 1 weighted topic of 1M, load-sticky", protocol: assign.NameLoadSticky, members: 1, topics: 1, parts: 1_000_000, weighted: true},
+	{name: "100 members owning, 1 weighted topic of 500k, load-sticky", protocol: assign.NameLoadSticky, members: 100, topics: 1, parts: 500_000, owned: true, short: true, weighted: true},
+	{name: "1,000 members raw, 1 weighted topic of 500k, load-sticky", protocol: assign.NameLoadSticky, members: 1000, topics: 1, parts: 500_000, raw: true, weighted: true},
 }
 
 // allocated is what one call allocates, from the request's bytes to the
@@ -134,7 +146,7 @@ func TestEstimateCoversAllocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{sel: DefaultSelector(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<40, time.Second),
+	svc := &service{sel: loadAwareSelector{}, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<40, time.Second),
 		maxPartitions: 1 << 40, run: runEngine, metrics: metrics}
 	for _, s := range estimateShapes {
 		req := s.request()
@@ -173,4 +185,15 @@ func TestSubscribedTopics(t *testing.T) {
 			t.Errorf("%s: %d topics, want %d", tc.name, got, tc.want)
 		}
 	}
+}
+
+// loadAwareSelector runs load-sticky@1 for the protocol name "load-sticky"
+// and the standard assignors for the others.
+type loadAwareSelector struct{}
+
+func (loadAwareSelector) Select(ctx context.Context, q Query) (Selection, error) {
+	if q.ProtocolName == assign.NameLoadSticky {
+		return Selection{Assignor: assign.LoadSticky(), Policy: "load/1"}, nil
+	}
+	return DefaultSelector().Select(ctx, q)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -88,5 +90,7 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 
 func paramsOut(p PolicyParams) *assigndv1.PolicyParams {
 	return &assigndv1.PolicyParams{RackAware: p.RackAware, MaxMovesPerRebalance: int32(p.MaxMovesPerRebalance), Freeze: p.Freeze,
-		KeepMisalignedRacks: p.KeepMisalignedRacks}
+		KeepMisalignedRacks: p.KeepMisalignedRacks,
+		LoadTolerance:       &p.LoadTolerance, LoadHysteresis: &p.LoadHysteresis, MaxCountSkew: proto.Int32(int32(p.MaxCountSkew)),
+		LoadSource: p.LoadSource}
 }

@@ -59,7 +59,7 @@ func TestExplainPolicy(t *testing.T) {
 		Policy: "payments-v2/0123456789ab", Rule: "payments-v2", Revision: "0123456789ab", Description: "staged",
 		Bucket: 412, Reason: "bucket 412 is below 1000 (rollout.percent 10)", Assignor: "cooperative-sticky@2",
 		Protocol: assign.Cooperative,
-		Params:   server.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64},
+		Params:   server.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64, LoadTolerance: 0.2, LoadHysteresis: 0.01, MaxCountSkew: 4},
 		Shadow:   &server.ShadowPolicy{Assignor: "cooperative-sticky@1", Params: server.PolicyParams{Freeze: true}},
 		Skipped:  []server.SkippedRule{{Rule: "freeze-billing", Reason: "group \"payments-a\" matches none of match.groups"}},
 	}}
@@ -75,10 +75,12 @@ func TestExplainPolicy(t *testing.T) {
 		Policy: "payments-v2/0123456789ab", Rule: "payments-v2", Revision: "0123456789ab", Description: "staged",
 		Bucket: 412, Reason: "bucket 412 is below 1000 (rollout.percent 10)", Assignor: "cooperative-sticky@2",
 		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE,
-		Params:            &assigndv1.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64},
-		Shadow:            &assigndv1.ShadowPolicy{Assignor: "cooperative-sticky@1", Params: &assigndv1.PolicyParams{Freeze: true}},
-		Skipped:           []*assigndv1.SkippedRule{{Rule: "freeze-billing", Reason: "group \"payments-a\" matches none of match.groups"}},
-		Caller:            &assigndv1.CallerIdentity{Subject: "CN=leader-a,O=payments", CommonName: "leader-a"},
+		Params: &assigndv1.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64,
+			LoadTolerance: proto.Float64(0.2), LoadHysteresis: proto.Float64(0.01), MaxCountSkew: proto.Int32(4)},
+		Shadow: &assigndv1.ShadowPolicy{Assignor: "cooperative-sticky@1", Params: &assigndv1.PolicyParams{Freeze: true,
+			LoadTolerance: proto.Float64(0), LoadHysteresis: proto.Float64(0), MaxCountSkew: proto.Int32(0)}},
+		Skipped: []*assigndv1.SkippedRule{{Rule: "freeze-billing", Reason: "group \"payments-a\" matches none of match.groups"}},
+		Caller:  &assigndv1.CallerIdentity{Subject: "CN=leader-a,O=payments", CommonName: "leader-a"},
 	}
 	if !proto.Equal(resp, want) {
 		t.Errorf("response\n%v\nwant\n%v", resp, want)

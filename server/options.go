@@ -63,6 +63,7 @@ type config struct {
 	run           runFunc
 	history       *history.Store
 	policyParser  PolicyParser
+	load          LoadSource
 }
 
 func defaultConfig() config {
@@ -171,3 +172,9 @@ func WithHistory(h *history.Store) Option { return optionFunc(func(c *config) { 
 func WithPolicyParser(p PolicyParser) Option {
 	return optionFunc(func(c *config) { c.policyParser = p })
 }
+
+// WithLoadSource gives rules with params.load_source "kafka" their
+// partition weights, for requests that carry none (see
+// server/loadsource). Default: none; such requests are planned by counts,
+// with a warning.
+func WithLoadSource(l LoadSource) Option { return optionFunc(func(c *config) { c.load = l }) }

@@ -78,6 +78,21 @@ func topics(req *assigndv1.AssignRequest) ([]assign.Topic, error) {
 	return ts, convError(err)
 }
 
+// maxWeightUnit is the longest weight_unit a request may carry.
+const maxWeightUnit = 64
+
+// weights converts the request's partition weights (the engine checks
+// the values) and checks its weight unit.
+func weights(req *assigndv1.AssignRequest) ([]assign.TopicWeights, error) {
+	if u := req.GetWeightUnit(); len(u) > maxWeightUnit {
+		return nil, &fieldError{
+			field: "weight_unit", reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
+			desc: fmt.Sprintf("the weight unit is %d bytes long, more than %d", len(u), maxWeightUnit),
+		}
+	}
+	return apiconv.WeightsFromAPI(req.GetPartitionWeights()), nil
+}
+
 // members converts the request's members into g.Members, in request
 // order. It returns the version each member's assignment is encoded at, by
 // member id, and which members (by request index) came as raw metadata, so

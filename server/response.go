@@ -20,3 +20,13 @@ func response(r *assign.Result, policy string, versions map[string]int16, decode
 
 // assignorInfo describes a runnable assignor for ListAssignors.
 func assignorInfo(a assign.Assignor) *assigndv1.AssignorInfo { return apiconv.AssignorInfo(a) }
+
+// loadFields sets the response's weight source, snapshot and load; see
+// [apiconv.LoadToAPI].
+func loadFields(out *assigndv1.AssignResponse, r *assign.Result, unit string, fromKafka bool) {
+	source := assigndv1.WeightSource_WEIGHT_SOURCE_REQUEST
+	if fromKafka {
+		source, unit = assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA, "records/s"
+	}
+	apiconv.LoadToAPI(out, r, unit, source)
+}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
@@ -37,6 +39,10 @@ type service struct {
 	metrics  *domainMetrics
 	// history receives a Decision per answered call; nil: none is kept.
 	history *history.Store
+	// load gives partition weights to rules that read them from Kafka;
+	// loadFallbacks counts the calls planned by counts instead.
+	load          LoadSource
+	loadFallbacks metric.Int64Counter
 }
 
 // Assign computes one group's assignment. Steps, each of which can reject
@@ -130,6 +136,10 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		return nil, err
 	}
 	g := &assign.Group{Generation: req.GetGenerationId(), Protocol: proto, Topics: ts}
+	if g.Weights, err = weights(req); err != nil {
+		return nil, err
+	}
+	fromKafka, loadWarning := s.kafkaWeights(ctx, sel, g)
 	versions, raw, err := members(req, g)
 	if err != nil {
 		return nil, err
@@ -151,6 +161,9 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if err != nil {
 		return nil, engineError(stopped(ctx, err), req, raw)
 	}
+	if loadWarning != "" {
+		res.Warnings = append(res.Warnings, loadWarning)
+	}
 	rep.setResult(res)
 	rep.protocol = res.Protocol.String()
 	if sel.Observe != nil {
@@ -166,6 +179,8 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	}
 	resp := response(res, sel.Policy, versions, decoded, listMoves)
 	resp.TargetAssignment = req.GetTargetAssignment()
+	loadFields(resp, res, req.GetWeightUnit(), fromKafka)
+	rep.noteLoad(resp)
 	return resp, nil
 }
 

@@ -14,6 +14,7 @@
 //	                                         recorded group; exit 4 past --fail-moved-ratio
 //	assignctl simulate GROUP --assignor X    replay a group's recorded inputs under X
 //	assignctl migrate-report                 what the switch to KIP-848 does, per group
+//	assignctl gate GROUP [--for 10m]         watch a group during a release; exit 4 if it regressed
 //	assignctl completion bash|zsh|fish|powershell   shell completion script
 //
 // Every command takes -o table (the default) or -o json. The connection
@@ -32,7 +33,9 @@
 //	   or invalid input file
 //	3  no connection to the server, or no answer within --timeout
 //	4  a gate failed: policy diff found a group the candidate cannot
-//	   serve, or one that moves more than --fail-moved-ratio
+//	   serve, or one that moves more than --fail-moved-ratio; or
+//	   assignctl gate found the group regressed during the watched
+//	   rollout (docs/gate.md)
 package main
 
 import (
@@ -134,7 +137,7 @@ variable.
 
 Exit status: 0 success; 1 the server refused the request, is not serving, or
 the policy file has problems; 2 usage error; 3 no connection to the server or
-no answer within --timeout; 4 a gate failed (policy diff).`,
+no answer within --timeout; 4 a gate failed (policy diff, gate).`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -154,7 +157,7 @@ no answer within --timeout; 4 a gate failed (policy diff).`,
 	a.conn.register(pf)
 	pf.StringVarP(&a.output, "output", "o", "table", "output `format`: table or json")
 	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand(), a.groupsCommand(), a.describeCommand(),
-		a.simulateCommand(), a.migrateReportCommand())
+		a.simulateCommand(), a.migrateReportCommand(), a.gateCommand())
 	return root
 }
 

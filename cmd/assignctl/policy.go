@@ -16,6 +16,7 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 func (a *app) policyCommand() *cobra.Command {
@@ -254,7 +255,10 @@ func paramsString(p *assigndv1.PolicyParams) string {
 	if p.GetKeepMisalignedRacks() {
 		s += " keep_misaligned_racks=true"
 	}
-	return s
+	if p.LoadTolerance == nil && p.LoadHysteresis == nil && p.MaxCountSkew == nil {
+		return s // a server that predates the load-aware parameters
+	}
+	return s + selection.LoadParamsString(p.GetLoadTolerance(), p.GetLoadHysteresis(), int(p.GetMaxCountSkew()), p.GetLoadSource())
 }
 
 // printExplanationsJSON prints the response for one protocol name, or an

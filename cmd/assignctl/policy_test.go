@@ -76,8 +76,10 @@ func (f fixedExplainer) ExplainPolicy(_ context.Context, q server.Query) (server
 			return server.Explanation{
 				Policy: "staged/abc", Rule: "staged", Revision: "abc", Description: "v2 for some",
 				Bucket: 12, Reason: "bucket 12 is below 1000 (rollout.percent 10)", Assignor: "cooperative-sticky@2", Protocol: assign.Cooperative,
-				Params:  server.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64},
-				Shadow:  &server.ShadowPolicy{Assignor: "cooperative-sticky@1", Params: server.PolicyParams{RackAware: true}},
+				Params: server.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64,
+					LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis},
+				Shadow: &server.ShadowPolicy{Assignor: "load-sticky@1", Params: server.PolicyParams{RackAware: true,
+					LoadTolerance: 0.25, LoadHysteresis: assign.DefaultLoadHysteresis, MaxCountSkew: 3}},
 				Skipped: []server.SkippedRule{{Rule: "frozen", Reason: "group matches none"}, {Rule: "other", Reason: "caller ..."}},
 			}, nil
 		}
@@ -128,7 +130,7 @@ func TestPolicyExplain(t *testing.T) {
 		"  bucket       12\n",
 		"  assignor     cooperative-sticky@2 (COOPERATIVE when the request leaves the rebalance protocol unspecified)\n",
 		"  params       rack_aware=true max_moves_per_rebalance=64 freeze=false\n",
-		"  shadow       cooperative-sticky@1 rack_aware=true max_moves_per_rebalance=0 freeze=false\n",
+		"  shadow       load-sticky@1 rack_aware=true max_moves_per_rebalance=0 freeze=false load_tolerance=0.25 max_count_skew=3\n",
 		"  skipped      frozen: group matches none\n               other: caller ...\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -41,7 +41,11 @@ type config struct {
 	metricsTLSCert      string
 	metricsTLSKey       string
 	metricsTLSClientCA  string
-	version             bool
+	// loadBrokers, when set, is the Kafka cluster whose log-end offsets
+	// give rules with params.load_source "kafka" their partition load.
+	loadBrokers  string
+	loadInterval time.Duration
+	version      bool
 }
 
 // envName is the environment variable of a flag.
@@ -81,6 +85,9 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.StringVar(&c.metricsTLSKey, "metrics-tls-key", "", "PEM private key `file` of --metrics-tls-cert")
 	fs.StringVar(&c.metricsTLSClientCA, "metrics-tls-client-ca", "", "PEM CA bundle `file`: the HTTP listener requires a client certificate signed by it (mTLS) "+
 		"on every path but /healthz and /readyz, which stay open to probes; needs --metrics-tls-cert")
+	fs.StringVar(&c.loadBrokers, "load-brokers", "", "comma-separated Kafka `brokers` (host:port, plaintext) whose log-end offsets, sampled in the background, give "+
+		"policy rules with params.load_source: kafka their partition load (docs/load-aware.md); empty reads none")
+	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' log-end offsets are sampled")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }

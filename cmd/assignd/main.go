@@ -131,6 +131,14 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if hist != nil {
 		opts = append(opts, server.WithHistory(hist))
 	}
+	if cfg.loadBrokers != "" {
+		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, logger)
+		if err != nil {
+			return err
+		}
+		defer stop()
+		opts = append(opts, server.WithLoadSource(load))
+	}
 	srv, err := server.New(src, logger, opts...)
 	if err != nil {
 		return err

@@ -103,3 +103,16 @@ func TopicPartitionsFromAPI(in []*assigndv1.TopicPartitions) []assign.TopicParti
 // clip shortens a client-supplied name quoted in a message, as the server
 // clips what it quotes.
 func clip(s string) string { return clipx.String(s, clipx.Short) }
+
+// WeightsFromAPI converts the request's partition weights; the weight
+// slices are shared, not copied. The engine validates them.
+func WeightsFromAPI(in []*assigndv1.PartitionWeights) []assign.TopicWeights {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]assign.TopicWeights, len(in))
+	for i, pw := range in {
+		out[i] = assign.TopicWeights{Topic: pw.GetTopic(), Weights: pw.GetWeights()}
+	}
+	return out
+}

@@ -109,3 +109,17 @@ func (s *tpSlab) lists(in []assign.TopicPartitions) []*assigndv1.TopicPartitions
 	s.msgs, s.ptrs = s.msgs[n:], s.ptrs[n:]
 	return out
 }
+
+// LoadToAPI fills the response's load-aware fields from the result: the
+// weight source (source, where the group's weights came from), the
+// snapshot and the load summary in unit, or WEIGHT_SOURCE_NONE when the
+// assignor planned by counts.
+func LoadToAPI(out *assigndv1.AssignResponse, r *assign.Result, unit string, source assigndv1.WeightSource) {
+	if r.Load == nil {
+		out.WeightSource = assigndv1.WeightSource_WEIGHT_SOURCE_NONE
+		return
+	}
+	out.WeightSource = source
+	out.WeightSnapshot = r.Load.Snapshot
+	out.Load = &assigndv1.LoadSummary{Total: r.Load.Total, Max: r.Load.Max, Mean: r.Load.Mean, Bound: r.Load.Bound, Unit: unit}
+}

@@ -72,6 +72,7 @@ type Member struct {
 type MemberOption interface{ applyMember(*memberConfig) }
 
 type memberConfig struct {
+	protocols  []string
 	instanceID string
 	clientID   string
 }
@@ -79,6 +80,17 @@ type memberConfig struct {
 type memberOptionFunc func(*memberConfig)
 
 func (f memberOptionFunc) applyMember(c *memberConfig) { f(c) }
+
+// WithProtocols makes a Shim member offer these protocol names, in order
+// of preference, each through the shim (kgoassign.New). The group runs
+// the first name every member offers, and runs eager unless that is
+// cooperative-sticky: one member offering only "sticky" among members
+// offering "cooperative-sticky" and "sticky" downgrades the group to eager,
+// as a KIP-429 upgrade done out of order does. Default: cooperative-sticky
+// alone.
+func WithProtocols(names ...string) MemberOption {
+	return memberOptionFunc(func(c *memberConfig) { c.protocols = slices.Clone(names) })
+}
 
 // AsStatic makes the member a static member (KIP-345) with the given
 // group.instance.id. An incarnation that comes back with the same id
@@ -117,7 +129,7 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 
 	m := &Member{lab: l, name: name, kind: kind, net: newNetCutter(), polled: make(chan struct{}), closed: make(chan struct{}),
 		owned: map[TP]int{}, next: map[TP]int64{}}
-	var balancer kgo.GroupBalancer
+	var balancers []kgo.GroupBalancer // in order of preference
 	switch kind {
 	case Shim:
 		ac, err := client.New(l.assignd.Addr(), client.WithTimeout(l.cfg.shimTimeout), client.WithReconnectBackoff(time.Second))
@@ -125,13 +137,27 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 			return nil, fmt.Errorf("grouplab: member %s: %w", name, err)
 		}
 		m.assignd = ac
-		m.balancer = kgoassign.CooperativeSticky(ac,
-			kgoassign.WithLogger(l.cfg.logger.With("member", name)),
+		bopts := []kgoassign.Option{kgoassign.WithLogger(l.cfg.logger.With("member", name)),
 			kgoassign.WithMeterProvider(l.cfg.meters),
-			kgoassign.WithObserver(m.balanced))
-		balancer = m.balancer
+			kgoassign.WithObserver(m.balanced)}
+		if len(mcfg.protocols) == 0 {
+			m.balancer = kgoassign.CooperativeSticky(ac, bopts...)
+			balancers = []kgo.GroupBalancer{m.balancer}
+			break
+		}
+		for _, p := range mcfg.protocols {
+			b, err := kgoassign.New(ac, p, bopts...)
+			if err != nil {
+				ac.Close()
+				return nil, fmt.Errorf("grouplab: member %s: %w", name, err)
+			}
+			if m.balancer == nil {
+				m.balancer = b
+			}
+			balancers = append(balancers, b)
+		}
 	case Native:
-		balancer = kgo.CooperativeStickyBalancer()
+		balancers = []kgo.GroupBalancer{kgo.CooperativeStickyBalancer()}
 	default:
 		return nil, fmt.Errorf("grouplab: unknown member kind %d", kind)
 	}
@@ -147,7 +173,7 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 		kgo.Dialer(m.net.dial),
 		kgo.ConsumerGroup(l.group),
 		kgo.ConsumeTopics(topics...),
-		kgo.Balancers(balancer),
+		kgo.Balancers(balancers...),
 		kgo.SessionTimeout(l.cfg.session),
 		kgo.HeartbeatInterval(l.cfg.heartbeat),
 		kgo.RebalanceTimeout(l.cfg.rebalanceTimeout),

@@ -249,9 +249,31 @@ func groupSet(list []string, field string, add func(field, format string, args .
 	return set
 }
 
+// LoadSourceKafka is params.load_source for the server's Kafka load source.
+const LoadSourceKafka = "kafka"
+
+// maxLoadFraction is the largest load_tolerance and load_hysteresis a
+// policy accepts: beyond ten times the bound, a load-aware assignor would
+// never move anything.
+const maxLoadFraction = 10.0
+
 func (c *compiler) compileParams(s paramsSpec, field string, add func(field, format string, args ...any)) Params {
 	if s.MaxMoves != nil && *s.MaxMoves < 0 {
 		add(field+".max_moves_per_rebalance", "%d is negative; 0 means no cap", *s.MaxMoves)
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+	}{{"load_tolerance", s.LoadTolerance}, {"load_hysteresis", s.LoadHysteresis}} {
+		if f.v != nil && !(*f.v >= 0 && *f.v <= maxLoadFraction) {
+			add(field+"."+f.name, "%v is not a fraction from 0 to %v (0.1 is 10%%)", *f.v, maxLoadFraction)
+		}
+	}
+	if s.LoadSource != "" && s.LoadSource != LoadSourceKafka {
+		add(field+".load_source", "%q is not a load source; the one there is: %q", s.LoadSource, LoadSourceKafka)
+	}
+	if s.MaxCountSkew != nil && *s.MaxCountSkew < 0 {
+		add(field+".max_count_skew", "%d is negative; 0 means the even share", *s.MaxCountSkew)
 	}
 	p := resolveParams(s)
 	p.MaxMovesPerRebalance = max(p.MaxMovesPerRebalance, 0)

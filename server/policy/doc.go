@@ -42,6 +42,10 @@
 //	      max_moves_per_rebalance: 100  # default 0 = no cap
 //	      freeze: false                 # default false; wins over the cap
 //	      keep_misaligned_racks: false  # default false: bring partitions home to their racks
+//	      load_tolerance: 0.1           # load-sticky@1: default 0.10 over the bound
+//	      load_hysteresis: 0.05         # load-sticky@1: default 0.05 of the bound
+//	      max_count_skew: 0             # load-sticky@1: default 0 = the even share
+//	      load_source: kafka            # default "": weights only from the request
 //	    shadow:                   # optional: evaluate, compare, never return
 //	      assignor: cooperative-sticky@2
 //	      params: {max_moves_per_rebalance: 0}

@@ -178,6 +178,23 @@ rules:
       params: {max_moves_per_rebalance: -2}
 `, []string{`test.yaml:6: rule "a": params.max_moves_per_rebalance: -1 is negative`,
 			`test.yaml:9: rule "a": shadow.params.max_moves_per_rebalance: -2 is negative`}},
+		{"load params out of range", `version: 1
+rules:
+  - name: a
+    assignor: load-sticky@1
+    params:
+      load_tolerance: -0.1
+      load_hysteresis: .nan
+      max_count_skew: -1
+      load_source: zookeeper
+    shadow:
+      assignor: cooperative-sticky@1
+      params: {load_tolerance: 11}
+`, []string{`test.yaml:6: rule "a": params.load_tolerance: -0.1 is not a fraction from 0 to 10`,
+			`test.yaml:7: rule "a": params.load_hysteresis: NaN is not a fraction from 0 to 10`,
+			`test.yaml:8: rule "a": params.max_count_skew: -1 is negative`,
+			`params.load_source: "zookeeper" is not a load source; the one there is: "kafka"`,
+			`rule "a": shadow.params.load_tolerance: 11 is not a fraction from 0 to 10`}},
 		{"percent out of range", `version: 1
 rules:
   - name: a

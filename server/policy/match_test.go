@@ -141,7 +141,8 @@ func TestDefaultRuleMapsStandardNames(t *testing.T) {
 			if e.Rule != policy.DefaultRule || e.Assignor != name+"@1" {
 				t.Errorf("%s: rule %q assignor %q, want default and %s@1", name, e.Rule, e.Assignor, name)
 			}
-			if e.Params != (server.PolicyParams{RackAware: true}) {
+			want := server.PolicyParams{RackAware: true, LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis}
+			if e.Params != want {
 				t.Errorf("%s: params %+v, want the engine defaults", name, e.Params)
 			}
 		}

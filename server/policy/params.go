@@ -25,10 +25,28 @@ type Params struct {
 	// partitions home where the balance allows (KIP-881), at the cost of a
 	// cooperative follow-up.
 	KeepMisalignedRacks bool
+	// LoadTolerance is how far above the lower bound of the largest
+	// member load a load-aware plan may stay, as a fraction
+	// (params.load_tolerance). Default: 0.10. Only load-aware assignors
+	// (load-sticky@1) read this and the next two.
+	LoadTolerance float64
+	// LoadHysteresis is how far beyond the tolerance, as a fraction of the
+	// bound, load must drift before a load-aware assignor moves anything
+	// (params.load_hysteresis). Default: 0.05.
+	LoadHysteresis float64
+	// MaxCountSkew caps how many partitions a member may hold beyond the
+	// even share under a load-aware assignor (params.max_count_skew).
+	// Default: 0, the even share itself.
+	MaxCountSkew int
+	// LoadSource is where partition load comes from when a request
+	// carries no weights (params.load_source): "" (plan by counts) or
+	// "kafka", the server's Kafka load source (--load-brokers), read in the
+	// background. Default: "".
+	LoadSource string
 }
 
 func resolveParams(s paramsSpec) Params {
-	p := Params{RackAware: true}
+	p := Params{RackAware: true, LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis}
 	if s.RackAware != nil {
 		p.RackAware = *s.RackAware
 	}
@@ -41,6 +59,16 @@ func resolveParams(s paramsSpec) Params {
 	if s.KeepMisalignedRacks != nil {
 		p.KeepMisalignedRacks = *s.KeepMisalignedRacks
 	}
+	if s.LoadTolerance != nil {
+		p.LoadTolerance = *s.LoadTolerance
+	}
+	if s.LoadHysteresis != nil {
+		p.LoadHysteresis = *s.LoadHysteresis
+	}
+	if s.MaxCountSkew != nil {
+		p.MaxCountSkew = *s.MaxCountSkew
+	}
+	p.LoadSource = s.LoadSource
 	return p
 }
 

@@ -60,7 +60,11 @@ type paramsSpec struct {
 	MaxMoves  *int  `yaml:"max_moves_per_rebalance"`
 	Freeze    *bool `yaml:"freeze"`
 
-	KeepMisalignedRacks *bool `yaml:"keep_misaligned_racks"`
+	KeepMisalignedRacks *bool    `yaml:"keep_misaligned_racks"`
+	LoadTolerance       *float64 `yaml:"load_tolerance"`
+	LoadHysteresis      *float64 `yaml:"load_hysteresis"`
+	MaxCountSkew        *int     `yaml:"max_count_skew"`
+	LoadSource          string   `yaml:"load_source"`
 }
 
 type shadowSpec struct {

@@ -87,6 +87,9 @@ type Selection struct {
 	// Binding names the policy binding that allowed the caller to request
 	// the group; empty when no binding covers the group.
 	Binding string
+	// KafkaLoad asks for partition weights from the server's Kafka load
+	// source when the request carries none (params.load_source "kafka").
+	KafkaLoad bool
 	// Policy names the rule and revision that chose the assignor, as
 	// "rule/revision"; it is returned in AssignResponse.policy and labels
 	// the domain metrics.
@@ -148,13 +151,37 @@ type PolicyParams struct {
 	MaxMovesPerRebalance int
 	Freeze               bool
 	KeepMisalignedRacks  bool
+	LoadTolerance        float64
+	LoadHysteresis       float64
+	MaxCountSkew         int
+	LoadSource           string
 }
 
-// String formats the parameters as they are written in a policy file.
+// String formats the parameters as they are written in a policy file; the
+// load-aware ones only when they differ from their defaults.
 func (p PolicyParams) String() string {
 	s := fmt.Sprintf("rack_aware=%t max_moves_per_rebalance=%d freeze=%t", p.RackAware, p.MaxMovesPerRebalance, p.Freeze)
 	if p.KeepMisalignedRacks { // only when set, so that the usual line stays as it was
 		s += " keep_misaligned_racks=true"
+	}
+	return s + LoadParamsString(p.LoadTolerance, p.LoadHysteresis, p.MaxCountSkew, p.LoadSource)
+}
+
+// LoadParamsString formats the load-aware parameters that differ from
+// their defaults, each with a leading space ("" when all are defaults).
+func LoadParamsString(tolerance, hysteresis float64, skew int, source string) string {
+	s := ""
+	if source != "" {
+		s += " load_source=" + source
+	}
+	if tolerance != assign.DefaultLoadTolerance {
+		s += fmt.Sprintf(" load_tolerance=%g", tolerance)
+	}
+	if hysteresis != assign.DefaultLoadHysteresis {
+		s += fmt.Sprintf(" load_hysteresis=%g", hysteresis)
+	}
+	if skew != 0 {
+		s += fmt.Sprintf(" max_count_skew=%d", skew)
 	}
 	return s
 }
@@ -170,6 +197,9 @@ func (p PolicyParams) Options() []assign.Option {
 		assign.WithMaxMoves(p.MaxMovesPerRebalance),
 		assign.WithFreeze(p.Freeze),
 		assign.WithKeepMisalignedRacks(p.KeepMisalignedRacks),
+		assign.WithLoadTolerance(p.LoadTolerance),
+		assign.WithLoadHysteresis(p.LoadHysteresis),
+		assign.WithMaxCountSkew(p.MaxCountSkew),
 	}
 	return opts[:len(opts):len(opts)]
 }

@@ -265,6 +265,9 @@ const (
 	// The plan would move the partition, but the policy's move budget
 	// (max_moves_per_rebalance) or freeze keeps it with its owner this round.
 	MoveReason_MOVE_REASON_HELD MoveReason = 7
+	// A load-aware assignor (load-sticky@1) moves the partition to even out
+	// member load (partition weights).
+	MoveReason_MOVE_REASON_LOAD MoveReason = 8
 )
 
 // Enum value maps for MoveReason.
@@ -278,6 +281,7 @@ var (
 		5: "MOVE_REASON_STALE_CLAIM",
 		6: "MOVE_REASON_CONTESTED",
 		7: "MOVE_REASON_HELD",
+		8: "MOVE_REASON_LOAD",
 	}
 	MoveReason_value = map[string]int32{
 		"MOVE_REASON_UNSPECIFIED":  0,
@@ -288,6 +292,7 @@ var (
 		"MOVE_REASON_STALE_CLAIM":  5,
 		"MOVE_REASON_CONTESTED":    6,
 		"MOVE_REASON_HELD":         7,
+		"MOVE_REASON_LOAD":         8,
 	}
 )
 
@@ -316,6 +321,66 @@ func (x MoveReason) Number() protoreflect.EnumNumber {
 // Deprecated: Use MoveReason.Descriptor instead.
 func (MoveReason) EnumDescriptor() ([]byte, []int) {
 	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{3}
+}
+
+// WeightSource says where the partition weights of an assignment came
+// from.
+type WeightSource int32
+
+const (
+	// Not set.
+	WeightSource_WEIGHT_SOURCE_UNSPECIFIED WeightSource = 0
+	// No weights: the assignor planned by partition counts, because it is
+	// not load-aware or because the request carried no weights.
+	WeightSource_WEIGHT_SOURCE_NONE WeightSource = 1
+	// The request's partition_weights, measured by the leader.
+	WeightSource_WEIGHT_SOURCE_REQUEST WeightSource = 2
+	// Rates the server sampled from the cluster's log-end offsets (a policy
+	// rule with params.load_source "kafka"), for a request without weights.
+	WeightSource_WEIGHT_SOURCE_KAFKA WeightSource = 3
+)
+
+// Enum value maps for WeightSource.
+var (
+	WeightSource_name = map[int32]string{
+		0: "WEIGHT_SOURCE_UNSPECIFIED",
+		1: "WEIGHT_SOURCE_NONE",
+		2: "WEIGHT_SOURCE_REQUEST",
+		3: "WEIGHT_SOURCE_KAFKA",
+	}
+	WeightSource_value = map[string]int32{
+		"WEIGHT_SOURCE_UNSPECIFIED": 0,
+		"WEIGHT_SOURCE_NONE":        1,
+		"WEIGHT_SOURCE_REQUEST":     2,
+		"WEIGHT_SOURCE_KAFKA":       3,
+	}
+)
+
+func (x WeightSource) Enum() *WeightSource {
+	p := new(WeightSource)
+	*p = x
+	return p
+}
+
+func (x WeightSource) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (WeightSource) Descriptor() protoreflect.EnumDescriptor {
+	return file_assignd_v1_assignment_proto_enumTypes[4].Descriptor()
+}
+
+func (WeightSource) Type() protoreflect.EnumType {
+	return &file_assignd_v1_assignment_proto_enumTypes[4]
+}
+
+func (x WeightSource) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use WeightSource.Descriptor instead.
+func (WeightSource) EnumDescriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{4}
 }
 
 // TopicPartitions names partitions of one topic.
@@ -664,9 +729,22 @@ type AssignRequest struct {
 	// classic leader's round, with the KIP-429 step under COOPERATIVE. A
 	// server that predates this field ignores it; the caller checks
 	// AssignResponse.target_assignment.
-	TargetAssignment bool `protobuf:"varint,25,opt,name=target_assignment,json=targetAssignment,proto3" json:"target_assignment,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	TargetAssignment bool `protobuf:"varint,25,opt,name=target_assignment,json=targetAssignment,proto3" json:"target_assignment,omitempty"` // Fields 30 to 34: load-aware assignment.
+	// Optional load of each partition (for example bytes or records per
+	// second, measured by the leader), at most one entry per topic of
+	// topics. Only load-aware assignors (load-sticky@1) plan with them, but
+	// every request's weights are checked: a negative, NaN or infinite
+	// weight, a topic missing from topics, a topic listed twice or more
+	// weights than partitions is INVALID_ARGUMENT naming the field, e.g.
+	// "partition_weights[2].weights[7]". Partitions without a weight get
+	// the mean of their topic's weights, or of all weights for a topic
+	// without any.
+	PartitionWeights []*PartitionWeights `protobuf:"bytes,30,rep,name=partition_weights,json=partitionWeights,proto3" json:"partition_weights,omitempty"`
+	// The unit of partition_weights, e.g. "bytes/s"; echoed in the
+	// response's load, never interpreted. At most 64 bytes.
+	WeightUnit    string `protobuf:"bytes,31,opt,name=weight_unit,json=weightUnit,proto3" json:"weight_unit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AssignRequest) Reset() {
@@ -767,6 +845,20 @@ func (x *AssignRequest) GetTargetAssignment() bool {
 		return x.TargetAssignment
 	}
 	return false
+}
+
+func (x *AssignRequest) GetPartitionWeights() []*PartitionWeights {
+	if x != nil {
+		return x.PartitionWeights
+	}
+	return nil
+}
+
+func (x *AssignRequest) GetWeightUnit() string {
+	if x != nil {
+		return x.WeightUnit
+	}
+	return ""
 }
 
 // MemberAssignment is what one member receives.
@@ -890,9 +982,21 @@ type AssignResponse struct {
 	// honoured): nothing was withheld. A caller that asked for a target and
 	// gets false is talking to a server that does not know the mode, and
 	// must not apply the response.
-	TargetAssignment bool `protobuf:"varint,25,opt,name=target_assignment,json=targetAssignment,proto3" json:"target_assignment,omitempty"`
-	unknownFields    protoimpl.UnknownFields
-	sizeCache        protoimpl.SizeCache
+	TargetAssignment bool `protobuf:"varint,25,opt,name=target_assignment,json=targetAssignment,proto3" json:"target_assignment,omitempty"` // Fields 30 to 34: load-aware assignment.
+	// Where the weights the assignor planned with came from;
+	// WEIGHT_SOURCE_NONE when it planned by partition counts.
+	WeightSource WeightSource `protobuf:"varint,30,opt,name=weight_source,json=weightSource,proto3,enum=assignd.v1.WeightSource" json:"weight_source,omitempty"`
+	// Names the weights planned with: "sha256:" and the first 16 hex digits
+	// of the SHA-256 of the weights as planned (every subscribed partition's,
+	// defaults filled in, in topic-name then partition order, as IEEE 754
+	// big-endian doubles). Two responses with the same snapshot planned with
+	// the same weights. Empty when the source is NONE.
+	WeightSnapshot string `protobuf:"bytes,31,opt,name=weight_snapshot,json=weightSnapshot,proto3" json:"weight_snapshot,omitempty"`
+	// The plan's member loads, in the request's weight unit; absent when the
+	// source is NONE.
+	Load          *LoadSummary `protobuf:"bytes,32,opt,name=load,proto3" json:"load,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *AssignResponse) Reset() {
@@ -1000,6 +1104,27 @@ func (x *AssignResponse) GetTargetAssignment() bool {
 		return x.TargetAssignment
 	}
 	return false
+}
+
+func (x *AssignResponse) GetWeightSource() WeightSource {
+	if x != nil {
+		return x.WeightSource
+	}
+	return WeightSource_WEIGHT_SOURCE_UNSPECIFIED
+}
+
+func (x *AssignResponse) GetWeightSnapshot() string {
+	if x != nil {
+		return x.WeightSnapshot
+	}
+	return ""
+}
+
+func (x *AssignResponse) GetLoad() *LoadSummary {
+	if x != nil {
+		return x.Load
+	}
+	return nil
 }
 
 // ListAssignorsRequest has no fields.
@@ -1303,8 +1428,21 @@ type PolicyParams struct {
 	// partition goes to a member on a replica's rack when the balance allows
 	// (KIP-881 realignment).
 	KeepMisalignedRacks bool `protobuf:"varint,20,opt,name=keep_misaligned_racks,json=keepMisalignedRacks,proto3" json:"keep_misaligned_racks,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// How far above the lower bound of the largest member load a plan may
+	// stay, as a fraction (0.1: 10%). Absent from servers that predate it.
+	LoadTolerance *float64 `protobuf:"fixed64,30,opt,name=load_tolerance,json=loadTolerance,proto3,oneof" json:"load_tolerance,omitempty"`
+	// How far beyond the tolerance, as a fraction of the bound, load must
+	// drift before anything moves. Absent from servers that predate it.
+	LoadHysteresis *float64 `protobuf:"fixed64,31,opt,name=load_hysteresis,json=loadHysteresis,proto3,oneof" json:"load_hysteresis,omitempty"`
+	// How many partitions a member may hold beyond the even share; 0 means
+	// the even share itself. Absent from servers that predate it.
+	MaxCountSkew *int32 `protobuf:"varint,32,opt,name=max_count_skew,json=maxCountSkew,proto3,oneof" json:"max_count_skew,omitempty"`
+	// Where the rule reads partition load when a request carries no
+	// weights: "" (nowhere: plan by counts) or "kafka" (the server's Kafka
+	// load source, --load-brokers).
+	LoadSource    string `protobuf:"bytes,33,opt,name=load_source,json=loadSource,proto3" json:"load_source,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *PolicyParams) Reset() {
@@ -1363,6 +1501,34 @@ func (x *PolicyParams) GetKeepMisalignedRacks() bool {
 		return x.KeepMisalignedRacks
 	}
 	return false
+}
+
+func (x *PolicyParams) GetLoadTolerance() float64 {
+	if x != nil && x.LoadTolerance != nil {
+		return *x.LoadTolerance
+	}
+	return 0
+}
+
+func (x *PolicyParams) GetLoadHysteresis() float64 {
+	if x != nil && x.LoadHysteresis != nil {
+		return *x.LoadHysteresis
+	}
+	return 0
+}
+
+func (x *PolicyParams) GetMaxCountSkew() int32 {
+	if x != nil && x.MaxCountSkew != nil {
+		return *x.MaxCountSkew
+	}
+	return 0
+}
+
+func (x *PolicyParams) GetLoadSource() string {
+	if x != nil {
+		return x.LoadSource
+	}
+	return ""
 }
 
 // ShadowPolicy is a rule's shadow assignor: computed on the same input as
@@ -1770,6 +1936,146 @@ func (x *PartitionMove) GetReason() MoveReason {
 	return MoveReason_MOVE_REASON_UNSPECIFIED
 }
 
+// PartitionWeights is the load of the partitions of one topic.
+type PartitionWeights struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The topic name, as in Topic.name.
+	Topic string `protobuf:"bytes,1,opt,name=topic,proto3" json:"topic,omitempty"`
+	// weights[i] is the load of partition i: finite and not negative. A
+	// shorter list leaves the remaining partitions without a weight.
+	Weights       []float64 `protobuf:"fixed64,2,rep,packed,name=weights,proto3" json:"weights,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PartitionWeights) Reset() {
+	*x = PartitionWeights{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PartitionWeights) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PartitionWeights) ProtoMessage() {}
+
+func (x *PartitionWeights) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PartitionWeights.ProtoReflect.Descriptor instead.
+func (*PartitionWeights) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *PartitionWeights) GetTopic() string {
+	if x != nil {
+		return x.Topic
+	}
+	return ""
+}
+
+func (x *PartitionWeights) GetWeights() []float64 {
+	if x != nil {
+		return x.Weights
+	}
+	return nil
+}
+
+// LoadSummary measures a load-aware plan. Pending partitions count with
+// the member they are planned for.
+type LoadSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The load of all subscribed partitions.
+	Total float64 `protobuf:"fixed64,1,opt,name=total,proto3" json:"total,omitempty"`
+	// The largest member load.
+	Max float64 `protobuf:"fixed64,2,opt,name=max,proto3" json:"max,omitempty"`
+	// The mean member load.
+	Mean float64 `protobuf:"fixed64,3,opt,name=mean,proto3" json:"mean,omitempty"`
+	// The lower bound no plan can beat: the mean, the heaviest partition, or
+	// the load of topics only a few members subscribe to, shared among them.
+	Bound float64 `protobuf:"fixed64,4,opt,name=bound,proto3" json:"bound,omitempty"`
+	// The request's weight_unit.
+	Unit          string `protobuf:"bytes,5,opt,name=unit,proto3" json:"unit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LoadSummary) Reset() {
+	*x = LoadSummary{}
+	mi := &file_assignd_v1_assignment_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LoadSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LoadSummary) ProtoMessage() {}
+
+func (x *LoadSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_assignment_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LoadSummary.ProtoReflect.Descriptor instead.
+func (*LoadSummary) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_assignment_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *LoadSummary) GetTotal() float64 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *LoadSummary) GetMax() float64 {
+	if x != nil {
+		return x.Max
+	}
+	return 0
+}
+
+func (x *LoadSummary) GetMean() float64 {
+	if x != nil {
+		return x.Mean
+	}
+	return 0
+}
+
+func (x *LoadSummary) GetBound() float64 {
+	if x != nil {
+		return x.Bound
+	}
+	return 0
+}
+
+func (x *LoadSummary) GetUnit() string {
+	if x != nil {
+		return x.Unit
+	}
+	return ""
+}
+
 var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 
 const file_assignd_v1_assignment_proto_rawDesc = "" +
@@ -1802,7 +2108,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x12_group_instance_idB\r\n" +
 	"\v_generationB\n" +
 	"\n" +
-	"\b_rack_id\"\xc1\x03\n" +
+	"\b_rack_id\"\xad\x04\n" +
 	"\rAssignRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rgeneration_id\x18\x02 \x01(\x05R\fgenerationId\x12#\n" +
@@ -1813,7 +2119,10 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\tleader_id\x18\a \x01(\tR\bleaderId\x12.\n" +
 	"\x04view\x18\b \x01(\x0e2\x1a.assignd.v1.AssignmentViewR\x04view\x12*\n" +
 	"\x11move_detail_limit\x18\x14 \x01(\x05R\x0fmoveDetailLimit\x12+\n" +
-	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\"\xe0\x01\n" +
+	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\x12I\n" +
+	"\x11partition_weights\x18\x1e \x03(\v2\x1c.assignd.v1.PartitionWeightsR\x10partitionWeights\x12\x1f\n" +
+	"\vweight_unit\x18\x1f \x01(\tR\n" +
+	"weightUnit\"\xe0\x01\n" +
 	"\x10MemberAssignment\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12;\n" +
 	"\n" +
@@ -1823,7 +2132,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x04 \x01(\fR\n" +
 	"assignment\x125\n" +
-	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\x9b\x04\n" +
+	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xb0\x05\n" +
 	"\x0eAssignResponse\x12>\n" +
 	"\vassignments\x18\x01 \x03(\v2\x1c.assignd.v1.MemberAssignmentR\vassignments\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12)\n" +
@@ -1835,7 +2144,10 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\bwarnings\x18\b \x03(\tR\bwarnings\x12>\n" +
 	"\fmove_reasons\x18\x14 \x03(\v2\x1b.assignd.v1.MoveReasonCountR\vmoveReasons\x12/\n" +
 	"\x05moves\x18\x15 \x03(\v2\x19.assignd.v1.PartitionMoveR\x05moves\x12+\n" +
-	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\"\x16\n" +
+	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\x12=\n" +
+	"\rweight_source\x18\x1e \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
+	"\x0fweight_snapshot\x18\x1f \x01(\tR\x0eweightSnapshot\x12+\n" +
+	"\x04load\x18  \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\"\x16\n" +
 	"\x14ListAssignorsRequest\"y\n" +
 	"\fAssignorInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -1851,13 +2163,21 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0eCallerIdentity\x12\x18\n" +
 	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1f\n" +
 	"\vcommon_name\x18\x02 \x01(\tR\n" +
-	"commonName\"\xb0\x01\n" +
+	"commonName\"\x90\x03\n" +
 	"\fPolicyParams\x12\x1d\n" +
 	"\n" +
 	"rack_aware\x18\x01 \x01(\bR\trackAware\x125\n" +
 	"\x17max_moves_per_rebalance\x18\x02 \x01(\x05R\x14maxMovesPerRebalance\x12\x16\n" +
 	"\x06freeze\x18\x03 \x01(\bR\x06freeze\x122\n" +
-	"\x15keep_misaligned_racks\x18\x14 \x01(\bR\x13keepMisalignedRacks\"\\\n" +
+	"\x15keep_misaligned_racks\x18\x14 \x01(\bR\x13keepMisalignedRacks\x12*\n" +
+	"\x0eload_tolerance\x18\x1e \x01(\x01H\x00R\rloadTolerance\x88\x01\x01\x12,\n" +
+	"\x0fload_hysteresis\x18\x1f \x01(\x01H\x01R\x0eloadHysteresis\x88\x01\x01\x12)\n" +
+	"\x0emax_count_skew\x18  \x01(\x05H\x02R\fmaxCountSkew\x88\x01\x01\x12\x1f\n" +
+	"\vload_source\x18! \x01(\tR\n" +
+	"loadSourceB\x11\n" +
+	"\x0f_load_toleranceB\x12\n" +
+	"\x10_load_hysteresisB\x11\n" +
+	"\x0f_max_count_skew\"\\\n" +
 	"\fShadowPolicy\x12\x1a\n" +
 	"\bassignor\x18\x01 \x01(\tR\bassignor\x120\n" +
 	"\x06params\x18\x02 \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\"9\n" +
@@ -1889,7 +2209,16 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0efrom_member_id\x18\x03 \x01(\tR\ffromMemberId\x12 \n" +
 	"\fto_member_id\x18\x04 \x01(\tR\n" +
 	"toMemberId\x12.\n" +
-	"\x06reason\x18\x05 \x01(\x0e2\x16.assignd.v1.MoveReasonR\x06reason*y\n" +
+	"\x06reason\x18\x05 \x01(\x0e2\x16.assignd.v1.MoveReasonR\x06reason\"B\n" +
+	"\x10PartitionWeights\x12\x14\n" +
+	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x18\n" +
+	"\aweights\x18\x02 \x03(\x01R\aweights\"s\n" +
+	"\vLoadSummary\x12\x14\n" +
+	"\x05total\x18\x01 \x01(\x01R\x05total\x12\x10\n" +
+	"\x03max\x18\x02 \x01(\x01R\x03max\x12\x12\n" +
+	"\x04mean\x18\x03 \x01(\x01R\x04mean\x12\x14\n" +
+	"\x05bound\x18\x04 \x01(\x01R\x05bound\x12\x12\n" +
+	"\x04unit\x18\x05 \x01(\tR\x04unit*y\n" +
 	"\x11RebalanceProtocol\x12\"\n" +
 	"\x1eREBALANCE_PROTOCOL_UNSPECIFIED\x10\x00\x12\x1c\n" +
 	"\x18REBALANCE_PROTOCOL_EAGER\x10\x01\x12\"\n" +
@@ -1908,7 +2237,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x17ERROR_REASON_OVERLOADED\x10\x06\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x10\a\x12\x1f\n" +
 	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b\x12#\n" +
-	"\x1fERROR_REASON_CALLER_NOT_ALLOWED\x10\t*\xde\x01\n" +
+	"\x1fERROR_REASON_CALLER_NOT_ALLOWED\x10\t*\xf4\x01\n" +
 	"\n" +
 	"MoveReason\x12\x1b\n" +
 	"\x17MOVE_REASON_UNSPECIFIED\x10\x00\x12\x18\n" +
@@ -1918,7 +2247,13 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x10MOVE_REASON_RACK\x10\x04\x12\x1b\n" +
 	"\x17MOVE_REASON_STALE_CLAIM\x10\x05\x12\x19\n" +
 	"\x15MOVE_REASON_CONTESTED\x10\x06\x12\x14\n" +
-	"\x10MOVE_REASON_HELD\x10\a2\x80\x02\n" +
+	"\x10MOVE_REASON_HELD\x10\a\x12\x14\n" +
+	"\x10MOVE_REASON_LOAD\x10\b*y\n" +
+	"\fWeightSource\x12\x1d\n" +
+	"\x19WEIGHT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12WEIGHT_SOURCE_NONE\x10\x01\x12\x19\n" +
+	"\x15WEIGHT_SOURCE_REQUEST\x10\x02\x12\x17\n" +
+	"\x13WEIGHT_SOURCE_KAFKA\x10\x032\x80\x02\n" +
 	"\x11AssignmentService\x12?\n" +
 	"\x06Assign\x12\x19.assignd.v1.AssignRequest\x1a\x1a.assignd.v1.AssignResponse\x12T\n" +
 	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponse\x12T\n" +
@@ -1936,68 +2271,74 @@ func file_assignd_v1_assignment_proto_rawDescGZIP() []byte {
 	return file_assignd_v1_assignment_proto_rawDescData
 }
 
-var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 18)
+var file_assignd_v1_assignment_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_assignd_v1_assignment_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_assignd_v1_assignment_proto_goTypes = []any{
 	(RebalanceProtocol)(0),        // 0: assignd.v1.RebalanceProtocol
 	(AssignmentView)(0),           // 1: assignd.v1.AssignmentView
 	(ErrorReason)(0),              // 2: assignd.v1.ErrorReason
 	(MoveReason)(0),               // 3: assignd.v1.MoveReason
-	(*TopicPartitions)(nil),       // 4: assignd.v1.TopicPartitions
-	(*PartitionRacks)(nil),        // 5: assignd.v1.PartitionRacks
-	(*Topic)(nil),                 // 6: assignd.v1.Topic
-	(*Member)(nil),                // 7: assignd.v1.Member
-	(*AssignRequest)(nil),         // 8: assignd.v1.AssignRequest
-	(*MemberAssignment)(nil),      // 9: assignd.v1.MemberAssignment
-	(*AssignResponse)(nil),        // 10: assignd.v1.AssignResponse
-	(*ListAssignorsRequest)(nil),  // 11: assignd.v1.ListAssignorsRequest
-	(*AssignorInfo)(nil),          // 12: assignd.v1.AssignorInfo
-	(*ListAssignorsResponse)(nil), // 13: assignd.v1.ListAssignorsResponse
-	(*ExplainPolicyRequest)(nil),  // 14: assignd.v1.ExplainPolicyRequest
-	(*CallerIdentity)(nil),        // 15: assignd.v1.CallerIdentity
-	(*PolicyParams)(nil),          // 16: assignd.v1.PolicyParams
-	(*ShadowPolicy)(nil),          // 17: assignd.v1.ShadowPolicy
-	(*SkippedRule)(nil),           // 18: assignd.v1.SkippedRule
-	(*ExplainPolicyResponse)(nil), // 19: assignd.v1.ExplainPolicyResponse
-	(*MoveReasonCount)(nil),       // 20: assignd.v1.MoveReasonCount
-	(*PartitionMove)(nil),         // 21: assignd.v1.PartitionMove
+	(WeightSource)(0),             // 4: assignd.v1.WeightSource
+	(*TopicPartitions)(nil),       // 5: assignd.v1.TopicPartitions
+	(*PartitionRacks)(nil),        // 6: assignd.v1.PartitionRacks
+	(*Topic)(nil),                 // 7: assignd.v1.Topic
+	(*Member)(nil),                // 8: assignd.v1.Member
+	(*AssignRequest)(nil),         // 9: assignd.v1.AssignRequest
+	(*MemberAssignment)(nil),      // 10: assignd.v1.MemberAssignment
+	(*AssignResponse)(nil),        // 11: assignd.v1.AssignResponse
+	(*ListAssignorsRequest)(nil),  // 12: assignd.v1.ListAssignorsRequest
+	(*AssignorInfo)(nil),          // 13: assignd.v1.AssignorInfo
+	(*ListAssignorsResponse)(nil), // 14: assignd.v1.ListAssignorsResponse
+	(*ExplainPolicyRequest)(nil),  // 15: assignd.v1.ExplainPolicyRequest
+	(*CallerIdentity)(nil),        // 16: assignd.v1.CallerIdentity
+	(*PolicyParams)(nil),          // 17: assignd.v1.PolicyParams
+	(*ShadowPolicy)(nil),          // 18: assignd.v1.ShadowPolicy
+	(*SkippedRule)(nil),           // 19: assignd.v1.SkippedRule
+	(*ExplainPolicyResponse)(nil), // 20: assignd.v1.ExplainPolicyResponse
+	(*MoveReasonCount)(nil),       // 21: assignd.v1.MoveReasonCount
+	(*PartitionMove)(nil),         // 22: assignd.v1.PartitionMove
+	(*PartitionWeights)(nil),      // 23: assignd.v1.PartitionWeights
+	(*LoadSummary)(nil),           // 24: assignd.v1.LoadSummary
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
-	5,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
-	4,  // 1: assignd.v1.Member.owned_partitions:type_name -> assignd.v1.TopicPartitions
+	6,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
+	5,  // 1: assignd.v1.Member.owned_partitions:type_name -> assignd.v1.TopicPartitions
 	0,  // 2: assignd.v1.AssignRequest.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	7,  // 3: assignd.v1.AssignRequest.members:type_name -> assignd.v1.Member
-	6,  // 4: assignd.v1.AssignRequest.topics:type_name -> assignd.v1.Topic
+	8,  // 3: assignd.v1.AssignRequest.members:type_name -> assignd.v1.Member
+	7,  // 4: assignd.v1.AssignRequest.topics:type_name -> assignd.v1.Topic
 	1,  // 5: assignd.v1.AssignRequest.view:type_name -> assignd.v1.AssignmentView
-	4,  // 6: assignd.v1.MemberAssignment.partitions:type_name -> assignd.v1.TopicPartitions
-	4,  // 7: assignd.v1.MemberAssignment.revoked:type_name -> assignd.v1.TopicPartitions
-	9,  // 8: assignd.v1.AssignResponse.assignments:type_name -> assignd.v1.MemberAssignment
-	0,  // 9: assignd.v1.AssignResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	4,  // 10: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
-	20, // 11: assignd.v1.AssignResponse.move_reasons:type_name -> assignd.v1.MoveReasonCount
-	21, // 12: assignd.v1.AssignResponse.moves:type_name -> assignd.v1.PartitionMove
-	0,  // 13: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
-	12, // 14: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
-	15, // 15: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
-	16, // 16: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
-	0,  // 17: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	16, // 18: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
-	17, // 19: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
-	18, // 20: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
-	15, // 21: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
-	3,  // 22: assignd.v1.MoveReasonCount.reason:type_name -> assignd.v1.MoveReason
-	3,  // 23: assignd.v1.PartitionMove.reason:type_name -> assignd.v1.MoveReason
-	8,  // 24: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
-	11, // 25: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
-	14, // 26: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
-	10, // 27: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	13, // 28: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	19, // 29: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	27, // [27:30] is the sub-list for method output_type
-	24, // [24:27] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	23, // 6: assignd.v1.AssignRequest.partition_weights:type_name -> assignd.v1.PartitionWeights
+	5,  // 7: assignd.v1.MemberAssignment.partitions:type_name -> assignd.v1.TopicPartitions
+	5,  // 8: assignd.v1.MemberAssignment.revoked:type_name -> assignd.v1.TopicPartitions
+	10, // 9: assignd.v1.AssignResponse.assignments:type_name -> assignd.v1.MemberAssignment
+	0,  // 10: assignd.v1.AssignResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	5,  // 11: assignd.v1.AssignResponse.pending:type_name -> assignd.v1.TopicPartitions
+	21, // 12: assignd.v1.AssignResponse.move_reasons:type_name -> assignd.v1.MoveReasonCount
+	22, // 13: assignd.v1.AssignResponse.moves:type_name -> assignd.v1.PartitionMove
+	4,  // 14: assignd.v1.AssignResponse.weight_source:type_name -> assignd.v1.WeightSource
+	24, // 15: assignd.v1.AssignResponse.load:type_name -> assignd.v1.LoadSummary
+	0,  // 16: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
+	13, // 17: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
+	16, // 18: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
+	17, // 19: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
+	0,  // 20: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	17, // 21: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
+	18, // 22: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
+	19, // 23: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
+	16, // 24: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
+	3,  // 25: assignd.v1.MoveReasonCount.reason:type_name -> assignd.v1.MoveReason
+	3,  // 26: assignd.v1.PartitionMove.reason:type_name -> assignd.v1.MoveReason
+	9,  // 27: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
+	12, // 28: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
+	15, // 29: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
+	11, // 30: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	14, // 31: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	20, // 32: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	30, // [30:33] is the sub-list for method output_type
+	27, // [27:30] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_assignment_proto_init() }
@@ -2006,13 +2347,14 @@ func file_assignd_v1_assignment_proto_init() {
 		return
 	}
 	file_assignd_v1_assignment_proto_msgTypes[3].OneofWrappers = []any{}
+	file_assignd_v1_assignment_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assignd_v1_assignment_proto_rawDesc), len(file_assignd_v1_assignment_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   18,
+			NumEnums:      5,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

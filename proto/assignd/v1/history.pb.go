@@ -200,7 +200,13 @@ type Decision struct {
 	CallerBinding string `protobuf:"bytes,50,opt,name=caller_binding,json=callerBinding,proto3" json:"caller_binding,omitempty"`
 	// The topics of the assignment, sorted by name, up to a cap: the columns
 	// of each member's assigned_by_topic.
-	Topics        []string `protobuf:"bytes,51,rep,name=topics,proto3" json:"topics,omitempty"`
+	Topics []string `protobuf:"bytes,51,rep,name=topics,proto3" json:"topics,omitempty"`
+	// Where the partition weights came from; NONE when planned by counts.
+	WeightSource WeightSource `protobuf:"varint,60,opt,name=weight_source,json=weightSource,proto3,enum=assignd.v1.WeightSource" json:"weight_source,omitempty"`
+	// The weights planned with (AssignResponse.weight_snapshot).
+	WeightSnapshot string `protobuf:"bytes,61,opt,name=weight_snapshot,json=weightSnapshot,proto3" json:"weight_snapshot,omitempty"`
+	// The plan's member loads; absent when planned by counts.
+	Load          *LoadSummary `protobuf:"bytes,62,opt,name=load,proto3" json:"load,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -462,6 +468,27 @@ func (x *Decision) GetCallerBinding() string {
 func (x *Decision) GetTopics() []string {
 	if x != nil {
 		return x.Topics
+	}
+	return nil
+}
+
+func (x *Decision) GetWeightSource() WeightSource {
+	if x != nil {
+		return x.WeightSource
+	}
+	return WeightSource_WEIGHT_SOURCE_UNSPECIFIED
+}
+
+func (x *Decision) GetWeightSnapshot() string {
+	if x != nil {
+		return x.WeightSnapshot
+	}
+	return ""
+}
+
+func (x *Decision) GetLoad() *LoadSummary {
+	if x != nil {
+		return x.Load
 	}
 	return nil
 }
@@ -1285,8 +1312,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc0\n" +
-	"\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd5\v\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1326,7 +1352,10 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\bsequence\x18* \x01(\x04R\bsequence\x12\x16\n" +
 	"\x06shadow\x18+ \x01(\bR\x06shadow\x12%\n" +
 	"\x0ecaller_binding\x182 \x01(\tR\rcallerBinding\x12\x16\n" +
-	"\x06topics\x183 \x03(\tR\x06topics\"\xcb\x01\n" +
+	"\x06topics\x183 \x03(\tR\x06topics\x12=\n" +
+	"\rweight_source\x18< \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
+	"\x0fweight_snapshot\x18= \x01(\tR\x0eweightSnapshot\x12+\n" +
+	"\x04load\x18> \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\"\xcb\x01\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12*\n" +
 	"\x11group_instance_id\x18\x02 \x01(\tR\x0fgroupInstanceId\x12\x12\n" +
@@ -1446,6 +1475,8 @@ var file_assignd_v1_history_proto_goTypes = []any{
 	(*CallerIdentity)(nil),        // 15: assignd.v1.CallerIdentity
 	(*MoveReasonCount)(nil),       // 16: assignd.v1.MoveReasonCount
 	(*PartitionMove)(nil),         // 17: assignd.v1.PartitionMove
+	(WeightSource)(0),             // 18: assignd.v1.WeightSource
+	(*LoadSummary)(nil),           // 19: assignd.v1.LoadSummary
 }
 var file_assignd_v1_history_proto_depIdxs = []int32{
 	11, // 0: assignd.v1.Decision.time:type_name -> google.protobuf.Timestamp
@@ -1458,30 +1489,32 @@ var file_assignd_v1_history_proto_depIdxs = []int32{
 	15, // 7: assignd.v1.Decision.caller:type_name -> assignd.v1.CallerIdentity
 	16, // 8: assignd.v1.Decision.move_reasons:type_name -> assignd.v1.MoveReasonCount
 	17, // 9: assignd.v1.Decision.moves:type_name -> assignd.v1.PartitionMove
-	0,  // 10: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
-	12, // 11: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	11, // 12: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
-	3,  // 13: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
-	14, // 14: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
-	0,  // 15: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
-	4,  // 16: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
-	10, // 17: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
-	4,  // 18: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
-	1,  // 19: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
-	1,  // 20: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
-	11, // 21: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
-	11, // 22: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
-	11, // 23: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
-	9,  // 24: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
-	5,  // 25: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
-	7,  // 26: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
-	6,  // 27: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
-	8,  // 28: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
-	27, // [27:29] is the sub-list for method output_type
-	25, // [25:27] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	18, // 10: assignd.v1.Decision.weight_source:type_name -> assignd.v1.WeightSource
+	19, // 11: assignd.v1.Decision.load:type_name -> assignd.v1.LoadSummary
+	0,  // 12: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
+	12, // 13: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	11, // 14: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
+	3,  // 15: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
+	14, // 16: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
+	0,  // 17: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
+	4,  // 18: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
+	10, // 19: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
+	4,  // 20: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
+	1,  // 21: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
+	1,  // 22: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
+	11, // 23: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
+	11, // 24: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
+	11, // 25: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
+	9,  // 26: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
+	5,  // 27: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
+	7,  // 28: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
+	6,  // 29: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
+	8,  // 30: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
+	29, // [29:31] is the sub-list for method output_type
+	27, // [27:29] is the sub-list for method input_type
+	27, // [27:27] is the sub-list for extension type_name
+	27, // [27:27] is the sub-list for extension extendee
+	0,  // [0:27] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_history_proto_init() }

@@ -1,0 +1,238 @@
+package kgoassign_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/loadsource"
+	"github.com/assignd/assignd/server/policy"
+)
+
+// End to end with real franz-go consumers on kfake: a backlog written
+// with two hot partitions of twelve, assignd sampling the rates from the
+// broker, and two groups of three consumers that each spend perRecord
+// on every record. The group whose policy rule runs load-sticky@1 with load
+// from Kafka (and a count cap loose enough for one member to take every
+// idle partition) puts each hot partition with a member of its own; the
+// count-balanced group (cooperative-sticky@1) cannot do better. The
+// figures (records of the busiest member, drain time) go to the test log.
+func TestLoadStickyDrainsSkewedBacklog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("consumes a backlog in real time; skipped with -short")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	most := map[string]int{}
+	for _, group := range []string{"load-events", "count-events"} {
+		records, took := runSkewed(ctx, t, group)
+		most[group] = records
+		t.Logf("%s: the busiest member had %d of 900 records; drained in %s", group, records, took.Round(time.Millisecond))
+	}
+	if most["load-events"] != 300 {
+		t.Errorf("load-sticky: the busiest member had %d records, want 300 (a hot partition alone)", most["load-events"])
+	}
+	if most["load-events"] > most["count-events"] {
+		t.Errorf("load-sticky's busiest member had %d records, cooperative-sticky's %d", most["load-events"], most["count-events"])
+	}
+}
+
+// runSkewed starts a broker with the skewed backlog and assignd with the
+// load policy and a Kafka load source, each of its own, and drains the
+// backlog with group.
+func runSkewed(ctx context.Context, t *testing.T, group string) (int, time.Duration) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(12, "events"), kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	prod, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer prod.Close()
+
+	src := loadsource.New(kadm.NewClient(prod).ListEndOffsets)
+	_, _ = src.Weights([]string{"events"}, time.Now()) // track the topic
+	t0 := time.Now()
+	if err := src.Sample(ctx, t0); err != nil {
+		t.Fatal(err)
+	}
+	perPartition := []int{300, 300, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30}
+	total := 0
+	for p, n := range perPartition {
+		rs := make([]*kgo.Record, n)
+		for i := range rs {
+			rs[i] = &kgo.Record{Topic: "events", Partition: int32(p), Value: []byte("v")}
+		}
+		if err := prod.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		total += n
+	}
+	if err := src.Sample(ctx, t0.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+
+	pol, err := policy.Parse("policy.yaml", []byte(`version: 1
+rules:
+  - name: load
+    match: {group_prefixes: [load-], protocols: [cooperative-sticky]}
+    assignor: load-sticky@1
+    params: {load_source: kafka, max_count_skew: 8}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := policy.NewSource(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sel.Close()
+	srv, err := server.New(sel, slog.New(slog.DiscardHandler), server.WithLoadSource(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	defer func() {
+		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer scancel()
+		_ = srv.Shutdown(sctx)
+	}()
+	ac, err := client.New(lis.Addr().String(), client.WithTimeout(5*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ac.Close()
+
+	return drain(ctx, t, c.ListenAddrs(), ac, group, perPartition, total)
+}
+
+// perRecord is what a consumer spends on each record.
+const perRecord = 3 * time.Millisecond
+
+// drain runs three consumers of group until they settle, then lets them
+// process the backlog at perRecord a record; it returns the records
+// of the busiest member's partitions and the time to drain.
+func drain(ctx context.Context, t *testing.T, seeds []string, ac *client.Client, group string, perPartition []int, total int) (int, time.Duration) {
+	t.Helper()
+	var mu sync.Mutex
+	owned := map[string]map[int32]bool{}
+	lastChange := time.Now()
+	gate := make(chan struct{})
+	// The consumers poll with their own context, ended once the backlog
+	// is drained: a poll blocks until records come or it ends.
+	pollCtx, stopPolling := context.WithCancel(ctx)
+	defer stopPolling()
+	var processed atomic.Int64
+	var wg sync.WaitGroup
+	var clients []*kgo.Client
+	for _, name := range []string{"a", "b", "c"} {
+		mu.Lock()
+		owned[name] = map[int32]bool{}
+		mu.Unlock()
+		cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumerGroup(group), kgo.ConsumeTopics("events"),
+			kgo.Balancers(kgoassign.CooperativeSticky(ac)),
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(),
+			kgo.SessionTimeout(time.Second), kgo.HeartbeatInterval(100*time.Millisecond), kgo.RebalanceTimeout(2*time.Second),
+			kgo.OnPartitionsAssigned(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, p := range m["events"] {
+					owned[name][p] = true
+				}
+				lastChange = time.Now()
+			}),
+			kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, p := range m["events"] {
+					delete(owned[name], p)
+				}
+				lastChange = time.Now()
+			}),
+		)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, cl)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case <-gate:
+			case <-ctx.Done():
+				return
+			}
+			for processed.Load() < int64(total) && pollCtx.Err() == nil {
+				fs := cl.PollRecords(pollCtx, 100)
+				fs.EachRecord(func(*kgo.Record) {
+					time.Sleep(perRecord)
+					processed.Add(1)
+				})
+			}
+		}()
+	}
+	defer func() {
+		for _, cl := range clients {
+			cl.Close()
+		}
+	}()
+	// Settled: every partition owned by one member, nothing changed for
+	// a second.
+	joined := time.Now()
+	for {
+		if ctx.Err() != nil {
+			mu.Lock()
+			t.Fatalf("%s never settled: %v, last change %s ago", group, owned, time.Since(lastChange))
+		}
+		mu.Lock()
+		n, quiet := 0, time.Since(lastChange) > time.Second
+		for _, ps := range owned {
+			n += len(ps)
+		}
+		mu.Unlock()
+		if n == len(perPartition) && quiet {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	busiest := 0
+	mu.Lock()
+	for _, ps := range owned {
+		records := 0
+		for p := range ps {
+			records += perPartition[p]
+		}
+		busiest = max(busiest, records)
+	}
+	mu.Unlock()
+	t.Logf("%s settled in %s", group, time.Since(joined).Round(time.Millisecond))
+	start := time.Now()
+	close(gate)
+	for processed.Load() < int64(total) {
+		if ctx.Err() != nil {
+			t.Fatalf("%s: %d of %d records processed", group, processed.Load(), total)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	took := time.Since(start)
+	stopPolling()
+	wg.Wait()
+	return busiest, took
+}

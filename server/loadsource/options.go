@@ -1,0 +1,37 @@
+package loadsource
+
+import "time"
+
+type options struct {
+	interval, timeout, stale, idle time.Duration
+	alpha                          float64
+	maxTopics, maxPartitions       int
+}
+
+func defaultOptions() options {
+	return options{interval: 30 * time.Second, timeout: 10 * time.Second, stale: 2 * time.Minute, idle: 30 * time.Minute,
+		alpha: 0.3, maxTopics: 10_000, maxPartitions: 1 << 16}
+}
+
+// Option tunes a [Source].
+type Option func(*options)
+
+// WithInterval sets how often offsets are sampled. Default: 30 s.
+func WithInterval(d time.Duration) Option { return func(o *options) { o.interval = d } }
+
+// WithStaleAfter sets how old the latest sample may be before Weights
+// refuses it. Default: 2 min (four missed samples).
+func WithStaleAfter(d time.Duration) Option { return func(o *options) { o.stale = d } }
+
+// WithSmoothing sets the weight of the newest rate in the moving average,
+// in (0, 1]. Default: 0.3.
+func WithSmoothing(alpha float64) Option {
+	return func(o *options) {
+		if alpha > 0 && alpha <= 1 {
+			o.alpha = alpha
+		}
+	}
+}
+
+// WithMaxTopics bounds how many topics are tracked. Default: 10,000.
+func WithMaxTopics(n int) Option { return func(o *options) { o.maxTopics = n } }
