@@ -50,7 +50,10 @@ func (ra *realigner) index(off []int32) {
 func (ra *realigner) indexPlaced() {
 	st := ra.st
 	ra.racks = int32(len(st.rackNames))
-	keys := int(ra.racks) * int(ra.racks)
+	// One row per holder rack, and a last one for holders without a rack;
+	// one column per replica rack, and a last one for partitions without
+	// replica racks (never off any member's rack).
+	keys := int(ra.racks+1) * int(ra.racks+1)
 	if keys > 4*len(ra.target)+1024 {
 		return
 	}
@@ -58,12 +61,16 @@ func (ra *realigner) indexPlaced() {
 	each := func(visit func(key int32, p int32)) {
 		for p, m := range ra.target {
 			st.stop.at(p)
-			if m < 0 || m == st.prev[p] || st.memberRack[m] < 0 {
+			if m < 0 || m == st.prev[p] {
 				continue
 			}
-			h := st.memberRack[m] * ra.racks
-			for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
-				visit(h+r, int32(p))
+			h := ra.holderRow(m)
+			racks := st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]]
+			if len(racks) == 0 {
+				visit(ra.key(h, ra.racks), int32(p))
+			}
+			for _, r := range racks {
+				visit(ra.key(h, r), int32(p))
 			}
 		}
 	}
@@ -137,3 +144,15 @@ func (ra *realigner) queue(m int32) {
 		h.push(countEntry{m, ra.count[m]})
 	}
 }
+
+// holderRow is the row of placed for partitions held by m: its rack, or
+// racks for a member without one.
+func (ra *realigner) holderRow(m int32) int32 {
+	if r := ra.st.memberRack[m]; r >= 0 {
+		return r
+	}
+	return ra.racks
+}
+
+// key is the index in placedAt of holder row h and replica column c.
+func (ra *realigner) key(h, c int32) int32 { return h*(ra.racks+1) + c }

@@ -4,6 +4,13 @@ package assign
 
 // exchange trades p with a partition that a member on one of p's replica
 // racks kept off its own rack and that p's owner's rack hosts.
+//
+// exchange and trade swap one partition each way, so no count changes;
+// the two members must have the same count only when the partitions are
+// of different topics (then each takes a topic the other held, and a
+// subscriber of it two below could make the plan unbalanced) and the
+// counts are not even. Partitions of one topic swap at any counts: the
+// topic's subscribers see the same counts as before.
 func (ra *realigner) exchange(p int32) bool {
 	st := ra.st
 	o := ra.target[p]
@@ -26,7 +33,7 @@ func (ra *realigner) exchange(p int32) bool {
 				continue
 			}
 			v := ra.target[x]
-			if (ra.count[v] != ra.count[o] && !ra.even) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
+			if (ra.count[v] != ra.count[o] && !ra.even && st.topicOf[x] != tp) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
 				continue
 			}
 			ra.rehome(p, v)
@@ -37,49 +44,81 @@ func (ra *realigner) exchange(p int32) bool {
 	return false
 }
 
-// trade gives p's owner o, for p, a partition on its rack that the plan
-// hands to another member v this round, when v's rack hosts a replica of
-// p. (A member without a rack does not qualify: the follow-up places p
-// afresh, by load, and it would not reliably land there again.)
+// trade gives p's owner o, for p, a partition on its rack (or with no
+// replica rack) that the plan hands to another member v this round, when v's rack hosts a replica of
+// p or, when some subscriber of p's topic is on one of p's racks, v has
+// no rack. A member without a rack is never off its rack, so
+// the trade takes p off o's rack all the same; in the follow-up placeByRack
+// gives p to a member on its rack with room, else to one without a rack
+// with room, so p does not land off its rack again (which took a second
+// follow-up when only rack holders qualified: the repair can hand a
+// member without a rack an on-rack partition of an owner that keeps an
+// off-rack one).
 func (ra *realigner) trade(p int32) bool {
+	if ra.placedAt == nil {
+		return false
+	}
+	k := ra.cl.classOf[ra.st.topicOf[p]]
+	homes := false // some subscriber of p's topic is on one of its racks
+	for _, r := range ra.st.partRacks[ra.st.partRackIdx[p]:ra.st.partRackIdx[p+1]] {
+		if done, ok := ra.tradeWith(p, r); done || !ok {
+			return done
+		}
+		homes = homes || ra.onRack[classRack{k, r}] > 0
+	}
+	if !homes {
+		return false // no member could bring it home: its owner keeps it
+	}
+	done, _ := ra.tradeWith(p, ra.racks)
+	return done
+}
+
+// tradeWith tries trade with the partitions placed this round on holders
+// in row h of placed (a rack, or ra.racks for members without one); ok is
+// false once the work budget is spent.
+func (ra *realigner) tradeWith(p, h int32) (done, ok bool) {
+	if done, ok = ra.tradeAt(p, h, ra.st.memberRack[ra.target[p]]); done || !ok {
+		return done, ok
+	}
+	return ra.tradeAt(p, h, ra.racks)
+}
+
+// tradeAt tries trade with the partitions in row h, column c of placed:
+// those with a replica on p's owner's rack, or those with no replica rack
+// (c == ra.racks), which are off nobody's rack either.
+func (ra *realigner) tradeAt(p, h, c int32) (done, ok bool) {
 	st := ra.st
 	o := ra.target[p]
-	ro := st.memberRack[o]
 	tp := st.topicOf[p]
-	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
-		if ra.placedAt == nil {
-			return false
-		}
-		key := r*ra.racks + ro
-		end := ra.placedAt[key+1]
-		for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], r) {
-			ra.placedHead[key]++
-		}
-		for i := ra.placedHead[key]; i < end; i++ {
-			if !ra.look() {
-				return false
-			}
-			x := ra.placed[i]
-			if !ra.tradable(x, r) {
-				continue
-			}
-			v := ra.target[x]
-			if (ra.count[v] != ra.count[o] && !ra.even) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
-				continue
-			}
-			ra.rehome(p, v)
-			ra.rehome(x, o)
-			return true
-		}
+	key := ra.key(h, c)
+	end := ra.placedAt[key+1]
+	for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], h) {
+		ra.placedHead[key]++
 	}
-	return false
+	for i := ra.placedHead[key]; i < end; i++ {
+		if !ra.look() {
+			return false, false
+		}
+		x := ra.placed[i]
+		if !ra.tradable(x, h) {
+			continue
+		}
+		v := ra.target[x]
+		if (ra.count[v] != ra.count[o] && !ra.even && st.topicOf[x] != tp) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
+			continue
+		}
+		ra.rehome(p, v)
+		ra.rehome(x, o)
+		return true, true
+	}
+	return false, true
 }
 
-// tradable reports whether x is still placed this round on a member on
-// rack r.
-func (ra *realigner) tradable(x, r int32) bool {
+// tradable reports whether x is still placed this round on a member in
+// row h of placed.
+func (ra *realigner) tradable(x, h int32) bool {
 	v := ra.target[x]
-	return v >= 0 && v != ra.st.prev[x] && ra.st.memberRack[v] == r
+	return v >= 0 && v != ra.st.prev[x] && ra.holderRow(v) == h
 }
 
 // handOver gives p to the lowest-indexed member at count lo on one of its
@@ -108,7 +147,7 @@ func (ra *realigner) handOver(p int32) bool {
 		return false
 	}
 	for h := range ra.racks {
-		key := h*ra.racks + ro
+		key := ra.key(h, ro)
 		end := ra.placedAt[key+1]
 		for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], h) {
 			ra.placedHead[key]++

@@ -102,6 +102,7 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 	}
 	d.Topics = decisionTopicsOf(in.group)
 	d.Members = decisionMembersOf(in.group, res, d.Topics)
+	d.WorstTopicImbalance, d.WorstImbalanceTopic = worstTopicSkew(in.group, res)
 	d.WithheldPartitions = capPartitions(nil, res.Pending, decisionPartitions)
 	var revoked []*assigndv1.TopicPartitions
 	for _, m := range res.Members {

@@ -26,15 +26,8 @@ func firstFigures(res *assign.Result) *assigndv1.RebalanceFigures {
 // the member's.
 func settledFigures(fig *assigndv1.RebalanceFigures, g *assign.Group, res *assign.Result) {
 	rack := make(map[string]string, len(g.Members))
-	counts := make(map[string]map[string]int) // topic -> subscriber -> partitions
 	for _, m := range g.Members {
 		rack[m.ID] = m.Rack
-		for _, t := range m.Topics {
-			if counts[t] == nil {
-				counts[t] = make(map[string]int)
-			}
-			counts[t][m.ID] = 0
-		}
 	}
 	racks := make(map[string][][]string, len(g.Topics))
 	for _, t := range g.Topics {
@@ -42,11 +35,6 @@ func settledFigures(fig *assigndv1.RebalanceFigures, g *assign.Group, res *assig
 	}
 	for _, m := range res.Members {
 		for _, tp := range m.Assigned {
-			if c := counts[tp.Topic]; c != nil {
-				if _, ok := c[m.ID]; ok {
-					c[m.ID] += len(tp.Partitions)
-				}
-			}
 			r, pr := rack[m.ID], racks[tp.Topic]
 			if r == "" || pr == nil {
 				continue
@@ -58,21 +46,5 @@ func settledFigures(fig *assigndv1.RebalanceFigures, g *assign.Group, res *assig
 			}
 		}
 	}
-	topics := make([]string, 0, len(counts))
-	for t := range counts {
-		topics = append(topics, t)
-	}
-	slices.Sort(topics) // the first topic of the worst skew, deterministically
-	for _, t := range topics {
-		lo, hi := -1, 0
-		for _, n := range counts[t] {
-			if lo < 0 || n < lo {
-				lo = n
-			}
-			hi = max(hi, n)
-		}
-		if s := int32(hi - lo); s > fig.WorstTopicSkew {
-			fig.WorstTopicSkew, fig.WorstTopic = s, t
-		}
-	}
+	fig.WorstTopicSkew, fig.WorstTopic = worstTopicSkew(g, res)
 }

@@ -195,6 +195,14 @@ type Decision struct {
 	// decided for the same input. It was not served; it is kept apart from
 	// the group's decisions and its signals.
 	Shadow bool `protobuf:"varint,43,opt,name=shadow,proto3" json:"shadow,omitempty"`
+	// The largest difference, within one topic, between the partitions two of
+	// its subscribers are assigned (imbalance is over all topics together): a
+	// group can be balanced in total while one member holds all of a busy
+	// topic.
+	WorstTopicImbalance int32 `protobuf:"varint,44,opt,name=worst_topic_imbalance,json=worstTopicImbalance,proto3" json:"worst_topic_imbalance,omitempty"`
+	// The topic of worst_topic_imbalance (the first by name on a tie); empty
+	// when it is 0.
+	WorstImbalanceTopic string `protobuf:"bytes,45,opt,name=worst_imbalance_topic,json=worstImbalanceTopic,proto3" json:"worst_imbalance_topic,omitempty"`
 	// The policy binding that allowed the caller to request this group;
 	// empty when no binding covers the group (any caller may request it).
 	CallerBinding string `protobuf:"bytes,50,opt,name=caller_binding,json=callerBinding,proto3" json:"caller_binding,omitempty"`
@@ -456,6 +464,20 @@ func (x *Decision) GetShadow() bool {
 		return x.Shadow
 	}
 	return false
+}
+
+func (x *Decision) GetWorstTopicImbalance() int32 {
+	if x != nil {
+		return x.WorstTopicImbalance
+	}
+	return 0
+}
+
+func (x *Decision) GetWorstImbalanceTopic() string {
+	if x != nil {
+		return x.WorstImbalanceTopic
+	}
+	return ""
 }
 
 func (x *Decision) GetCallerBinding() string {
@@ -1312,7 +1334,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xd5\v\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbd\f\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1350,7 +1372,9 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\areplica\x18( \x01(\tR\areplica\x12 \n" +
 	"\vincarnation\x18) \x01(\x04R\vincarnation\x12\x1a\n" +
 	"\bsequence\x18* \x01(\x04R\bsequence\x12\x16\n" +
-	"\x06shadow\x18+ \x01(\bR\x06shadow\x12%\n" +
+	"\x06shadow\x18+ \x01(\bR\x06shadow\x122\n" +
+	"\x15worst_topic_imbalance\x18, \x01(\x05R\x13worstTopicImbalance\x122\n" +
+	"\x15worst_imbalance_topic\x18- \x01(\tR\x13worstImbalanceTopic\x12%\n" +
 	"\x0ecaller_binding\x182 \x01(\tR\rcallerBinding\x12\x16\n" +
 	"\x06topics\x183 \x03(\tR\x06topics\x12=\n" +
 	"\rweight_source\x18< \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
