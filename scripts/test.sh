@@ -61,6 +61,9 @@ APT_PACKAGES+=(python3.11 python3.11-venv)
 # deploy/prometheus. Only promtool runs; the package's service is not
 # started in a container without an init system (policy-rc.d denies it).
 APT_PACKAGES+=(prometheus)
+# Chromium loads the observatory console headless (internal/consoletest);
+# under CI=true the test fails when it is missing.
+APT_PACKAGES+=(chromium)
 install_apt() {
 	[ ${#APT_PACKAGES[@]} -eq 0 ] && return 0
 	local missing=()
@@ -228,6 +231,10 @@ fi
 # venv install_python made); unset, they look for .cache/python/venv.
 ASSIGND_PYTHON=$(pwd)/$PY_VENV/bin/python
 export ASSIGND_PYTHON
+# The console's screenshots from headless Chromium (internal/consoletest)
+# are kept here as test output (git-ignored).
+ASSIGND_SCREENSHOTS=${ASSIGND_SCREENSHOTS:-$(pwd)/.cache/screenshots}
+export ASSIGND_SCREENSHOTS
 
 # gofmt on every tracked Go file (or, outside git, every Go file not under
 # node_modules): lists the files that need `gofmt -w`.

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/sha256"
+	"slices"
 	"time"
 
 	"google.golang.org/grpc/metadata"
@@ -21,6 +22,7 @@ const (
 	decisionMembers    = 32 // DecisionMember entries
 	decisionPartitions = 64 // withheld, and revoked, partitions
 	decisionWarnings   = 8
+	decisionTopics     = 32 // columns of the member x topic counts
 	decisionMoves      = 32 // PartitionMove entries: about 115 bytes each
 )
 
@@ -90,6 +92,7 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		CallTime:          durationpb.New(callTime),
 		UserAgent:         in.userAgent,
 		InputDigest:       digest(in.marshaled()),
+		CallerBinding:     r.binding,
 		WeightSource:      in.weightSource,
 		WeightSnapshot:    in.weightSnapshot,
 		Load:              in.load,
@@ -97,7 +100,8 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 	if in.caller != (Caller{}) {
 		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}
 	}
-	d.Members = decisionMembersOf(in.group, res)
+	d.Topics = decisionTopicsOf(in.group)
+	d.Members = decisionMembersOf(in.group, res, d.Topics)
 	d.WorstTopicImbalance, d.WorstImbalanceTopic = worstTopicSkew(in.group, res)
 	d.WithheldPartitions = capPartitions(nil, res.Pending, decisionPartitions)
 	var revoked []*assigndv1.TopicPartitions
@@ -113,16 +117,32 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 	return d
 }
 
+// decisionTopicsOf lists the first topics of the group by name.
+func decisionTopicsOf(g *assign.Group) []string {
+	out := make([]string, 0, len(g.Topics))
+	for _, t := range g.Topics {
+		out = append(out, t.Name)
+	}
+	slices.Sort(out)
+	return slices.Clip(out[:min(len(out), decisionTopics)])
+}
+
 // decisionMembersOf lists the first members by id with their owned
-// (from the input) and assigned (from the result) partition counts.
-func decisionMembersOf(g *assign.Group, res *assign.Result) []*assigndv1.DecisionMember {
+// (from the input) and assigned (from the result) partition counts, and
+// the assigned counts per topic of topics.
+func decisionMembersOf(g *assign.Group, res *assign.Result, topics []string) []*assigndv1.DecisionMember {
 	byID := make(map[string]*assign.Member, len(g.Members))
 	for i := range g.Members {
 		byID[g.Members[i].ID] = &g.Members[i]
 	}
 	out := make([]*assigndv1.DecisionMember, 0, min(len(res.Members), decisionMembers))
 	for _, ma := range res.Members[:min(len(res.Members), decisionMembers)] {
-		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(count(ma.Assigned))}
+		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(count(ma.Assigned)), AssignedByTopic: make([]int32, len(topics))}
+		for _, tp := range ma.Assigned {
+			if i, ok := slices.BinarySearch(topics, tp.Topic); ok {
+				dm.AssignedByTopic[i] = int32(len(tp.Partitions))
+			}
+		}
 		if m := byID[ma.ID]; m != nil {
 			dm.GroupInstanceId, dm.Rack, dm.Owned = m.InstanceID, m.Rack, int32(count(m.Owned))
 		}

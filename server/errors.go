@@ -74,6 +74,7 @@ var errInternal = errors.New("internal error")
 //	*fieldError (request and engine validation)  INVALID_ARGUMENT + BadRequest + ErrorInfo
 //	*limitError (request larger than allowed)     RESOURCE_EXHAUSTED + ErrorInfo LIMIT_EXCEEDED
 //	errOverloaded (no Assign slot in time)        RESOURCE_EXHAUSTED + ErrorInfo OVERLOADED
+//	ErrCallerNotAllowed (a policy binding)        PERMISSION_DENIED + ErrorInfo CALLER_NOT_ALLOWED
 //	errNoExplainer (ExplainPolicy, no Explainer)  UNIMPLEMENTED
 //	errShuttingDown (grace period over)           UNAVAILABLE
 //	context.DeadlineExceeded / Canceled           DEADLINE_EXCEEDED / CANCELED
@@ -112,6 +113,11 @@ func toStatus(err error) error {
 		return withDetails(codes.ResourceExhausted, le.Error(),
 			errorInfo(assigndv1.ErrorReason_ERROR_REASON_LIMIT_EXCEEDED, map[string]string{
 				assigndv1.MetadataLimit: le.what, assigndv1.MetadataMax: strconv.FormatInt(le.limit, 10), assigndv1.MetadataGot: strconv.FormatInt(le.got, 10)}))
+	case errors.Is(err, ErrCallerNotAllowed):
+		// The policy's message names the group, the caller and the
+		// binding, each clipped; nothing else of the policy is sent.
+		return withDetails(codes.PermissionDenied, clipN(err.Error(), maxMessage),
+			errorInfo(assigndv1.ErrorReason_ERROR_REASON_CALLER_NOT_ALLOWED, nil))
 	case errors.Is(err, errOverloaded):
 		return withDetails(codes.ResourceExhausted, errOverloaded.Error(),
 			errorInfo(assigndv1.ErrorReason_ERROR_REASON_OVERLOADED, nil))

@@ -57,6 +57,7 @@ func TestToStatusCodes(t *testing.T) {
 		{fmt.Errorf("waiting: %w", context.Canceled), codes.Canceled},
 		{errOverloaded, codes.ResourceExhausted},
 		{&limitError{what: "partitions", limit: 1, got: 2}, codes.ResourceExhausted},
+		{fmt.Errorf("caller x may not request group g: %w", ErrCallerNotAllowed), codes.PermissionDenied},
 		{&fieldError{field: "x", reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP, desc: "bad"}, codes.InvalidArgument},
 		{errors.New("secret internal detail"), codes.Internal},
 	}

@@ -21,7 +21,11 @@ import (
 func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	if s.history != nil {
-		mux.Handle("GET /console/", http.StripPrefix("/console", console.Handler(s.history)))
+		var opts []console.Option
+		if s.explainer != nil {
+			opts = append(opts, console.WithExplainer(s.explainer))
+		}
+		mux.Handle("GET /console/", http.StripPrefix("/console", console.Handler(s.history, opts...)))
 		mux.HandleFunc("GET /console/migration", s.rollout.migrationPage)
 	}
 	if metrics != nil {

@@ -18,6 +18,8 @@ type callReport struct {
 	assignor assign.Assignor
 	protocol string // rebalance protocol, e.g. "COOPERATIVE"
 	policy   string
+	// binding is the policy binding that allowed the caller, if any.
+	binding string
 
 	members, partitions     int
 	moved, revoked, pending int

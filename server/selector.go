@@ -17,6 +17,11 @@ import (
 // requested protocol name (INVALID_ARGUMENT on protocol_name).
 var ErrUnknownProtocol = selection.ErrUnknownProtocol
 
+// ErrCallerNotAllowed is [selection.ErrCallerNotAllowed]: wrapped by
+// Selector errors refusing a caller the group's policy binding does not
+// allow (PERMISSION_DENIED).
+var ErrCallerNotAllowed = selection.ErrCallerNotAllowed
+
 // protocolNamer is the optional interface of ErrUnknownProtocol errors.
 type protocolNamer interface{ ProtocolNames() []string }
 

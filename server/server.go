@@ -44,6 +44,8 @@ type Server struct {
 	osReturner *osReturner
 	history    *history.Store
 	rollout    *rolloutService
+	// explainer, when set, tells the console what the policy does now.
+	explainer Explainer
 }
 
 // New builds a Server. sel chooses the assignor of every Assign call (use
@@ -82,7 +84,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
 	}
 
-	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history}
+	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history, explainer: cfg.explainer}
 	if cfg.memoryReturn > 0 {
 		s.osReturner = newOSReturner(cfg.memoryReturn)
 		adm.largeDone = s.osReturner.schedule

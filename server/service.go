@@ -102,6 +102,10 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	switch {
 	case errors.Is(err, ErrUnknownProtocol):
 		return nil, unknownProtocol(err)
+	case errors.Is(err, ErrCallerNotAllowed):
+		s.logger.WarnContext(ctx, "caller refused by the policy's binding", "group", clip(req.GetGroupId()),
+			"caller", clip(caller.Subject), "error", clipN(err.Error(), maxMessage))
+		return nil, err
 	case err != nil:
 		s.logger.ErrorContext(ctx, "selector failed", "group", clip(req.GetGroupId()), "error", clipN(err.Error(), maxMessage))
 		return nil, fmt.Errorf("selecting the assignor: %w", err)
@@ -114,7 +118,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		// unspecified, the engine runs the assignor's default.
 		proto = sel.Protocol
 	}
-	rep.assignor, rep.policy = sel.Assignor, sel.Policy
+	rep.assignor, rep.policy, rep.binding = sel.Assignor, sel.Policy, sel.Binding
 	rep.protocol = proto.String()
 	if proto == assign.ProtocolUnspecified {
 		rep.protocol = sel.Assignor.Protocols()[0].String()

@@ -38,6 +38,9 @@ type config struct {
 	historyDecisions    int
 	historyGroups       int
 	history             historyConfig
+	metricsTLSCert      string
+	metricsTLSKey       string
+	metricsTLSClientCA  string
 	// loadBrokers, when set, is the Kafka cluster whose log-end offsets
 	// give rules with params.load_source "kafka" their partition load.
 	loadBrokers  string
@@ -54,7 +57,7 @@ func envName(flagName string) string {
 func newFlagSet(c *config) *flag.FlagSet {
 	fs := flag.NewFlagSet("assignd", flag.ContinueOnError)
 	fs.StringVar(&c.listen, "listen", "127.0.0.1:7070", "gRPC listen `address`; port 0 picks a free port (the bound address is logged)")
-	fs.StringVar(&c.metricsListen, "metrics-listen", "127.0.0.1:9464", "HTTP `address` for /metrics (Prometheus), /healthz and /readyz; empty disables it")
+	fs.StringVar(&c.metricsListen, "metrics-listen", "127.0.0.1:9464", "HTTP `address` for /metrics (Prometheus), /healthz, /readyz and the read-only /console/ (docs/observatory.md); empty disables it")
 	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", server.DefaultMaxRecvBytes, "largest accepted request in `bytes` (the default fits a 1,000,000-partition group)")
 	fs.IntVar(&c.maxConcurrent, "max-concurrent-assigns", 0, "Assign calls computed at once; excess calls wait until shortly before their deadline, then get RESOURCE_EXHAUSTED; 0 means GOMAXPROCS")
 	fs.Int64Var(&c.maxPartitions, "max-partitions", server.DefaultMaxPartitions, "largest sum of partition counts in one request; larger requests get RESOURCE_EXHAUSTED")
@@ -77,6 +80,11 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.IntVar(&c.historyGroups, "history-groups", history.DefaultMaxGroups,
 		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
 	historyFlags(fs, &c.history)
+	fs.StringVar(&c.metricsTLSCert, "metrics-tls-cert", "", "PEM certificate `file` to serve the HTTP listener (--metrics-listen: metrics, probes, console) over TLS, with --metrics-tls-key; "+
+		"re-read when it changes, like --tls-cert (it may name the same files)")
+	fs.StringVar(&c.metricsTLSKey, "metrics-tls-key", "", "PEM private key `file` of --metrics-tls-cert")
+	fs.StringVar(&c.metricsTLSClientCA, "metrics-tls-client-ca", "", "PEM CA bundle `file`: the HTTP listener requires a client certificate signed by it (mTLS) "+
+		"on every path but /healthz and /readyz, which stay open to probes; needs --metrics-tls-cert")
 	fs.StringVar(&c.loadBrokers, "load-brokers", "", "comma-separated Kafka `brokers` (host:port, plaintext) whose log-end offsets, sampled in the background, give "+
 		"policy rules with params.load_source: kafka their partition load (docs/load-aware.md); empty reads none")
 	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' log-end offsets are sampled")
@@ -126,6 +134,10 @@ func (c *config) validate() error {
 		return errors.New("--tls-cert and --tls-key go together")
 	case c.tlsClientCA != "" && c.tlsCert == "":
 		return errors.New("--tls-client-ca needs --tls-cert and --tls-key")
+	case (c.metricsTLSCert == "") != (c.metricsTLSKey == ""):
+		return errors.New("--metrics-tls-cert and --metrics-tls-key go together")
+	case c.metricsTLSClientCA != "" && c.metricsTLSCert == "":
+		return errors.New("--metrics-tls-client-ca needs --metrics-tls-cert and --metrics-tls-key")
 	case c.maxRecvBytes > math.MaxUint32:
 		return errors.New("--max-recv-bytes must fit gRPC's 32-bit message length (at most 4294967295)")
 	case c.memoryBudget != 0 && c.memoryBudget < server.MinMemoryBudget:

@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -80,6 +81,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
+	httpTLS, err := httpTLSConfig(cfg, logger)
+	if err != nil {
+		return err
+	}
 	var hist *history.Store
 	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
 		h, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider())
@@ -150,7 +155,18 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 			lis.Close()
 			return fmt.Errorf("--metrics-listen: %w", err)
 		}
-		ops = &http.Server{Handler: srv.OpsHandler(tel.MetricsHandler()), ReadHeaderTimeout: 5 * time.Second}
+		handler := srv.OpsHandler(tel.MetricsHandler())
+		switch {
+		case httpTLS != nil:
+			opsLis = tls.NewListener(opsLis, httpTLS)
+			if cfg.metricsTLSClientCA != "" {
+				handler = requireClientCert(handler)
+			}
+		case !isLoopback(cfg.metricsListen):
+			logger.Warn("the HTTP listener is bound beyond loopback in plaintext: whoever reaches it sees the console's group, member and caller ids; set --metrics-tls-cert and --metrics-tls-client-ca",
+				"metrics_listen", cfg.metricsListen)
+		}
+		ops = &http.Server{Handler: handler, ReadHeaderTimeout: 5 * time.Second}
 	}
 
 	errc := make(chan error, 2)
@@ -165,7 +181,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		}()
 	}
 	logger.Info("assignd serving", "grpc_addr", lis.Addr().String(), "metrics_addr", metricsAddr,
-		"tls", tlsCfg != nil, "mtls", cfg.tlsClientCA != "", "tracing", tel.Tracing(),
+		"tls", tlsCfg != nil, "mtls", cfg.tlsClientCA != "", "metrics_tls", httpTLS != nil, "metrics_mtls", cfg.metricsTLSClientCA != "", "tracing", tel.Tracing(),
 		"max_concurrent_assigns", maxConcurrent, "memory_limit", memoryLimit, "memory_budget", memoryBudget, "policy_file", src.Policy().File(), "policy_revision", src.Policy().Revision(),
 		"version", version())
 

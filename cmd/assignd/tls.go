@@ -4,22 +4,30 @@ import (
 	"bytes"
 	"crypto/tls"
 	"crypto/x509"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"sync"
 )
 
-// tlsConfig loads the server certificate and, for mTLS, the client CA
-// bundle, and returns a configuration that re-reads them when they change
-// (see [tlsFiles]). It returns nil when TLS is off, and an error when the
-// files do not load at start.
+// tlsConfig loads the gRPC listener's server certificate and, for mTLS,
+// the client CA bundle, and returns a configuration that re-reads them when
+// they change (see [tlsFiles]). It returns nil when TLS is off, and an
+// error when the files do not load at start.
 func tlsConfig(c config, logger *slog.Logger) (*tls.Config, error) {
-	if c.tlsCert == "" {
+	return reloadingTLS(&tlsFiles{cert: c.tlsCert, key: c.tlsKey, clientCA: c.tlsClientCA, logger: logger,
+		flags: grpcTLSFlags, clientAuth: tls.RequireAndVerifyClientCert,
+		// gRPC negotiates HTTP/2 by ALPN, and a configuration returned by
+		// GetConfigForClient replaces the one grpc-go prepared.
+		nextProtos: []string{"h2"}})
+}
+
+// reloadingTLS returns the configuration of f's files, re-read on change,
+// or nil when f names no certificate.
+func reloadingTLS(f *tlsFiles) (*tls.Config, error) {
+	if f.cert == "" {
 		return nil, nil
 	}
-	f := &tlsFiles{cert: c.tlsCert, key: c.tlsKey, clientCA: c.tlsClientCA, logger: logger}
 	if _, err := f.current(); err != nil {
 		return nil, err
 	}
@@ -44,6 +52,12 @@ func tlsConfig(c config, logger *slog.Logger) (*tls.Config, error) {
 type tlsFiles struct {
 	cert, key, clientCA string
 	logger              *slog.Logger
+	// flags name cert, key and clientCA in messages.
+	flags [3]string
+	// clientAuth is the client certificate policy when clientCA is set.
+	clientAuth tls.ClientAuthType
+	// nextProtos are the ALPN protocols served.
+	nextProtos []string
 
 	mu     sync.Mutex
 	loaded [3][]byte // the contents of cert, key and clientCA behind cfg
@@ -59,7 +73,7 @@ func (f *tlsFiles) current() (*tls.Config, error) {
 			continue
 		}
 		if now[i], err = os.ReadFile(path); err != nil {
-			err = fmt.Errorf("reading %s: %w", tlsFlags[i], err)
+			err = fmt.Errorf("reading %s: %w", f.flags[i], err)
 			break
 		}
 	}
@@ -70,7 +84,7 @@ func (f *tlsFiles) current() (*tls.Config, error) {
 	}
 	var cfg *tls.Config
 	if err == nil {
-		cfg, err = loadTLS(now, f.clientCA != "")
+		cfg, err = f.load(now)
 	}
 	if err != nil {
 		if f.cfg == nil {
@@ -78,45 +92,43 @@ func (f *tlsFiles) current() (*tls.Config, error) {
 		}
 		if !same(now, f.failed) {
 			f.failed = now
-			f.logger.Warn("TLS files changed but do not load; serving the previous certificate", "error", err)
+			f.logger.Warn("TLS files changed but do not load; serving the previous certificate", "files", f.flags[0], "error", err)
 		}
 		return f.cfg, nil
 	}
 	if f.cfg != nil {
-		f.logger.Info("TLS files reloaded", "subject", cfg.Certificates[0].Leaf.Subject.String(),
+		f.logger.Info("TLS files reloaded", "files", f.flags[0], "subject", cfg.Certificates[0].Leaf.Subject.String(),
 			"not_after", cfg.Certificates[0].Leaf.NotAfter, "client_ca", f.clientCA != "")
 	}
 	f.loaded, f.failed, f.cfg = now, [3][]byte{}, cfg
 	return cfg, nil
 }
 
-// tlsFlags name the files of tlsFiles.loaded, in order.
-var tlsFlags = [3]string{"--tls-cert", "--tls-key", "--tls-client-ca"}
+// grpcTLSFlags name the gRPC listener's files, in tlsFiles order.
+var grpcTLSFlags = [3]string{"--tls-cert", "--tls-key", "--tls-client-ca"}
 
 func same(a, b [3][]byte) bool {
 	return bytes.Equal(a[0], b[0]) && bytes.Equal(a[1], b[1]) && bytes.Equal(a[2], b[2])
 }
 
-// loadTLS builds the configuration of one handshake from the files'
+// load builds the configuration of one handshake from the files'
 // contents (certificate, key, client CA bundle).
-func loadTLS(files [3][]byte, mtls bool) (*tls.Config, error) {
+func (f *tlsFiles) load(files [3][]byte) (*tls.Config, error) {
 	cert, err := tls.X509KeyPair(files[0], files[1])
 	if err != nil {
-		return nil, fmt.Errorf("loading --tls-cert/--tls-key: %w", err)
+		return nil, fmt.Errorf("loading %s/%s: %w", f.flags[0], f.flags[1], err)
 	}
 	if cert.Leaf == nil {
-		return nil, errors.New("--tls-cert: no certificate")
+		return nil, fmt.Errorf("%s: no certificate", f.flags[0])
 	}
-	// NextProtos: gRPC negotiates HTTP/2 by ALPN, and a configuration
-	// returned by GetConfigForClient replaces the one grpc-go prepared.
-	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: []string{"h2"}}
-	if mtls {
+	cfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12, NextProtos: f.nextProtos}
+	if f.clientCA != "" {
 		pool := x509.NewCertPool()
 		if !pool.AppendCertsFromPEM(files[2]) {
-			return nil, errors.New("--tls-client-ca: no PEM certificates")
+			return nil, fmt.Errorf("%s: no PEM certificates", f.flags[2])
 		}
 		cfg.ClientCAs = pool
-		cfg.ClientAuth = tls.RequireAndVerifyClientCert
+		cfg.ClientAuth = f.clientAuth
 	}
 	return cfg, nil
 }

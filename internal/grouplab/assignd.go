@@ -19,6 +19,7 @@ import (
 type Assignd struct {
 	logger *slog.Logger
 	opts   []server.Option
+	sel    server.Selector
 
 	mu   sync.Mutex
 	addr string // fixed after the first start
@@ -30,7 +31,12 @@ type Assignd struct {
 // logger, built with opts (e.g. server.WithGRPCServerOptions to observe
 // its calls).
 func StartAssignd(logger *slog.Logger, opts ...server.Option) (*Assignd, error) {
-	a := &Assignd{logger: logger, opts: opts}
+	return startAssignd(logger, nil, opts...)
+}
+
+// startAssignd is StartAssignd with a Selector (nil: the default policy).
+func startAssignd(logger *slog.Logger, sel server.Selector, opts ...server.Option) (*Assignd, error) {
+	a := &Assignd{logger: logger, opts: opts, sel: sel}
 	if err := a.Start(); err != nil {
 		return nil, err
 	}
@@ -61,7 +67,11 @@ func (a *Assignd) Start() error {
 	if err != nil {
 		return fmt.Errorf("grouplab: listening for assignd on %s: %w", addr, err)
 	}
-	srv, err := server.New(server.DefaultSelector(), a.logger, a.opts...)
+	sel := a.sel
+	if sel == nil {
+		sel = server.DefaultSelector()
+	}
+	srv, err := server.New(sel, a.logger, a.opts...)
 	if err != nil {
 		lis.Close()
 		return fmt.Errorf("grouplab: creating assignd: %w", err)

@@ -59,7 +59,7 @@ func New(topics []Topic, opts ...Option) (*Lab, error) {
 	}
 	l := &Lab{cfg: cfg, topics: slices.Clone(topics), broker: b, group: b.Group(cfg.group), seeds: b.Seeds(), tl: newTimeline()}
 	l.observeLeaders()
-	if l.assignd, err = StartAssignd(cfg.logger, cfg.assigndOptions...); err != nil {
+	if l.assignd, err = startAssignd(cfg.logger, cfg.selector, cfg.assigndOptions...); err != nil {
 		b.Close()
 		return nil, err
 	}

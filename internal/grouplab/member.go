@@ -74,6 +74,7 @@ type MemberOption interface{ applyMember(*memberConfig) }
 type memberConfig struct {
 	protocols  []string
 	instanceID string
+	clientID   string
 }
 
 type memberOptionFunc func(*memberConfig)
@@ -100,6 +101,13 @@ func AsStatic(instanceID string) MemberOption {
 	return memberOptionFunc(func(c *memberConfig) { c.instanceID = instanceID })
 }
 
+// AsClient sets the member's client.id, which the coordinator puts before
+// the member id it assigns ("clientID-UUID"): incarnations of one process
+// (a restart, a flapping pod) share it. Default: the member's name.
+func AsClient(clientID string) MemberOption {
+	return memberOptionFunc(func(c *memberConfig) { c.clientID = clientID })
+}
+
 // StartMember starts a member called name (unique per incarnation, e.g.
 // "m3" and, after a restart, "m3'") that joins the lab's group.
 func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member, error) {
@@ -115,6 +123,9 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 		}
 	}
 	l.mu.Unlock()
+	if mcfg.clientID == "" {
+		mcfg.clientID = name
+	}
 
 	m := &Member{lab: l, name: name, kind: kind, net: newNetCutter(), polled: make(chan struct{}), closed: make(chan struct{}),
 		owned: map[TP]int{}, next: map[TP]int64{}}
@@ -158,7 +169,7 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 	l.tl.add(Event{Kind: EventStarted, Member: name, Generation: -1, Detail: kind.String()})
 	kopts := []kgo.Opt{
 		kgo.SeedBrokers(l.seeds...),
-		kgo.ClientID(name),
+		kgo.ClientID(mcfg.clientID),
 		kgo.Dialer(m.net.dial),
 		kgo.ConsumerGroup(l.group),
 		kgo.ConsumeTopics(topics...),

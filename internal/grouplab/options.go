@@ -27,6 +27,7 @@ type config struct {
 	broker           BrokerKind
 	brokerStart      time.Duration
 	assigndOptions   []server.Option
+	selector         server.Selector
 }
 
 func defaultConfig() config {
@@ -103,4 +104,10 @@ func WithBrokerStart(d time.Duration) Option {
 // serve again after StopAssignd and StartAssignd. Default: none.
 func WithAssigndOptions(opts ...server.Option) Option {
 	return optionFunc(func(c *config) { c.assigndOptions = append(c.assigndOptions, opts...) })
+}
+
+// WithSelector builds the lab's assignd with this Selector, e.g. a
+// policy.Source. Default: server.DefaultSelector().
+func WithSelector(sel server.Selector) Option {
+	return optionFunc(func(c *config) { c.selector = sel })
 }

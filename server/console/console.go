@@ -10,6 +10,7 @@
 package console
 
 import (
+	"context"
 	"embed"
 	"fmt"
 	"html/template"
@@ -20,6 +21,7 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/selection"
 )
 
 //go:embed templates/*.html
@@ -32,7 +34,9 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"signal":   signalName,
 	"ago":      func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
 	"stamp":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"clock":    func(t time.Time) string { return t.UTC().Format("15:04:05") },
 	"groupURL": func(id string) string { return "group?id=" + url.QueryEscape(id) },
+	"extra":    func(d *assigndv1.Decision) []field { return extraFields(d, decisionShown) },
 	"caller": func(c *assigndv1.CallerIdentity) string {
 		if c == nil {
 			return "unauthenticated"
@@ -95,10 +99,14 @@ func partitionMoves(ms []*assigndv1.PartitionMove) string {
 // Handler serves the console of h; mount it under a prefix with
 // http.StripPrefix, e.g. "/console". Routes: "/" the fleet table
 // (filters: ?prefix=, ?signal=), "/group?id=GROUP" one group.
-func Handler(h *history.Store) http.Handler {
+func Handler(h *history.Store, opts ...Option) http.Handler {
+	var cfg config
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { fleet(w, r, h) })
-	mux.HandleFunc("GET /group", func(w http.ResponseWriter, r *http.Request) { group(w, r, h) })
+	mux.HandleFunc("GET /group", func(w http.ResponseWriter, r *http.Request) { group(w, r, h, cfg) })
 	return mux
 }
 
@@ -109,6 +117,13 @@ type fleetPage struct {
 	Prefix, Signal string
 	Signals        []string
 	More           bool
+	// Firing counts the groups where each signal holds, fleet-wide.
+	Firing []signalCount
+}
+
+type signalCount struct {
+	Signal string
+	Groups int
 }
 
 func fleet(w http.ResponseWriter, r *http.Request, h *history.Store) {
@@ -123,20 +138,62 @@ func fleet(w http.ResponseWriter, r *http.Request, h *history.Store) {
 		q.Signal = s
 	}
 	p, _ := h.List(q) // no page token: no error
-	render(w, "fleet.html", fleetPage{
+	page := fleetPage{
 		Groups: p.Groups, Total: p.Total, Shown: len(p.Groups), Prefix: q.Prefix, Signal: sig, Signals: signalNames(), More: p.Next != "",
-	})
+	}
+	counts, _ := h.SignalCounts()
+	for v := int32(1); ; v++ {
+		if _, ok := assigndv1.GroupSignal_name[v]; !ok {
+			break
+		}
+		if n := counts[assigndv1.GroupSignal(v)]; n > 0 {
+			page.Firing = append(page.Firing, signalCount{Signal: signalName(assigndv1.GroupSignal(v)), Groups: n})
+		}
+	}
+	render(w, "fleet.html", page)
 }
 
 // groupPage is the data of group.html.
 type groupPage struct {
-	Summary   *assigndv1.GroupSummary
-	Latest    *assigndv1.Decision
-	Decisions []*assigndv1.Decision
-	Timeline  timeline
+	Summary    *assigndv1.GroupSummary
+	Latest     *assigndv1.Decision
+	Decisions  []*assigndv1.Decision
+	Timeline   timeline
+	Heatmap    heatmap
+	HasHeatmap bool
+	// Explained is what the serving policy does for the group now; nil
+	// without an Explainer. ExplainError says why it could not tell.
+	Explained    *selection.Explanation
+	ExplainError string
+	// Shadow compares the latest shadow run with the decision it
+	// shadowed; nil when the group has no shadow run kept.
+	Shadow *shadowComparison
 }
 
-func group(w http.ResponseWriter, r *http.Request, h *history.Store) {
+// shadowComparison is the latest shadow run of a group beside the
+// decision of the same generation (Primary nil when that decision is no
+// longer kept).
+type shadowComparison struct {
+	Generation      int32
+	Primary, Shadow *assigndv1.Decision
+}
+
+func compareShadow(h *history.Store, id string, decisions []*assigndv1.Decision) *shadowComparison {
+	runs := h.Shadows(id, 1)
+	if len(runs) == 0 {
+		return nil
+	}
+	c := &shadowComparison{Generation: runs[0].GetGenerationId(), Shadow: runs[0]}
+	for _, d := range decisions {
+		if d.GetGenerationId() == c.Generation {
+			c.Primary = d
+			break
+		}
+	}
+	return c
+}
+
+func group(w http.ResponseWriter, r *http.Request, h *history.Store, cfg config) {
 	id := r.URL.Query().Get("id")
 	sum, ds, ok := h.Get(id, 0)
 	if !ok {
@@ -144,7 +201,26 @@ func group(w http.ResponseWriter, r *http.Request, h *history.Store) {
 		render(w, "notfound.html", id)
 		return
 	}
-	render(w, "group.html", groupPage{Summary: sum, Latest: ds[0], Decisions: ds, Timeline: newTimeline(ds)})
+	page := groupPage{Summary: sum, Latest: ds[0], Decisions: ds, Timeline: newTimeline(ds), Shadow: compareShadow(h, id, ds)}
+	page.Heatmap, page.HasHeatmap = newHeatmap(ds[0])
+	if cfg.explainer != nil {
+		page.Explained, page.ExplainError = explain(r.Context(), cfg.explainer, ds[0])
+	}
+	render(w, "group.html", page)
+}
+
+// explain asks what the policy does now for the group of d, as its latest
+// caller would.
+func explain(ctx context.Context, e selection.Explainer, d *assigndv1.Decision) (*selection.Explanation, string) {
+	q := selection.Query{GroupID: d.GetGroupId(), ProtocolName: d.GetProtocolName()}
+	if c := d.GetCaller(); c != nil {
+		q.Caller = selection.Caller{Subject: c.GetSubject(), CommonName: c.GetCommonName()}
+	}
+	ex, err := e.ExplainPolicy(ctx, q)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return &ex, ""
 }
 
 func render(w http.ResponseWriter, name string, data any) {

@@ -14,6 +14,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/console"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/policy"
 )
 
 func get(t *testing.T, base, path string) (int, string) {
@@ -41,11 +42,15 @@ func TestConsole(t *testing.T) {
 	h.Record(&assigndv1.Decision{
 		Time: timestamppb.New(now), GroupId: "payments<eu>", GenerationId: 6, ProtocolName: "cooperative-sticky",
 		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE, Assignor: "cooperative-sticky@1", PolicyRule: "default",
-		MemberCount: 2, Partitions: 6, Members: []*assigndv1.DecisionMember{{MemberId: "consumer-a", Owned: 3, Assigned: 3}, {MemberId: "consumer-b", Assigned: 3}},
+		MemberCount: 2, Partitions: 6, Topics: []string{"orders", "refunds"}, CallerBinding: "payments",
+		Caller:  &assigndv1.CallerIdentity{Subject: "CN=payments-leader,O=payments", CommonName: "payments-leader"},
+		Members: []*assigndv1.DecisionMember{{MemberId: "consumer-a", Owned: 3, Assigned: 3, AssignedByTopic: []int32{3, 0}}, {MemberId: "consumer-b", Assigned: 3, AssignedByTopic: []int32{1, 2}}},
 	})
+	h.Record(&assigndv1.Decision{Time: timestamppb.New(now), GroupId: "payments<eu>", GenerationId: 6, Shadow: true, PolicyRule: "default",
+		Assignor: "cooperative-sticky@2", Moved: 4, Imbalance: 1, FollowupRequired: true, EngineTime: durationpb.New(time.Millisecond)})
 	h.Record(&assigndv1.Decision{Time: timestamppb.New(now), GroupId: "billing", GenerationId: 1, ProtocolName: "range",
 		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER, Assignor: "range@1", PolicyRule: "default"})
-	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h)))
+	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h, console.WithExplainer(policy.Default()))))
 	defer srv.Close()
 
 	code, page := get(t, srv.URL, "/console/")
@@ -57,6 +62,8 @@ func TestConsole(t *testing.T) {
 		`<a href="group?id=payments%3Ceu%3E">payments&lt;eu&gt;</a>`, // escaped, never raw
 		"cooperative-sticky (COOPERATIVE)", "range (EAGER)",
 		`<span class="signal" title="`, ">generation-gap</span>", ">eager-only-protocol</span>",
+		`<td class="n rebalances">2</td>`, // both decisions are within the hour
+		`<a class="signal" href="?signal=generation-gap">generation-gap: 1</a>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("fleet page lacks %q:\n%s", want, page)
@@ -82,8 +89,18 @@ func TestConsole(t *testing.T) {
 		"Group <code>payments&lt;eu&gt;</code>",
 		"generation 5 never reached assignd",
 		`<svg id="timeline"`, "<title>generation 4: 3 moved, 3 withheld, 3 revoked</title>",
+		`<g class="gap"><title>generation 5 never reached assignd</title>`,                       // between the bars of 4 and 6
 		`<tr><td>consumer-a</td><td></td><td></td><td class="n">3</td><td class="n">3</td></tr>`, // the latest decision's members
 		"revoked orders[3,4,5]", "required", "unauthenticated", "assignd-go/v0.1.0",
+		// The heatmap: members x topics of the latest decision.
+		`<tr><th>Member</th><th>orders</th><th>refunds</th><th>All</th></tr>`,
+		`<tr><td>consumer-b</td><td class="n heat" style="background-color: rgba(59, 111, 182, 0.4)">1</td><td class="n heat" style="background-color: rgba(59, 111, 182, 0.6)">2</td><td class="n">3</td></tr>`,
+		// The policy: as recorded, as serving now, and the shadow.
+		"caller CN=payments-leader,O=payments, allowed by binding <code>payments</code>",
+		"Serving now</dt><dd>rule <code>default</code>", "cooperative-sticky@1, rack_aware=true",
+		"Shadow comparison, generation 6",
+		`<td>cooperative-sticky@2</td><td class="n">4</td><td class="n">0</td><td class="n">1</td><td>required</td>`,
+		`<tr><td>answered</td><td>cooperative-sticky@1</td><td class="n">0</td>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("group page lacks %q:\n%s", want, page)

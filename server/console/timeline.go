@@ -13,6 +13,15 @@ import (
 type timeline struct {
 	Width, Height int
 	Bars          []bar
+	// Gaps mark generations assignd never saw between two bars: the
+	// rebalances a leader's fallback (or a leader without assignd) led.
+	Gaps []gapMark
+}
+
+type gapMark struct {
+	X, Width       int
+	Title          string
+	LabelX, LabelY int
 }
 
 type bar struct {
@@ -30,6 +39,7 @@ const (
 	barGap    = 8
 	chartH    = 120
 	labelRoom = 16
+	gapWidth  = 14
 )
 
 func newTimeline(newestFirst []*assigndv1.Decision) timeline {
@@ -37,10 +47,21 @@ func newTimeline(newestFirst []*assigndv1.Decision) timeline {
 	for _, d := range newestFirst {
 		peak = max(peak, d.GetMoved()+d.GetWithheld())
 	}
-	t := timeline{Width: len(newestFirst)*(barWidth+barGap) + barGap, Height: chartH + labelRoom}
+	t := timeline{Height: chartH + labelRoom}
+	x := barGap
 	for i := range newestFirst {
 		d := newestFirst[len(newestFirst)-1-i]
-		x := barGap + i*(barWidth+barGap)
+		if i > 0 {
+			prev := newestFirst[len(newestFirst)-i]
+			if from, to := prev.GetGenerationId(), d.GetGenerationId(); to > from+1 {
+				title := fmt.Sprintf("generation %d never reached assignd", from+1)
+				if to > from+2 {
+					title = fmt.Sprintf("generations %d to %d never reached assignd", from+1, to-1)
+				}
+				t.Gaps = append(t.Gaps, gapMark{X: x, Width: gapWidth, Title: title, LabelX: x + gapWidth/2, LabelY: chartH + labelRoom - 3})
+				x += gapWidth + barGap
+			}
+		}
 		mh := int(d.GetMoved()) * (chartH - 10) / int(peak)
 		hh := int(d.GetWithheld()) * (chartH - 10) / int(peak)
 		t.Bars = append(t.Bars, bar{
@@ -53,6 +74,8 @@ func newTimeline(newestFirst []*assigndv1.Decision) timeline {
 			LabelY:     chartH + labelRoom - 3,
 			Generation: d.GetGenerationId(),
 		})
+		x += barWidth + barGap
 	}
+	t.Width = x
 	return t
 }

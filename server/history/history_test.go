@@ -121,6 +121,23 @@ func TestSignals(t *testing.T) {
 		{name: "a flapping dynamic member, known by its client id", now: 3 * time.Minute, want: []S{storm}, reason: `member "flaky" joined 3 times`,
 			calls: membership([]string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid}, []string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid2},
 				[]string{"ok" + uuid}, []string{"ok" + uuid, "flaky" + uuid})},
+		{name: "a storm by count and by a flapping member says both", now: 4 * time.Minute, want: []S{storm},
+			reason: `11 rebalances in the last 5m0s (threshold 10 for 1 members); member instance "p" joined 5 times`, // more than the 8 decisions kept show
+			calls: func() []call {
+				var lists [][]string
+				for i := range 11 {
+					if i%2 == 0 {
+						lists = append(lists, []string{"static:a"})
+					} else {
+						lists = append(lists, []string{"static:a", "static:p"})
+					}
+				}
+				return membership(lists...)
+			}()},
+		{name: "a flapping member on kfake, whose member ids end in 32 hex digits", now: 3 * time.Minute, want: []S{storm}, reason: `member "flaky" joined 3 times`,
+			calls: membership([]string{"ok-0123456789abcdef0123456789abcdef"}, []string{"ok-0123456789abcdef0123456789abcdef", "flaky-00112233445566778899aabbccddeeff"},
+				[]string{"ok-0123456789abcdef0123456789abcdef"}, []string{"ok-0123456789abcdef0123456789abcdef", "flaky-ffeeddccbbaa99887766554433221100"},
+				[]string{"ok-0123456789abcdef0123456789abcdef"}, []string{"ok-0123456789abcdef0123456789abcdef", "flaky-0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f"})},
 		{name: "flapping long ago is no storm", now: time.Hour, calls: membership([]string{"static:p"}, []string{}, []string{"static:p"}, []string{},
 			[]string{"static:p"}, []string{}, []string{"static:p"})},
 		{name: "generation gap", calls: []call{{gen: 4}, {at: time.Second, gen: 6}}, now: time.Minute,
@@ -285,5 +302,24 @@ func TestList(t *testing.T) {
 	counts, groups := s.SignalCounts()
 	if groups != 26 || counts[assigndv1.GroupSignal_GROUP_SIGNAL_EAGER_ONLY_PROTOCOL] != 5 {
 		t.Errorf("SignalCounts: %v over %d groups; want 5 eager-only of 26", counts, groups)
+	}
+}
+
+// TestFlappingBeyondKeptDecisions: joins are remembered apart from the
+// decisions, so a member that flapped is caught even when the store keeps
+// only the last two decisions, and named while a kept decision lists it.
+func TestFlappingBeyondKeptDecisions(t *testing.T) {
+	s, _ := New(WithDecisionsPerGroup(2), WithClock(func() time.Time { return t0.Add(3 * time.Minute) }))
+	lists := [][]string{{"static:a"}, {"static:a", "static:p"}, {"static:a"}, {"static:a", "static:p"}, {"static:a"}, {"static:a", "static:p"}, {"static:a"}}
+	for i, l := range lists {
+		s.Record(decision("g", call{at: time.Duration(i) * 10 * time.Second, gen: int32(i + 1), members: l}))
+	}
+	sum, _, _ := s.Get("g", 0)
+	if len(sum.GetSignals()) != 1 || !strings.Contains(sum.GetSignals()[0].GetReason(), `member instance "p" joined 3 times`) {
+		t.Errorf("signals %v; want a storm naming p, which the second-last decision lists", sum.GetSignals())
+	}
+	s.Record(decision("g", call{at: 70 * time.Second, gen: 8, members: []string{"static:a"}}))
+	if sum, _, _ := s.Get("g", 0); len(sum.GetSignals()) != 1 || !strings.Contains(sum.GetSignals()[0].GetReason(), "member (not in the decisions kept) joined 3 times") {
+		t.Errorf("signals %v; want the storm, its member no longer in a kept decision", sum.GetSignals())
 	}
 }

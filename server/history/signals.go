@@ -2,6 +2,7 @@ package history
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/assignd/assignd/assign"
@@ -29,12 +30,18 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 		out = append(out, &assigndv1.FiredSignal{Signal: s, Reason: fmt.Sprintf(format, args...)})
 	}
 	storm := min(max(t.StormRebalances, t.StormPerMember*int(latest.GetMemberCount())), StormCap)
+	// A storm says every reason that holds: the count, and the member
+	// that keeps coming back, which is what an operator goes after.
+	var why []string
 	if n := countSince(sn.times, now.Add(-t.StormWindow)); n >= storm {
-		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%d rebalances in the last %s (threshold %d for %d members)",
-			n, t.StormWindow, storm, latest.GetMemberCount())
-	} else if key, joins := flapping(sn.decisions, now.Add(-t.StormWindow)); joins >= t.FlapJoins {
-		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "member %s joined %d times in the last %s (threshold %d): it keeps leaving and coming back",
-			key, joins, t.StormWindow, t.FlapJoins)
+		why = append(why, fmt.Sprintf("%d rebalances in the last %s (threshold %d for %d members)", n, t.StormWindow, storm, latest.GetMemberCount()))
+	}
+	if key, joins := flapping(sn.joins, sn.decisions, now.Add(-t.StormWindow)); joins >= t.FlapJoins {
+		why = append(why, fmt.Sprintf("member %s joined %d times in the last %s (threshold %d): it keeps leaving and coming back",
+			key, joins, t.StormWindow, t.FlapJoins))
+	}
+	if len(why) > 0 {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%s", strings.Join(why, "; "))
 	}
 	if from, to, at := generationGap(sn.decisions); !at.IsZero() && now.Sub(at) < t.GapWindow {
 		missed := "generation " + fmt.Sprint(from+1)
@@ -164,55 +171,34 @@ func has(sigs []*assigndv1.FiredSignal, s assigndv1.GroupSignal) bool {
 	return false
 }
 
-// flapping finds the member that joined most often among the decisions
-// (newest first) made since since: a join is a member present in one
-// decision and absent from the one before. A member is known by its group
-// instance id, else by its member id without the coordinator's UUID
-// suffix (the client id, for Java and franz-go clients), so that a
-// restarted member is the same member. Members sharing a client id make
-// one key present throughout, which hides their joins rather than
-// inventing any. Decisions that list only part of their members (large
-// groups) are not compared.
-func flapping(newestFirst []*assigndv1.Decision, since time.Time) (key string, joins int) {
-	counts := make(map[string]int)
-	var prev map[string]bool
-	for i := len(newestFirst) - 1; i >= 0; i-- {
-		d := newestFirst[i]
-		if d.GetTime().AsTime().Before(since) || int(d.GetMemberCount()) != len(d.GetMembers()) {
-			prev = nil
-			continue
-		}
-		cur := make(map[string]bool, len(d.GetMembers()))
-		for _, m := range d.GetMembers() {
-			cur[memberKey(m)] = true
-		}
-		if prev != nil {
-			for k := range cur {
-				if !prev[k] {
-					counts[k]++
-				}
-			}
-		}
-		prev = cur
-	}
-	for k, n := range counts {
-		if n > joins || n == joins && k < key {
-			key, joins = k, n
-		}
-	}
-	return key, joins
-}
-
 func memberKey(m *assigndv1.DecisionMember) string {
 	if id := m.GetGroupInstanceId(); id != "" {
 		return fmt.Sprintf("instance %q", id)
 	}
-	id := m.GetMemberId()
-	// The coordinator names a member clientId-UUID (KIP-394 and before).
-	if len(id) > 37 && id[len(id)-37] == '-' {
-		id = id[:len(id)-37]
+	return fmt.Sprintf("%q", trimMemberUUID(m.GetMemberId()))
+}
+
+// trimMemberUUID drops the UUID the coordinator appends to a member id
+// ("clientId-UUID", KIP-394 and before), leaving the client id. Kafka
+// writes the UUID with dashes (36 characters); franz-go's kfake as 32 hex
+// digits.
+func trimMemberUUID(id string) string {
+	switch n := len(id); {
+	case n > 37 && id[n-37] == '-':
+		return id[:n-37]
+	case n > 33 && id[n-33] == '-' && isHex(id[n-32:]):
+		return id[:n-33]
 	}
-	return fmt.Sprintf("%q", id)
+	return id
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // generationGap finds the newest jump of more than one generation between

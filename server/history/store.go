@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +59,13 @@ type group struct {
 	// inputs is a ring of the last inputs, allocated with the first.
 	inputs    []*inputEntry
 	inputHead int
+
+	// lastKeys are the member keys of the latest decision (see
+	// memberKeys); joins is a ring of the last StormCap joins, allocated
+	// at the first.
+	lastKeys  []uint64
+	joins     []joinEvent
+	joinsHead int
 }
 
 // New returns an empty Store.
@@ -163,6 +171,7 @@ func (s *Store) add(d *assigndv1.Decision, input []byte) {
 	if d.GetProtocolName() == cooperativeSticky && at.After(g.cooperativeUntil) {
 		g.cooperativeUntil = at
 	}
+	g.noteJoins(memberKeys(d), at)
 	g.insert(d, at)
 	g.recorded++
 	g.times[g.timesHead] = at.UnixNano()
@@ -232,7 +241,8 @@ func (s *Store) admit(id string) *group {
 		clear(g.times)
 		clear(g.shadows)
 		clear(g.inputs)
-		*g = group{decisions: g.decisions, times: g.times, shadows: g.shadows, inputs: g.inputs}
+		clear(g.joins)
+		*g = group{decisions: g.decisions, times: g.times, shadows: g.shadows, inputs: g.inputs, joins: g.joins}
 	} else {
 		g = &group{
 			decisions: make([]*assigndv1.Decision, s.cfg.decisions),
@@ -323,6 +333,7 @@ type snapshot struct {
 	times            []int64
 	hour             [60]uint16
 	hourMin          int64
+	joins            []joinEvent
 	cooperativeUntil time.Time
 }
 
@@ -331,7 +342,7 @@ func (g *group) snapshot() snapshot {
 	sn := snapshot{
 		id: g.id, decisions: newestFirst(g.decisions, g.head, g.n), recorded: g.recorded,
 		times: append([]int64(nil), g.times...), hour: g.hour, hourMin: g.hourMin,
-		cooperativeUntil: g.cooperativeUntil,
+		joins: slices.Clone(g.joins), cooperativeUntil: g.cooperativeUntil,
 	}
 	if g.nshad > 0 {
 		sn.shadows = newestFirst(g.shadows, g.shadowHead, g.nshad)

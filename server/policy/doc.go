@@ -13,6 +13,12 @@
 // its line. Example (examples/policy.yaml has a commented one):
 //
 //	version: 1                    # schema version, required; only 1 exists
+//	bindings:                     # optional: the callers allowed per group
+//	  - name: payments            # required, unique; as a rule's name
+//	    groups: [orders]          # groups, group_prefixes, group_globs as in
+//	    group_prefixes: [payments-]    # match; at least one of them
+//	    callers:                  # required; as match.callers
+//	      - common_name: payments-leader
 //	rules:                        # tried in order; the first that applies wins
 //	  - name: payments-v2         # required, unique; [A-Za-z0-9._-], up to 63
 //	    description: per-topic balance for payments   # optional, shown by explain
@@ -65,6 +71,17 @@
 // built-in one (default.yaml, embedded) is appended. A protocol name no rule
 // answers is unknown (the server's INVALID_ARGUMENT on protocol_name).
 // Without a file assignd serves Default, which is that rule alone.
+//
+// # Bindings
+//
+// A binding ties groups to the mTLS identities allowed to request them, so
+// that a leader of one team cannot write another team's history. The first
+// binding whose groups match a group id decides, and the caller must match
+// one of its callers; otherwise Select returns a [CallerError] (wrapping
+// [selection.ErrCallerNotAllowed]: PERMISSION_DENIED), also for an
+// unauthenticated caller. A group no binding covers is open to every
+// caller. Selection.Binding names the binding that allowed the call.
+// ExplainPolicy does not check bindings: it says what the rules do.
 //
 // # Revision
 //

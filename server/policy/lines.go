@@ -14,6 +14,7 @@ import (
 type lineIndex struct {
 	topLevel map[string]int
 	rules    []ruleLines
+	bindings []ruleLines
 }
 
 // ruleLines maps the field paths of one rule to lines; "" is the rule.
@@ -34,13 +35,17 @@ func indexLines(data []byte) lineIndex {
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		ix.topLevel[k.Value] = k.Line
-		if k.Value != "rules" || v.Kind != yaml.SequenceNode {
+		if (k.Value != "rules" && k.Value != "bindings") || v.Kind != yaml.SequenceNode {
 			continue
 		}
 		for _, item := range v.Content {
 			rl := ruleLines{"": item.Line}
 			walkLines(item, "", rl)
-			ix.rules = append(ix.rules, rl)
+			if k.Value == "rules" {
+				ix.rules = append(ix.rules, rl)
+			} else {
+				ix.bindings = append(ix.bindings, rl)
+			}
 		}
 	}
 	return ix
@@ -73,6 +78,14 @@ func (ix lineIndex) top(field string) int { return ix.topLevel[field] }
 func (ix lineIndex) rule(i int) ruleLines {
 	if i < len(ix.rules) {
 		return ix.rules[i]
+	}
+	return ruleLines{}
+}
+
+// binding returns the lines of bindings[i].
+func (ix lineIndex) binding(i int) ruleLines {
+	if i < len(ix.bindings) {
+		return ix.bindings[i]
 	}
 	return ruleLines{}
 }

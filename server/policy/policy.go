@@ -14,6 +14,7 @@ import (
 type Policy struct {
 	file     string
 	revision string
+	bindings []*binding
 	rules    []*rule
 }
 
@@ -90,11 +91,17 @@ func (e *unknownProtocolError) ProtocolNames() []string { return e.policy.Protoc
 // without shadow evaluation or metrics (Source adds those). It is pure: the
 // same policy revision gives the same answer on every replica.
 func (p *Policy) Select(q selection.Query) (selection.Selection, error) {
+	bound, err := p.authorize(q.GroupID, q.Caller)
+	if err != nil {
+		return selection.Selection{}, err
+	}
 	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
 	if err != nil {
 		return selection.Selection{}, err
 	}
-	return r.selection(a, q), nil
+	sel := r.selection(a, q)
+	sel.Binding = bound
+	return sel, nil
 }
 
 // selection is the server's Selection for rule r running a. Its Protocol

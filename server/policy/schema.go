@@ -11,8 +11,18 @@ package policy
 const SchemaVersion = 1
 
 type fileSpec struct {
-	Version *int       `yaml:"version"`
-	Rules   []ruleSpec `yaml:"rules"`
+	Version  *int          `yaml:"version"`
+	Bindings []bindingSpec `yaml:"bindings"`
+	Rules    []ruleSpec    `yaml:"rules"`
+}
+
+// bindingSpec binds groups to the callers allowed to request them.
+type bindingSpec struct {
+	Name          string       `yaml:"name"`
+	Groups        []string     `yaml:"groups"`
+	GroupPrefixes []string     `yaml:"group_prefixes"`
+	GroupGlobs    []string     `yaml:"group_globs"`
+	Callers       []callerSpec `yaml:"callers"`
 }
 
 type ruleSpec struct {
@@ -67,6 +77,7 @@ type shadowSpec struct {
 var sectionNames = map[string]string{
 	"policy.fileSpec":    "the top level (a mapping of version and rules)",
 	"policy.ruleSpec":    "a rule",
+	"policy.bindingSpec": "a binding",
 	"policy.matchSpec":   "match",
 	"policy.callerSpec":  "a caller",
 	"policy.rolloutSpec": "rollout",

@@ -75,12 +75,17 @@ func (s *Source) Policy() *Policy { return s.cur.Load() }
 // shadow, an Observe function that evaluates it in the background.
 func (s *Source) Select(ctx context.Context, q selection.Query) (selection.Selection, error) {
 	p := s.cur.Load()
+	bound, err := p.authorize(q.GroupID, q.Caller)
+	if err != nil {
+		return selection.Selection{}, err
+	}
 	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
 	if err != nil {
 		return selection.Selection{}, err
 	}
 	s.m.selections.Add(ctx, 1, r.selected[keyOf(a)]...)
 	sel := r.selection(a, q)
+	sel.Binding = bound
 	if r.shadow != nil && s.shadows != nil {
 		sel.Observe = s.shadows.observer(shadowJob{group: q.GroupID, rule: r, revision: p.revision, primary: a, protocol: q.ProtocolName})
 	}

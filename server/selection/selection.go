@@ -29,6 +29,13 @@ import (
 // client (`assignctl policy explain`) can learn them without parsing text.
 var ErrUnknownProtocol = errors.New("unknown protocol name")
 
+// ErrCallerNotAllowed is wrapped by Selector errors refusing a caller the
+// policy does not allow to request the group (server/policy's bindings).
+// The server maps it to PERMISSION_DENIED (reason
+// ERROR_REASON_CALLER_NOT_ALLOWED); the error's message, which names the
+// group and the caller, is sent as is.
+var ErrCallerNotAllowed = errors.New("caller not allowed for this group")
+
 // Selector chooses what runs behind a protocol name for one group. It is the
 // seam between the service and the policy layer (server/policy): the
 // service asks it on every Assign call and never picks an assignor itself.
@@ -77,6 +84,9 @@ type Selection struct {
 	Protocol assign.RebalanceProtocol
 	// Options tune the run (rack awareness, move caps, freeze).
 	Options []assign.Option
+	// Binding names the policy binding that allowed the caller to request
+	// the group; empty when no binding covers the group.
+	Binding string
 	// KafkaLoad asks for partition weights from the server's Kafka load
 	// source when the request carries none (params.load_source "kafka").
 	KafkaLoad bool

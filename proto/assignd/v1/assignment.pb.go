@@ -176,6 +176,11 @@ const (
 	// ("limit"), its value ("max") and the request's value ("got").
 	// RESOURCE_EXHAUSTED; do not retry unchanged.
 	ErrorReason_ERROR_REASON_LIMIT_EXCEEDED ErrorReason = 8
+	// The policy binds the group to other callers (mTLS identities), or the
+	// call is not authenticated and the group is bound. The message names the
+	// group, the caller and the binding. PERMISSION_DENIED; do not retry with
+	// the same identity.
+	ErrorReason_ERROR_REASON_CALLER_NOT_ALLOWED ErrorReason = 9
 )
 
 // Enum value maps for ErrorReason.
@@ -190,6 +195,7 @@ var (
 		6: "ERROR_REASON_OVERLOADED",
 		7: "ERROR_REASON_INTERNAL",
 		8: "ERROR_REASON_LIMIT_EXCEEDED",
+		9: "ERROR_REASON_CALLER_NOT_ALLOWED",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                    0,
@@ -201,6 +207,7 @@ var (
 		"ERROR_REASON_OVERLOADED":                     6,
 		"ERROR_REASON_INTERNAL":                       7,
 		"ERROR_REASON_LIMIT_EXCEEDED":                 8,
+		"ERROR_REASON_CALLER_NOT_ALLOWED":             9,
 	}
 )
 
@@ -2219,7 +2226,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0eAssignmentView\x12\x1f\n" +
 	"\x1bASSIGNMENT_VIEW_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14ASSIGNMENT_VIEW_FULL\x10\x01\x12\x1b\n" +
-	"\x17ASSIGNMENT_VIEW_ENCODED\x10\x02*\xce\x02\n" +
+	"\x17ASSIGNMENT_VIEW_ENCODED\x10\x02*\xf3\x02\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\x1e\n" +
 	"\x1aERROR_REASON_INVALID_GROUP\x10\x01\x12#\n" +
@@ -2229,7 +2236,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"+ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL\x10\x05\x12\x1b\n" +
 	"\x17ERROR_REASON_OVERLOADED\x10\x06\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x10\a\x12\x1f\n" +
-	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b*\xf4\x01\n" +
+	"\x1bERROR_REASON_LIMIT_EXCEEDED\x10\b\x12#\n" +
+	"\x1fERROR_REASON_CALLER_NOT_ALLOWED\x10\t*\xf4\x01\n" +
 	"\n" +
 	"MoveReason\x12\x1b\n" +
 	"\x17MOVE_REASON_UNSPECIFIED\x10\x00\x12\x18\n" +

@@ -203,6 +203,12 @@ type Decision struct {
 	// The topic of worst_topic_imbalance (the first by name on a tie); empty
 	// when it is 0.
 	WorstImbalanceTopic string `protobuf:"bytes,45,opt,name=worst_imbalance_topic,json=worstImbalanceTopic,proto3" json:"worst_imbalance_topic,omitempty"`
+	// The policy binding that allowed the caller to request this group;
+	// empty when no binding covers the group (any caller may request it).
+	CallerBinding string `protobuf:"bytes,50,opt,name=caller_binding,json=callerBinding,proto3" json:"caller_binding,omitempty"`
+	// The topics of the assignment, sorted by name, up to a cap: the columns
+	// of each member's assigned_by_topic.
+	Topics []string `protobuf:"bytes,51,rep,name=topics,proto3" json:"topics,omitempty"`
 	// Where the partition weights came from; NONE when planned by counts.
 	WeightSource WeightSource `protobuf:"varint,60,opt,name=weight_source,json=weightSource,proto3,enum=assignd.v1.WeightSource" json:"weight_source,omitempty"`
 	// The weights planned with (AssignResponse.weight_snapshot).
@@ -474,6 +480,20 @@ func (x *Decision) GetWorstImbalanceTopic() string {
 	return ""
 }
 
+func (x *Decision) GetCallerBinding() string {
+	if x != nil {
+		return x.CallerBinding
+	}
+	return ""
+}
+
+func (x *Decision) GetTopics() []string {
+	if x != nil {
+		return x.Topics
+	}
+	return nil
+}
+
 func (x *Decision) GetWeightSource() WeightSource {
 	if x != nil {
 		return x.WeightSource
@@ -507,9 +527,12 @@ type DecisionMember struct {
 	// How many partitions the member reported owning.
 	Owned int32 `protobuf:"varint,4,opt,name=owned,proto3" json:"owned,omitempty"`
 	// How many partitions it was assigned.
-	Assigned      int32 `protobuf:"varint,5,opt,name=assigned,proto3" json:"assigned,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Assigned int32 `protobuf:"varint,5,opt,name=assigned,proto3" json:"assigned,omitempty"`
+	// How many partitions of each of Decision.topics it was assigned, in
+	// that order (the console's member x topic heatmap).
+	AssignedByTopic []int32 `protobuf:"varint,50,rep,packed,name=assigned_by_topic,json=assignedByTopic,proto3" json:"assigned_by_topic,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *DecisionMember) Reset() {
@@ -575,6 +598,13 @@ func (x *DecisionMember) GetAssigned() int32 {
 		return x.Assigned
 	}
 	return 0
+}
+
+func (x *DecisionMember) GetAssignedByTopic() []int32 {
+	if x != nil {
+		return x.AssignedByTopic
+	}
+	return nil
 }
 
 // FiredSignal is a signal that holds for a group, and why.
@@ -1304,7 +1334,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfe\v\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbd\f\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1344,16 +1374,19 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\bsequence\x18* \x01(\x04R\bsequence\x12\x16\n" +
 	"\x06shadow\x18+ \x01(\bR\x06shadow\x122\n" +
 	"\x15worst_topic_imbalance\x18, \x01(\x05R\x13worstTopicImbalance\x122\n" +
-	"\x15worst_imbalance_topic\x18- \x01(\tR\x13worstImbalanceTopic\x12=\n" +
+	"\x15worst_imbalance_topic\x18- \x01(\tR\x13worstImbalanceTopic\x12%\n" +
+	"\x0ecaller_binding\x182 \x01(\tR\rcallerBinding\x12\x16\n" +
+	"\x06topics\x183 \x03(\tR\x06topics\x12=\n" +
 	"\rweight_source\x18< \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
 	"\x0fweight_snapshot\x18= \x01(\tR\x0eweightSnapshot\x12+\n" +
-	"\x04load\x18> \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\"\x9f\x01\n" +
+	"\x04load\x18> \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\"\xcb\x01\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12*\n" +
 	"\x11group_instance_id\x18\x02 \x01(\tR\x0fgroupInstanceId\x12\x12\n" +
 	"\x04rack\x18\x03 \x01(\tR\x04rack\x12\x14\n" +
 	"\x05owned\x18\x04 \x01(\x05R\x05owned\x12\x1a\n" +
-	"\bassigned\x18\x05 \x01(\x05R\bassigned\"V\n" +
+	"\bassigned\x18\x05 \x01(\x05R\bassigned\x12*\n" +
+	"\x11assigned_by_topic\x182 \x03(\x05R\x0fassignedByTopic\"V\n" +
 	"\vFiredSignal\x12/\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x17.assignd.v1.GroupSignalR\x06signal\x12\x16\n" +
 	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xf0\x04\n" +

@@ -1,0 +1,23 @@
+package console
+
+import "github.com/assignd/assignd/server/selection"
+
+// Option configures a Handler. Options are sealed: only this package
+// defines them.
+type Option interface{ apply(*config) }
+
+type config struct {
+	explainer selection.Explainer
+}
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// WithExplainer shows, on each group page, what the serving policy does
+// for the group now (rule, assignor, parameters, shadow and why), asked
+// with the group's latest protocol name and caller. Default: none; the
+// page shows the rule and revision each decision recorded.
+func WithExplainer(e selection.Explainer) Option {
+	return optionFunc(func(c *config) { c.explainer = e })
+}
