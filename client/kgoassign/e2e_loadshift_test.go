@@ -558,7 +558,7 @@ func (g *shiftGroup) snapshot(began time.Time) loadSample {
 		s.pending[m] += max(0, int(g.produced[p].Load()-g.consumed[p].Load()))
 	}
 	for _, n := range g.names {
-		s.pending[n] += 0
+		s.pending[n] += 0 // a member without partitions is in the plot at zero
 	}
 	return s
 }
