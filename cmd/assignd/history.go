@@ -93,7 +93,7 @@ func parseThresholds(s string) (history.Thresholds, error) {
 	}
 	ints := map[string]*int{
 		"storm-rebalances": &t.StormRebalances, "storm-per-member": &t.StormPerMember, "flap-joins": &t.FlapJoins,
-		"imbalance": &t.Imbalance, "rebalances-per-hour": &t.RebalancesPerHour,
+		"imbalance": &t.Imbalance, "topic-imbalance": &t.TopicImbalance, "rebalances-per-hour": &t.RebalancesPerHour,
 	}
 	durations := map[string]*time.Duration{
 		"storm-window": &t.StormWindow, "gap-window": &t.GapWindow, "stuck-after": &t.StuckAfter, "unowned": &t.Unowned,

@@ -27,6 +27,7 @@ type call struct {
 	proto    assigndv1.RebalanceProtocol
 	followup bool
 	imb      int32
+	topicImb int32    // worst per-topic imbalance, of topic "orders"
 	withheld int32    // partitions of topic "orders", from 0
 	members  []string // member ids; "static:NAME" is a static member
 }
@@ -44,6 +45,9 @@ func decision(group string, c call) *assigndv1.Decision {
 		Time: timestamppb.New(t0.Add(c.at)), GroupId: group, GenerationId: c.gen, ProtocolName: name,
 		RebalanceProtocol: p, FollowupRequired: c.followup, Imbalance: c.imb, Assignor: name + "@1", PolicyRule: "default",
 		MemberCount: int32(len(c.members)), Withheld: c.withheld,
+	}
+	if c.topicImb > 0 {
+		d.WorstTopicImbalance, d.WorstImbalanceTopic = c.topicImb, "orders"
 	}
 	if c.withheld > 0 {
 		tp := &assigndv1.TopicPartitions{Topic: "orders"}
@@ -162,6 +166,9 @@ func TestSignals(t *testing.T) {
 		{name: "imbalance above the threshold", calls: []call{{gen: 1, imb: 3}}, now: time.Minute,
 			want: []S{imbal}, reason: "imbalance 3 partitions"},
 		{name: "imbalance at the threshold", calls: []call{{gen: 1, imb: 2}}, now: time.Minute},
+		{name: "one topic skewed in a balanced group", calls: []call{{gen: 1, imb: 1, topicImb: 5}}, now: time.Minute,
+			want: []S{imbal}, reason: `topic "orders": 5 partitions`},
+		{name: "topic skew at the threshold", calls: []call{{gen: 1, topicImb: 4}}, now: time.Minute},
 		{name: "61 rebalances in an hour, never a storm", calls: steady(61, 50*time.Second), now: 50*time.Minute + 30*time.Second,
 			want: []S{freq}, reason: "61 rebalances in the last hour (threshold 60)"},
 		{name: "60 rebalances in an hour is the threshold", calls: steady(60, 50*time.Second), now: 50 * time.Minute},

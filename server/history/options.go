@@ -55,6 +55,13 @@ type Thresholds struct {
 	// Imbalance: a latest decision whose imbalance is above it fires the
 	// imbalance signal. Default 2 (1 is what an uneven division leaves).
 	Imbalance int
+	// TopicImbalance: a latest decision whose worst per-topic imbalance
+	// (Decision.worst_topic_imbalance) is above it fires the imbalance
+	// signal too: the group may be balanced in total while one member holds
+	// all of a busy topic. Default 4: the sticky assignors trade per-topic
+	// spread for stickiness when subscriptions differ, so small skews are
+	// expected.
+	TopicImbalance int
 	// RebalancesPerHour: more decisions than this in the last hour fire
 	// frequent-rebalances, the sustained churn a storm's short window
 	// misses. Default 60 (one a minute); a rolling restart of a 10-member
@@ -73,7 +80,7 @@ const StormCap = 64
 // DefaultThresholds are the thresholds of a Store without WithThresholds.
 func DefaultThresholds() Thresholds {
 	return Thresholds{StormRebalances: 10, StormPerMember: 8, StormWindow: 5 * time.Minute, FlapJoins: 3, GapWindow: time.Hour, StuckAfter: 2 * time.Minute, Imbalance: 2,
-		RebalancesPerHour: 60, Unowned: 30 * time.Second}
+		TopicImbalance: 4, RebalancesPerHour: 60, Unowned: 30 * time.Second}
 }
 
 func (t Thresholds) withDefaults() Thresholds {
@@ -98,6 +105,9 @@ func (t Thresholds) withDefaults() Thresholds {
 	}
 	if t.Imbalance <= 0 {
 		t.Imbalance = d.Imbalance
+	}
+	if t.TopicImbalance <= 0 {
+		t.TopicImbalance = d.TopicImbalance
 	}
 	if t.RebalancesPerHour <= 0 {
 		t.RebalancesPerHour = d.RebalancesPerHour

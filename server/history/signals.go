@@ -74,6 +74,9 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 	}
 	if imb := latest.GetImbalance(); int(imb) > t.Imbalance {
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_IMBALANCE, "imbalance %d partitions between the most and least loaded member (threshold %d)", imb, t.Imbalance)
+	} else if skew := latest.GetWorstTopicImbalance(); int(skew) > t.TopicImbalance {
+		fire(assigndv1.GroupSignal_GROUP_SIGNAL_IMBALANCE, "topic %q: %d partitions between the subscribers holding most and least of it (threshold %d)",
+			latest.GetWorstImbalanceTopic(), skew, t.TopicImbalance)
 	}
 	if n := sn.rebalancesSince(now.Add(-time.Hour)); n > t.RebalancesPerHour {
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_FREQUENT_REBALANCES, "%d rebalances in the last hour (threshold %d)", n, t.RebalancesPerHour)
