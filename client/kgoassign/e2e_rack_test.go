@@ -1,0 +1,318 @@
+package kgoassign_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/internal/shimtest"
+)
+
+// rackCluster is a three-broker kfake that looks rack-aware. kfake itself
+// reports one rack for every broker and lists only the leader as replica
+// (so a shim sees no partition racks); a kept Metadata control function
+// answers instead with broker i on rack "az<i+1>" and each partition's
+// replicas on its leader and the next broker, so every partition has two
+// racks and every rack is off for a third of the partitions. Leaders and
+// topic ids are kfake's own, so produce, fetch and the group still work.
+type rackCluster struct {
+	*kfake.Cluster
+	racks map[grouplab.TP][]string // partition → its replicas' racks
+}
+
+func startRackCluster(t *testing.T, ctx context.Context, topic string, partitions int32) *rackCluster {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, topic),
+		// kfake's default minimum session (6 s) would forbid the short
+		// sessions that keep the test quick, as in grouplab.
+		kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+
+	// kfake's own answer, read once before the control function is
+	// installed: it gives the node ids, addresses and topic id. Leaders
+	// come from LeaderFor (the control function runs on kfake's loop,
+	// where LeaderFor would wait for itself).
+	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := kmsg.NewPtrMetadataRequest()
+	rt := kmsg.NewMetadataRequestTopic()
+	rt.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, rt)
+	base, err := req.RequestWith(ctx, cl)
+	cl.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(base.Brokers) != 3 || len(base.Topics) != 1 || len(base.Topics[0].Partitions) != int(partitions) {
+		t.Fatalf("kfake metadata: %d brokers, %d topics", len(base.Brokers), len(base.Topics))
+	}
+	nodes := make([]int32, 0, 3)
+	for _, b := range base.Brokers {
+		nodes = append(nodes, b.NodeID)
+	}
+	slices.Sort(nodes)
+	rackOf := func(node int32) string { return fmt.Sprintf("az%d", slices.Index(nodes, node)+1) }
+	next := func(node int32) int32 { return nodes[(slices.Index(nodes, node)+1)%len(nodes)] }
+
+	rc := &rackCluster{Cluster: c, racks: map[grouplab.TP][]string{}}
+	leaders := make([]int32, partitions)
+	for p := range partitions {
+		leaders[p] = c.LeaderFor(topic, p)
+		r := []string{rackOf(leaders[p]), rackOf(next(leaders[p]))}
+		slices.Sort(r)
+		rc.racks[grouplab.TP{Topic: topic, Partition: p}] = r
+	}
+	topicID := base.Topics[0].TopicID
+
+	c.ControlKey(int16(kmsg.Metadata), func(kr kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		req := kr.(*kmsg.MetadataRequest)
+		resp := req.ResponseKind().(*kmsg.MetadataResponse)
+		for _, b := range base.Brokers {
+			sb := b
+			sb.Rack = kmsg.StringPtr(rackOf(b.NodeID))
+			resp.Brokers = append(resp.Brokers, sb)
+		}
+		resp.ClusterID = base.ClusterID
+		resp.ControllerID = base.ControllerID
+		st := kmsg.NewMetadataResponseTopic()
+		st.Topic = kmsg.StringPtr(topic)
+		st.TopicID = topicID
+		for p, leader := range leaders {
+			sp := kmsg.NewMetadataResponseTopicPartition()
+			sp.Partition = int32(p)
+			sp.Leader = leader
+			sp.Replicas = []int32{leader, next(leader)}
+			sp.ISR = sp.Replicas
+			st.Partitions = append(st.Partitions, sp)
+		}
+		resp.Topics = append(resp.Topics, st)
+		return resp, nil, true
+	})
+	return rc
+}
+
+// onRack reports whether rack is one of tp's replica racks.
+func (rc *rackCluster) onRack(tp grouplab.TP, rack string) bool {
+	return slices.Contains(rc.racks[tp], rack)
+}
+
+// rackEvent is one callback of a rack member, with the generation kgo
+// reports in it.
+type rackEvent struct {
+	member string
+	kind   string // "assigned", "revoked" or "lost"
+	gen    int32
+	tps    []grouplab.TP
+}
+
+// rackGroup records what the members of one group report.
+type rackGroup struct {
+	ledger *grouplab.Ledger
+
+	mu      sync.Mutex
+	events  []rackEvent
+	reports []kgoassign.Report
+}
+
+func (g *rackGroup) record(member, kind string, cl *kgo.Client, m map[string][]int32) {
+	_, gen := cl.GroupMetadata()
+	var tps []grouplab.TP
+	for topic, ps := range m {
+		for _, p := range ps {
+			tps = append(tps, grouplab.TP{Topic: topic, Partition: p})
+		}
+	}
+	set := grouplab.SetOf(tps...)
+	if kind == "assigned" {
+		g.ledger.Assigned(member, set, time.Now())
+	} else {
+		g.ledger.Revoked(member, set, time.Now(), kind)
+	}
+	g.mu.Lock()
+	g.events = append(g.events, rackEvent{member: member, kind: kind, gen: gen, tps: set.Sorted()})
+	g.mu.Unlock()
+}
+
+func (g *rackGroup) snapshot() ([]rackEvent, []kgoassign.Report) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.events), slices.Clone(g.reports)
+}
+
+// startRackMember starts a cooperative-sticky shim member on rack,
+// polling until the test ends.
+func startRackMember(t *testing.T, ctx context.Context, rc *rackCluster, g *rackGroup, addr, topic, name, rack string) {
+	t.Helper()
+	bal, err := kgoassign.New(shimtest.NewClient(t, addr), assign.NameCooperativeSticky,
+		kgoassign.WithLogger(shimtest.Quiet),
+		kgoassign.WithObserver(func(r kgoassign.Report) {
+			g.mu.Lock()
+			g.reports = append(g.reports, r)
+			g.mu.Unlock()
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(
+		kgo.SeedBrokers(rc.ListenAddrs()...),
+		kgo.ConsumerGroup("rack"),
+		kgo.ConsumeTopics(topic),
+		kgo.Balancers(bal),
+		kgo.Rack(rack),
+		kgo.HeartbeatInterval(100*time.Millisecond),
+		kgo.SessionTimeout(3*time.Second),
+		kgo.RebalanceTimeout(5*time.Second),
+		kgo.OnPartitionsAssigned(func(_ context.Context, cl *kgo.Client, m map[string][]int32) {
+			g.record(name, "assigned", cl, m)
+		}),
+		kgo.OnPartitionsRevoked(func(_ context.Context, cl *kgo.Client, m map[string][]int32) {
+			g.record(name, "revoked", cl, m)
+		}),
+		kgo.OnPartitionsLost(func(_ context.Context, cl *kgo.Client, m map[string][]int32) {
+			g.record(name, "lost", cl, m)
+		}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for pctx.Err() == nil {
+			cl.PollFetches(pctx)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		cl.Close()
+	})
+}
+
+// waitRack polls cond every 20 ms until it holds, then requires it to
+// keep holding with no new balance for quiet (the group settled).
+func waitRack(t *testing.T, ctx context.Context, g *rackGroup, quiet time.Duration, what string, cond func() bool) {
+	t.Helper()
+	var since time.Time
+	seen := -1
+	for {
+		_, reports := g.snapshot()
+		switch {
+		case !cond() || len(reports) != seen:
+			since, seen = time.Now(), len(reports)
+		case time.Since(since) >= quiet:
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("%s: not settled: %v\n%s", what, ctx.Err(), g.ledger.History())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// TestE2ERackRealignment runs real franz-go members (kgo.Rack) through
+// the shim and a real assignd on a kfake that looks rack-aware (issue 11):
+// a member alone on az1 owns every partition, a third of them off its
+// rack (replicas on az2 and az3 only); then members on az2 and az3 join.
+// Under COOPERATIVE each misaligned partition must be revoked from its
+// off-rack owner in one round and assigned on its rack by the very next
+// generation (KIP-881 realignment, one follow-up, never through a third
+// member), no partition may ever have two owners, and at the end every
+// partition is on its rack.
+func TestE2ERackRealignment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test against a Kafka broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const topic, partitions = "rk", 12
+	rc := startRackCluster(t, ctx, topic, partitions)
+	addr := shimtest.ServeAssignd(t)
+	g := &rackGroup{ledger: grouplab.NewLedger()}
+	rackOf := map[string]string{"a": "az1", "b": "az2", "c": "az3"}
+	all := grouplab.AllPartitions(map[string]int32{topic: partitions})
+
+	startRackMember(t, ctx, rc, g, addr, topic, "a", rackOf["a"])
+	waitRack(t, ctx, g, 300*time.Millisecond, "a alone", func() bool { return g.ledger.OwnedBy("a").Equal(all) })
+	var misaligned []grouplab.TP
+	for _, tp := range all.Sorted() {
+		if !rc.onRack(tp, rackOf["a"]) {
+			misaligned = append(misaligned, tp)
+		}
+	}
+	if len(misaligned) == 0 || len(misaligned) == partitions {
+		t.Fatalf("kfake's leaders give a %d of %d partitions off az1: the scenario needs some but not all", len(misaligned), partitions)
+	}
+	before, _ := g.snapshot()
+	joinedAt := len(before)
+
+	startRackMember(t, ctx, rc, g, addr, topic, "b", rackOf["b"])
+	startRackMember(t, ctx, rc, g, addr, topic, "c", rackOf["c"])
+	aligned := func() bool {
+		owners := g.ledger.Owners()
+		if len(owners) != partitions {
+			return false
+		}
+		for tp, m := range owners {
+			if !rc.onRack(tp, rackOf[m]) {
+				return false
+			}
+		}
+		return true
+	}
+	waitRack(t, ctx, g, 600*time.Millisecond, "b and c joined", aligned)
+
+	events, reports := g.snapshot()
+	if p := g.ledger.Problems(); len(p) > 0 {
+		t.Errorf("ownership violations:\n%v\n%s", p, g.ledger.History())
+	}
+	for _, r := range reports {
+		if r.Source != kgoassign.SourceService {
+			t.Errorf("generation %d: the shim fell back (%s: %v); the test is about assignd's plans", r.Generation, r.Reason, r.Err)
+		}
+	}
+	for _, tp := range misaligned {
+		var trail []rackEvent
+		for _, e := range events[joinedAt:] {
+			if slices.Contains(e.tps, tp) {
+				trail = append(trail, e)
+			}
+		}
+		// The whole trail after the joins: revoked from a once, then
+		// assigned once, on its rack, in the next generation.
+		ok := len(trail) == 2 &&
+			trail[0].member == "a" && trail[0].kind == "revoked" &&
+			trail[1].kind == "assigned" && rc.onRack(tp, rackOf[trail[1].member]) &&
+			trail[1].gen == trail[0].gen+1
+		if !ok {
+			t.Errorf("%s (racks %v): want revoked from a and assigned on its rack in the next generation, got %+v", tp, rc.racks[tp], trail)
+		}
+	}
+	owners := g.ledger.Owners()
+	for _, tp := range all.Sorted() {
+		if m := owners[tp]; !rc.onRack(tp, rackOf[m]) {
+			t.Errorf("%s ends on %s (%s), off its racks %v", tp, m, rackOf[m], rc.racks[tp])
+		}
+	}
+	if t.Failed() {
+		t.Logf("ledger:\n%s", g.ledger.History())
+	}
+}
