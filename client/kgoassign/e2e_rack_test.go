@@ -3,8 +3,10 @@ package kgoassign_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -28,7 +30,14 @@ import (
 // the group still work.
 type rackCluster struct {
 	*kfake.Cluster
-	racks map[grouplab.TP][]string // partition → its replicas' racks
+	nodes   []int32 // sorted
+	leaders []int32 // by partition
+	// moved holds the replicas (leader first) of partitions reassigned
+	// by move; the others are on their leader and the next broker.
+	mu    sync.Mutex
+	moved map[int32][]int32
+	// served counts Metadata answers given since the last move.
+	served atomic.Int32
 }
 
 func startRackCluster(t *testing.T, ctx context.Context, topic string, partitions int32) *rackCluster {
@@ -67,33 +76,29 @@ func startRackCluster(t *testing.T, ctx context.Context, topic string, partition
 		nodes = append(nodes, b.NodeID)
 	}
 	slices.Sort(nodes)
-	rackOf := func(node int32) string { return fmt.Sprintf("az%d", slices.Index(nodes, node)+1) }
-	next := func(node int32) int32 { return nodes[(slices.Index(nodes, node)+1)%len(nodes)] }
 
 	// Leaders are pinned round-robin (kfake places them at random), so
 	// each pair of racks holds a third of the partitions and a balanced
 	// plan can put every partition on its rack: the test's end state is
 	// then always reachable.
-	rc := &rackCluster{Cluster: c, racks: map[grouplab.TP][]string{}}
 	leaders := make([]int32, partitions)
+	rc := &rackCluster{Cluster: c, nodes: nodes, leaders: leaders}
 	for p := range partitions {
 		if err := c.MoveTopicPartition(topic, p, nodes[int(p)%len(nodes)]); err != nil {
 			t.Fatal(err)
 		}
 		leaders[p] = c.LeaderFor(topic, p)
-		r := []string{rackOf(leaders[p]), rackOf(next(leaders[p]))}
-		slices.Sort(r)
-		rc.racks[grouplab.TP{Topic: topic, Partition: p}] = r
 	}
 	topicID := base.Topics[0].TopicID
 
 	c.ControlKey(int16(kmsg.Metadata), func(kr kmsg.Request) (kmsg.Response, error, bool) {
 		c.KeepControl()
+		rc.served.Add(1)
 		req := kr.(*kmsg.MetadataRequest)
 		resp := req.ResponseKind().(*kmsg.MetadataResponse)
 		for _, b := range base.Brokers {
 			sb := b
-			sb.Rack = kmsg.StringPtr(rackOf(b.NodeID))
+			sb.Rack = kmsg.StringPtr(rc.rackOf(b.NodeID))
 			resp.Brokers = append(resp.Brokers, sb)
 		}
 		resp.ClusterID = base.ClusterID
@@ -101,11 +106,11 @@ func startRackCluster(t *testing.T, ctx context.Context, topic string, partition
 		st := kmsg.NewMetadataResponseTopic()
 		st.Topic = kmsg.StringPtr(topic)
 		st.TopicID = topicID
-		for p, leader := range leaders {
+		for p := range partitions {
 			sp := kmsg.NewMetadataResponseTopicPartition()
-			sp.Partition = int32(p)
-			sp.Leader = leader
-			sp.Replicas = []int32{leader, next(leader)}
+			sp.Partition = p
+			sp.Replicas = rc.replicas(p)
+			sp.Leader = sp.Replicas[0]
 			sp.ISR = sp.Replicas
 			st.Partitions = append(st.Partitions, sp)
 		}
@@ -117,7 +122,50 @@ func startRackCluster(t *testing.T, ctx context.Context, topic string, partition
 
 // onRack reports whether rack is one of tp's replica racks.
 func (rc *rackCluster) onRack(tp grouplab.TP, rack string) bool {
-	return slices.Contains(rc.racks[tp], rack)
+	return slices.Contains(rc.racksOf(tp), rack)
+}
+
+func (rc *rackCluster) rackOf(node int32) string {
+	return fmt.Sprintf("az%d", slices.Index(rc.nodes, node)+1)
+}
+
+func (rc *rackCluster) next(node int32) int32 {
+	return rc.nodes[(slices.Index(rc.nodes, node)+1)%len(rc.nodes)]
+}
+
+// racksOf returns tp's replicas' racks, sorted.
+func (rc *rackCluster) racksOf(tp grouplab.TP) []string {
+	var r []string
+	for _, n := range rc.replicas(tp.Partition) {
+		r = append(r, rc.rackOf(n))
+	}
+	slices.Sort(r)
+	return r
+}
+
+func (rc *rackCluster) replicas(p int32) []int32 {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	if r, ok := rc.moved[p]; ok {
+		return r
+	}
+	return []int32{rc.leaders[p], rc.next(rc.leaders[p])}
+}
+
+// move reassigns partition p to the single broker node (its leader in
+// kfake too, so fetches follow it) and counts Metadata answers afresh.
+func (rc *rackCluster) move(t *testing.T, topic string, p, node int32) {
+	t.Helper()
+	if err := rc.MoveTopicPartition(topic, p, node); err != nil {
+		t.Fatal(err)
+	}
+	rc.mu.Lock()
+	if rc.moved == nil {
+		rc.moved = map[int32][]int32{}
+	}
+	rc.moved[p] = []int32{node}
+	rc.mu.Unlock()
+	rc.served.Store(0)
 }
 
 // rackEvent is one callback of a rack member, with the generation kgo
@@ -165,7 +213,7 @@ func (g *rackGroup) snapshot() ([]rackEvent, []kgoassign.Report) {
 
 // startRackMember starts a cooperative-sticky shim member on rack,
 // polling until the test ends.
-func startRackMember(t *testing.T, ctx context.Context, rc *rackCluster, g *rackGroup, addr, topic, name, rack string) {
+func startRackMember(t *testing.T, ctx context.Context, rc *rackCluster, g *rackGroup, addr, topic, name, rack string) *kgo.Client {
 	t.Helper()
 	bal, err := kgoassign.New(shimtest.NewClient(t, addr), assign.NameCooperativeSticky,
 		kgoassign.WithLogger(shimtest.Quiet),
@@ -212,6 +260,7 @@ func startRackMember(t *testing.T, ctx context.Context, rc *rackCluster, g *rack
 		<-done
 		cl.Close()
 	})
+	return cl
 }
 
 // waitRack polls cond every 20 ms until it holds, then requires it to
@@ -311,14 +360,107 @@ func TestE2ERackRealignment(t *testing.T) {
 			trail[1].kind == "assigned" && rc.onRack(tp, rackOf[trail[1].member]) &&
 			trail[1].gen == trail[0].gen+1
 		if !ok {
-			t.Errorf("%s (racks %v): want revoked from a and assigned on its rack in the next generation, got %+v", tp, rc.racks[tp], trail)
+			t.Errorf("%s (racks %v): want revoked from a and assigned on its rack in the next generation, got %+v", tp, rc.racksOf(tp), trail)
 		}
 	}
 	owners := g.ledger.Owners()
 	for _, tp := range all.Sorted() {
 		if m := owners[tp]; !rc.onRack(tp, rackOf[m]) {
-			t.Errorf("%s ends on %s (%s), off its racks %v", tp, m, rackOf[m], rc.racks[tp])
+			t.Errorf("%s ends on %s (%s), off its racks %v", tp, m, rackOf[m], rc.racksOf(tp))
 		}
+	}
+	if t.Failed() {
+		t.Logf("ledger:\n%s", g.ledger.History())
+	}
+}
+
+// TestE2ERackRealignmentAfterReassignment: a group of three members on
+// az1..az3 is aligned, then a reassignment moves a partition of a to az2
+// and one of b to az1, leaving both off their owners' racks and the
+// counts balanced. The next rebalance must realign by trades
+// alone (KIP-881): each misaligned partition revoked from its owner in
+// that round and assigned on its rack in the next generation, no two
+// owners, the counts unchanged and every partition on its rack at the end.
+func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end test against a Kafka broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	const topic, partitions = "rk", 12
+	rc := startRackCluster(t, ctx, topic, partitions)
+	addr := shimtest.ServeAssignd(t)
+	g := &rackGroup{ledger: grouplab.NewLedger()}
+	rackOf := map[string]string{"a": "az1", "b": "az2", "c": "az3"}
+	aligned := func() bool {
+		owners := g.ledger.Owners()
+		if len(owners) != partitions {
+			return false
+		}
+		for tp, m := range owners {
+			if !rc.onRack(tp, rackOf[m]) {
+				return false
+			}
+		}
+		return true
+	}
+	var clients []*kgo.Client
+	for _, m := range []string{"a", "b", "c"} {
+		clients = append(clients, startRackMember(t, ctx, rc, g, addr, topic, m, rackOf[m]))
+	}
+	waitRack(t, ctx, g, 400*time.Millisecond, "a, b and c", aligned)
+	counts := g.ledger.Counts()
+
+	// One partition of a moves to az2 only and one of b to az1 only: each
+	// is now off its owner's rack and on the other's, a trade.
+	before := g.ledger.Owners()
+	pa, pb := g.ledger.OwnedBy("a").Sorted()[0], g.ledger.OwnedBy("b").Sorted()[0]
+	rc.move(t, topic, pa.Partition, rc.nodes[1])
+	rc.move(t, topic, pb.Partition, rc.nodes[0])
+	misaligned := []grouplab.TP{pa, pb}
+	// The leader balances on its cached metadata: every member reads the
+	// moved racks before the rebalance is forced.
+	for _, cl := range clients {
+		cl.ForceMetadataRefresh()
+	}
+	for rc.served.Load() < int32(len(clients)) {
+		select {
+		case <-ctx.Done():
+			t.Fatalf("metadata with the moved replicas served %d times", rc.served.Load())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	events, _ := g.snapshot()
+	forcedAt := len(events)
+	clients[0].ForceRebalance()
+	waitRack(t, ctx, g, 600*time.Millisecond, "after the move", aligned)
+
+	events, reports := g.snapshot()
+	if p := g.ledger.Problems(); len(p) > 0 {
+		t.Errorf("ownership violations:\n%v", p)
+	}
+	for _, r := range reports {
+		if r.Source != kgoassign.SourceService {
+			t.Errorf("generation %d: the shim fell back (%s: %v)", r.Generation, r.Reason, r.Err)
+		}
+	}
+	for _, tp := range misaligned {
+		var trail []rackEvent
+		for _, e := range events[forcedAt:] {
+			if slices.Contains(e.tps, tp) {
+				trail = append(trail, e)
+			}
+		}
+		ok := len(trail) == 2 &&
+			trail[0].member == before[tp] && trail[0].kind == "revoked" &&
+			trail[1].kind == "assigned" && rc.onRack(tp, rackOf[trail[1].member]) &&
+			trail[1].gen == trail[0].gen+1
+		if !ok {
+			t.Errorf("%s (racks %v, owner %s): want revoked and assigned on its rack in the next generation, got %+v", tp, rc.racksOf(tp), before[tp], trail)
+		}
+	}
+	if after := g.ledger.Counts(); !maps.Equal(after, counts) {
+		t.Errorf("counts %v, want %v unchanged (realignment trades)", after, counts)
 	}
 	if t.Failed() {
 		t.Logf("ledger:\n%s", g.ledger.History())
