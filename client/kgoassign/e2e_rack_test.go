@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,8 @@ import (
 	"github.com/assignd/assignd/client/kgoassign"
 	"github.com/assignd/assignd/internal/grouplab"
 	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/policy"
 )
 
 // rackCluster is a three-broker kfake that looks rack-aware. kfake itself
@@ -377,9 +380,11 @@ func TestE2ERackRealignment(t *testing.T) {
 // TestE2ERackRealignmentAfterReassignment: a group of three members on
 // az1..az3 is aligned, then a reassignment moves a partition of a to az2
 // and one of b to az1, leaving both off their owners' racks and the
-// counts balanced. The next rebalance must realign by trades
-// alone (KIP-881): each misaligned partition revoked from its owner in
-// that round and assigned on its rack in the next generation, no two
+// counts balanced. A rebalance under the policy parameter
+// keep_misaligned_racks: true leaves them with their owners; after the
+// policy switches to realignment the next rebalance must realign by
+// trades alone (KIP-881): each misaligned partition revoked from its owner
+// in that round and assigned on its rack in the next generation, no two
 // owners, the counts unchanged and every partition on its rack at the end.
 func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
 	if testing.Short() {
@@ -389,7 +394,8 @@ func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
 	defer cancel()
 	const topic, partitions = "rk", 12
 	rc := startRackCluster(t, ctx, topic, partitions)
-	addr := shimtest.ServeAssignd(t)
+	sel := newKeepSwitch(t)
+	addr := serveSelector(t, sel)
 	g := &rackGroup{ledger: grouplab.NewLedger()}
 	rackOf := map[string]string{"a": "az1", "b": "az2", "c": "az3"}
 	aligned := func() bool {
@@ -430,12 +436,25 @@ func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	// Under keep_misaligned_racks the forced rebalance moves nothing:
+	// both stay off their racks with their owners.
+	sel.keep.Store(true)
+	_, reports := g.snapshot()
+	clients[0].ForceRebalance()
+	waitRack(t, ctx, g, 600*time.Millisecond, "kept after the move", func() bool {
+		_, rs := g.snapshot()
+		return len(rs) > len(reports) && maps.Equal(g.ledger.Owners(), before)
+	})
+
+	// The policy switches to realignment (the default); the next
+	// rebalance brings both home.
+	sel.keep.Store(false)
 	events, _ := g.snapshot()
 	forcedAt := len(events)
 	clients[0].ForceRebalance()
-	waitRack(t, ctx, g, 600*time.Millisecond, "after the move", aligned)
+	waitRack(t, ctx, g, 600*time.Millisecond, "realigned after the move", aligned)
 
-	events, reports := g.snapshot()
+	events, reports = g.snapshot()
 	if p := g.ledger.Problems(); len(p) > 0 {
 		t.Errorf("ownership violations:\n%v", p)
 	}
@@ -465,4 +484,59 @@ func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
 	if t.Failed() {
 		t.Logf("ledger:\n%s", g.ledger.History())
 	}
+}
+
+// keepSwitch selects cooperative-sticky with keep_misaligned_racks while
+// keep is set and with realignment (the default policy) otherwise.
+type keepSwitch struct {
+	keep          atomic.Bool
+	kept, realign server.Selector
+}
+
+func newKeepSwitch(t *testing.T) *keepSwitch {
+	t.Helper()
+	p, err := policy.Parse("keep.yaml", []byte(`version: 1
+rules:
+  - name: keep
+    match: {protocols: [cooperative-sticky]}
+    assignor: cooperative-sticky@1
+    params: {keep_misaligned_racks: true}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := policy.NewSource(p, policy.WithLogger(shimtest.Quiet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return &keepSwitch{kept: src, realign: server.DefaultSelector()}
+}
+
+func (k *keepSwitch) Select(ctx context.Context, q server.Query) (server.Selection, error) {
+	if k.keep.Load() {
+		return k.kept.Select(ctx, q)
+	}
+	return k.realign.Select(ctx, q)
+}
+
+// serveSelector runs assignd with sel on a fresh 127.0.0.1 port until the
+// test ends and returns its address.
+func serveSelector(t *testing.T, sel server.Selector) string {
+	t.Helper()
+	srv, err := server.New(sel, shimtest.Quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	})
+	return lis.Addr().String()
 }
