@@ -189,7 +189,7 @@ func (r *repairer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool)
 		}
 		return r.racks.rankCounts(r, u, k, v, s), true
 	}
-	home := int(r.away[awayKey{v, u, k}])
+	home := int(r.away[awayKey{memberIdx(v), memberIdx(u), classIdx(k)}])
 	counts[0] = home
 	counts[2] = int(r.free[s]) - home
 	counts[4] = int(r.held[s] - r.free[s])
@@ -249,10 +249,10 @@ func (r *repairer) move(p, u, v int32) {
 	r.holding[sv] = append(r.holding[sv], p)
 	if o := r.st.prev[p]; o >= 0 {
 		if o != u {
-			r.addAway(o, u, k, -1)
+			r.addAway(memberIdx(o), memberIdx(u), classIdx(k), -1)
 		}
 		if o != v {
-			r.addAway(o, v, k, 1)
+			r.addAway(memberIdx(o), memberIdx(v), classIdx(k), 1)
 		}
 	}
 }
@@ -269,7 +269,7 @@ func (r *repairer) move(p, u, v int32) {
 // the n best by rank, then list order, taken in list order.
 func (r *repairer) pickSettled(u, k, v int32, s slotIdx, n int) []int32 {
 	list := r.holding[s]
-	home := int(r.away[awayKey{v, u, k}])
+	home := int(r.away[awayKey{memberIdx(v), memberIdx(u), classIdx(k)}])
 	left := [3]int{home, int(r.free[s]) - home, int(r.held[s] - r.free[s])}
 	var perRank [pickRanks]int
 	read := 0

@@ -63,7 +63,7 @@ func (t *rackTally) addHome(r *repairer, p, v, u, k, delta int32) {
 	if !r.st.rackMatches(v, p) {
 		return
 	}
-	key := awayKey{v, u, k}
+	key := awayKey{memberIdx(v), memberIdx(u), classIdx(k)}
 	if n := t.home[key] + delta; n == 0 {
 		delete(t.home, key)
 	} else {
@@ -87,14 +87,14 @@ func (t *rackTally) move(r *repairer, p, u, v, k int32, su, sv slotIdx) {
 
 // rankCounts counts u's partitions of class k (slot s) by pickRank for v.
 func (t *rackTally) rankCounts(r *repairer, u, k, v int32, s slotIdx) (counts [pickRanks]int) {
-	home := int(r.away[awayKey{v, u, k}])
+	home := int(r.away[awayKey{memberIdx(v), memberIdx(u), classIdx(k)}])
 	free, held := int(r.free[s]), int(r.held[s])
 	rk := r.st.memberRack[v]
 	if rk < 0 { // a member without a rack matches every partition
 		counts[0], counts[2], counts[4] = home, free-home, held-free
 		return counts
 	}
-	homeLocal := int(t.home[awayKey{v, u, k}])
+	homeLocal := int(t.home[awayKey{memberIdx(v), memberIdx(u), classIdx(k)}])
 	freeLocal := int(t.free[int32(s)*t.racks+rk])
 	heldLocal := int(t.held[int32(s)*t.racks+rk])
 	counts[0], counts[1] = homeLocal, home-homeLocal

@@ -81,15 +81,15 @@ func (r *repairer) searchWithReturns(xs []int32, better func(o, best int32) bool
 		kept := r.awayFrom[v][:0]
 		for _, e := range r.awayFrom[v] {
 			r.budget--
-			if r.away[awayKey{v, e.u, e.k}] == 0 {
+			if r.away[awayKey{memberIdx(v), e.u, e.k}] == 0 {
 				continue
 			}
 			kept = append(kept, e)
 			// v takes back a partition of e.k only if it still subscribes
 			// to the class (keepable; every topic of a class has the same
 			// subscribers).
-			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], e.k); subscribed {
-				relax(e.u, v, e.k, d-1)
+			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], int32(e.k)); subscribed {
+				relax(int32(e.u), v, int32(e.k), d-1)
 			}
 		}
 		r.awayFrom[v] = kept

@@ -130,7 +130,7 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	for p, m := range target {
 		st.stop.at(p)
 		if o := st.prev[p]; o >= 0 && m >= 0 && m != o {
-			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
+			r.addAway(memberIdx(o), memberIdx(m), classIdx(cl.classOf[st.topicOf[p]]), 1)
 		}
 	}
 	r.budget = max(repairWorkPerUnit*(len(target)+n+int(r.classOff[n])), minRepairBudget)
@@ -159,13 +159,19 @@ var repairWorkPerUnit = 64
 var minRepairBudget = 1 << 25
 
 // awayKey is a member v, a member u and a class k: see repairer.away.
-type awayKey struct{ v, u, k int32 }
+type awayKey struct {
+	v, u memberIdx
+	k    classIdx
+}
 
 // awayEdge is a holder u of partitions of class k another member owned.
-type awayEdge struct{ u, k int32 }
+type awayEdge struct {
+	u memberIdx
+	k classIdx
+}
 
 // addAway adds delta to the partitions of class k owned by v and held by u.
-func (r *repairer) addAway(v, u, k, delta int32) {
+func (r *repairer) addAway(v, u memberIdx, k classIdx, delta int32) {
 	key := awayKey{v, u, k}
 	n := r.away[key]
 	r.awayOf[v] += delta
