@@ -118,7 +118,7 @@ func (r *repairer) relieveOnce(freeOnly bool) bool {
 
 // holdsFree reports whether m holds a partition it did not own before
 // this round.
-func (r *repairer) holdsFree(m int32) bool {
+func (r *repairer) holdsFree(m memberIdx) bool {
 	for _, f := range r.free[r.classOff[m]:r.classOff[m+1]] {
 		if f > 0 {
 			return true
@@ -134,11 +134,11 @@ func (r *repairer) holdsFree(m int32) bool {
 // topic classes. Among the cheapest chains it takes the one from the most
 // loaded giver. With freeOnly, only free chains count. If it finds one, it
 // performs the moves (apply) and reports true.
-func (r *repairer) augment(xs []int32, want int32, freeOnly bool) bool {
-	better := func(o, best int32) bool {
+func (r *repairer) augment(xs []memberIdx, want int32, freeOnly bool) bool {
+	better := func(o, best memberIdx) bool {
 		return r.count[o] >= want && (best < 0 || r.count[o] > r.count[best])
 	}
-	var best int32
+	var best memberIdx
 	if freeOnly {
 		best = r.search(xs, true, better)
 	} else {
@@ -167,9 +167,9 @@ func (r *repairer) augment(xs []int32, want int32, freeOnly bool) bool {
 // stay the most loaded and the receivers the least. Without it, a
 // scale-out of hundreds of members with unequal subscriptions costs a
 // search over all members per partition moved.
-func (r *repairer) relieveAlike(xs []int32, level, top, d int32) {
+func (r *repairer) relieveAlike(xs []memberIdx, level, top, d int32) {
 	if len(r.alike) != len(r.cl.subscribers) {
-		r.alike = make([][]int32, len(r.cl.subscribers))
+		r.alike = make([][]memberIdx, len(r.cl.subscribers))
 	}
 	for k := range r.alike {
 		r.alike[k] = r.alike[k][:0]
@@ -181,7 +181,7 @@ func (r *repairer) relieveAlike(xs []int32, level, top, d int32) {
 			}
 		}
 	}
-	for o := range int32(len(r.count)) {
+	for o := range memberIdx(len(r.count)) {
 		r.budget--
 		if r.budget <= 0 || r.st.stop.spent(r.budget) {
 			return
@@ -224,7 +224,7 @@ func (r *repairer) relieveAlike(xs []int32, level, top, d int32) {
 // partition on, and later receives a free one that could have gone in its
 // place); this pass removes them.
 func (r *repairer) homecoming() {
-	for u := range int32(len(r.count)) {
+	for u := range memberIdx(len(r.count)) {
 		for s := r.classOff[u]; s < r.classOff[u+1]; s++ {
 			if !r.homecomingOf(u, s) {
 				return
@@ -235,13 +235,13 @@ func (r *repairer) homecoming() {
 
 // homecomingOf returns home what it can of the partitions u holds in its
 // slot s; false when the budget ran out.
-func (r *repairer) homecomingOf(u int32, s slotIdx) bool {
+func (r *repairer) homecomingOf(u memberIdx, s slotIdx) bool {
 	st := r.st
 	for i := 0; i < len(r.holding[s]); i++ {
 		st.stop.at(i)
 		p := r.holding[s][i]
-		v := st.prev[p]
-		if r.target[p] != u || v < 0 || v == u || !st.keepable(v, p) {
+		v := memberIdx(st.prev[p])
+		if memberIdx(r.target[p]) != u || v < 0 || v == u || !st.keepable(int32(v), p) {
 			continue
 		}
 		if r.budget <= 0 || st.stop.spent(r.budget) {
@@ -254,7 +254,7 @@ func (r *repairer) homecomingOf(u int32, s slotIdx) bool {
 		if !r.holdsFree(v) {
 			continue
 		}
-		if r.search([]int32{u}, true, func(w, _ int32) bool { return w == v }) != v {
+		if r.search([]memberIdx{u}, true, func(w, _ memberIdx) bool { return w == v }) != v {
 			continue
 		}
 		for w := v; w != u; w = r.viaMember[w] {
@@ -281,13 +281,13 @@ func (r *repairer) mostSubscriberCount() int32 {
 
 // byLoad lists the members that subscribe to something, least loaded
 // first, ties by index.
-func (r *repairer) byLoad() []int32 {
-	order := make([]int32, 0, len(r.count))
+func (r *repairer) byLoad() []memberIdx {
+	order := make([]memberIdx, 0, len(r.count))
 	for m, ks := range r.cl.memberClasses {
 		if len(ks) > 0 {
-			order = append(order, int32(m))
+			order = append(order, memberIdx(m))
 		}
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return int(r.count[a] - r.count[b]) })
+	slices.SortStableFunc(order, func(a, b memberIdx) int { return int(r.count[a] - r.count[b]) })
 	return order
 }

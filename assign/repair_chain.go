@@ -12,7 +12,7 @@ package assign
 // time would, since each revocation must be weighed on its own (ownedUnits).
 // Batching matters: without it, a member that owns tens of thousands of
 // partitions and a newcomer cost a search per partition.
-func (r *repairer) apply(o int32) {
+func (r *repairer) apply(o memberIdx) {
 	x := o
 	hops := 0
 	for r.viaMember[x] >= 0 {
@@ -61,7 +61,7 @@ func (r *repairer) apply(o int32) {
 // rounded up. Otherwise only a direct chain is repeated, and only while o
 // stays the most loaded member and x the least loaded: then nothing the
 // one-at-a-time search could prefer has changed.
-func (r *repairer) ownedUnits(o, x int32, hops int) int32 {
+func (r *repairer) ownedUnits(o, x memberIdx, hops int) int32 {
 	if r.uniform {
 		return min(r.meanFloor-r.count[x], r.count[o]-r.meanCeil)
 	}
@@ -74,7 +74,7 @@ func (r *repairer) ownedUnits(o, x int32, hops int) int32 {
 	} else {
 		r.budget -= len(r.count)
 		for m, ks := range r.cl.memberClasses {
-			if len(ks) > 0 && int32(m) != o && int32(m) != x {
+			if len(ks) > 0 && memberIdx(m) != o && memberIdx(m) != x {
 				lo, hi = min(lo, r.count[m]), max(hi, r.count[m])
 			}
 		}
@@ -98,7 +98,7 @@ func (r *repairer) ownedUnits(o, x int32, hops int) int32 {
 // pickSettled). Either way the budget pays for what is read.
 // A partition that came back to u is listed twice; marks keep it from
 // being counted or taken twice.
-func (r *repairer) pick(u, k, v int32, n int) []int32 {
+func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []int32 {
 	if r.mark == nil {
 		r.mark = make([]int32, len(r.target))
 	}
@@ -121,7 +121,7 @@ func (r *repairer) pick(u, k, v int32, n int) []int32 {
 		r.markEpoch++
 		kept := list[:0]
 		for _, p := range list {
-			if r.target[p] != u || r.mark[p] == r.markEpoch {
+			if memberIdx(r.target[p]) != u || r.mark[p] == r.markEpoch {
 				continue
 			}
 			r.mark[p] = r.markEpoch
@@ -147,7 +147,7 @@ func (r *repairer) pick(u, k, v int32, n int) []int32 {
 			break
 		}
 		read++
-		if r.target[p] != u || r.mark[p] == r.markEpoch {
+		if memberIdx(r.target[p]) != u || r.mark[p] == r.markEpoch {
 			continue
 		}
 		switch rank := r.pickRank(p, u, v); {
@@ -168,7 +168,7 @@ func (r *repairer) pick(u, k, v int32, n int) []int32 {
 	// pick read all it had given before.
 	w := read
 	for i := read - 1; i >= 0; i-- {
-		if p := list[i]; r.target[p] == u && r.mark[p] != r.markEpoch {
+		if p := list[i]; memberIdx(r.target[p]) == u && r.mark[p] != r.markEpoch {
 			w--
 			list[w] = p
 		}
@@ -181,7 +181,7 @@ func (r *repairer) pick(u, k, v int32, n int) []int32 {
 // rankCounts counts u's partitions of class k by pickRank for v, from the
 // held, free and away counters, and in rack-aware groups the rack tally;
 // known is false where there is none.
-func (r *repairer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool) {
+func (r *repairer) rankCounts(u memberIdx, k classIdx, v memberIdx) (counts [pickRanks]int, known bool) {
 	s := r.slot(u, k)
 	if r.st.rackAware {
 		if r.racks == nil {
@@ -189,7 +189,7 @@ func (r *repairer) rankCounts(u, k, v int32) (counts [pickRanks]int, known bool)
 		}
 		return r.racks.rankCounts(r, u, k, v, s), true
 	}
-	home := int(r.away[awayKey{memberIdx(v), memberIdx(u), classIdx(k)}])
+	home := int(r.away[awayKey{v, u, k}])
 	counts[0] = home
 	counts[2] = int(r.free[s]) - home
 	counts[4] = int(r.held[s] - r.free[s])
@@ -209,15 +209,15 @@ const pickRanks = 6
 // pickRank is p's preference as a partition u hands to v, lower first: 0
 // v owned it before, 2 u did not own it, 4 u owned it; one more if it has
 // no replica on v's rack (rack-aware groups).
-func (r *repairer) pickRank(p, u, v int32) int {
+func (r *repairer) pickRank(p int32, u, v memberIdx) int {
 	rank := 4
-	switch prev := r.st.prev[p]; {
+	switch prev := memberIdx(r.st.prev[p]); {
 	case prev == v:
 		rank = 0
 	case prev != u:
 		rank = 2
 	}
-	if r.st.rackAware && !r.st.rackMatches(v, p) {
+	if r.st.rackAware && !r.st.rackMatches(int32(v), p) {
 		rank++
 	}
 	return rank
@@ -225,19 +225,19 @@ func (r *repairer) pickRank(p, u, v int32) int {
 
 // move hands p from member u to member v, keeping held, free and holding
 // current; counts are the caller's.
-func (r *repairer) move(p, u, v int32) {
-	k := r.cl.classOf[r.st.topicOf[p]]
+func (r *repairer) move(p int32, u, v memberIdx) {
+	k := classIdx(r.cl.classOf[r.st.topicOf[p]])
 	su, sv := r.slot(u, k), r.slot(v, k)
 	r.held[su]--
 	r.held[sv]++
-	if r.st.prev[p] != u {
+	if memberIdx(r.st.prev[p]) != u {
 		r.free[su]--
 	}
-	if r.st.prev[p] != v {
+	if memberIdx(r.st.prev[p]) != v {
 		r.free[sv]++
 	}
-	r.target[p] = v
-	if r.st.prev[p] == u {
+	r.target[p] = int32(v)
+	if memberIdx(r.st.prev[p]) == u {
 		r.st.setReason(p, ReasonBalance) // reason: balance (repair)
 	}
 	if r.racks != nil {
@@ -247,12 +247,12 @@ func (r *repairer) move(p, u, v int32) {
 		r.unclean[su]++ // p stays listed under u
 	}
 	r.holding[sv] = append(r.holding[sv], p)
-	if o := r.st.prev[p]; o >= 0 {
+	if o := memberIdx(r.st.prev[p]); o >= 0 {
 		if o != u {
-			r.addAway(memberIdx(o), memberIdx(u), classIdx(k), -1)
+			r.addAway(o, u, k, -1)
 		}
 		if o != v {
-			r.addAway(memberIdx(o), memberIdx(v), classIdx(k), 1)
+			r.addAway(o, v, k, 1)
 		}
 	}
 }
@@ -267,9 +267,9 @@ func (r *repairer) move(p, u, v int32) {
 // nothing unread can displace them (it comes later in the list, and ranks
 // no better). It chooses, and compacts, exactly as the full read would:
 // the n best by rank, then list order, taken in list order.
-func (r *repairer) pickSettled(u, k, v int32, s slotIdx, n int) []int32 {
+func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, n int) []int32 {
 	list := r.holding[s]
-	home := int(r.away[awayKey{memberIdx(v), memberIdx(u), classIdx(k)}])
+	home := int(r.away[awayKey{v, u, k}])
 	left := [3]int{home, int(r.free[s]) - home, int(r.held[s] - r.free[s])}
 	var perRank [pickRanks]int
 	read := 0

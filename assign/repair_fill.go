@@ -32,7 +32,7 @@ const maxFillGivers = 256
 // The pass stops where the searches could differ: a giver reached only
 // through other members, the level used up, no giver left, a receiver
 // raised by more than one.
-func (r *repairer) fillFromGivers(order []int32, j int) bool {
+func (r *repairer) fillFromGivers(order []memberIdx, j int) bool {
 	n := len(order)
 	level := r.count[order[0]]
 	first := n // order[first:] are the givers; order[j:first] are at L+1
@@ -57,7 +57,7 @@ func (r *repairer) fillFromGivers(order []int32, j int) bool {
 	if away != r.awayAll {
 		return false
 	}
-	f.cursor = make(map[int32]int)
+	f.cursor = make(map[classIdx]int)
 	r.others = f
 	defer func() { r.others = nil }()
 	stepped := false
@@ -88,18 +88,18 @@ func (r *repairer) fillFromGivers(order []int32, j int) bool {
 type fillState struct {
 	r         *repairer
 	level     int32
-	sources   []int32
+	sources   []memberIdx
 	at, above int32
 	givers    []fillGiver
-	cursor    map[int32]int // per class, alike's first source that may still take one
+	cursor    map[classIdx]int // per class, alike's first source that may still take one
 }
 
 // fillGiver is a giver and where the search reaches it: through
 // sources[src] and class k.
 type fillGiver struct {
-	m   int32
+	m   memberIdx
 	src int
-	k   int32
+	k   classIdx
 }
 
 // search returns the index in givers of the giver the search would take,
@@ -154,11 +154,12 @@ func (f *fillState) reach(gv *fillGiver) bool {
 		}
 		r.budget--
 		for _, k := range r.cl.memberClasses[x] {
+			k := classIdx(k)
 			r.budget--
 			if k < gv.k {
 				continue
 			}
-			if i, ok := slices.BinarySearch(r.cl.memberClasses[gv.m], k); ok && r.held[r.classOff[gv.m]+slotIdx(i)] > 0 {
+			if i, ok := slices.BinarySearch(r.cl.memberClasses[gv.m], int32(k)); ok && r.held[r.classOff[gv.m]+slotIdx(i)] > 0 {
 				gv.k = k
 				return true
 			}
@@ -168,7 +169,7 @@ func (f *fillState) reach(gv *fillGiver) bool {
 }
 
 // raised records that x received; it reports whether x went past level+1.
-func (f *fillState) raised(x int32) bool {
+func (f *fillState) raised(x memberIdx) bool {
 	if f.r.count[x] != f.level+1 {
 		return true
 	}
@@ -204,7 +205,7 @@ func (f *fillState) alike(top int32) {
 		c := f.cursor[gv.k]
 		for c < len(f.sources) {
 			x := f.sources[c]
-			if _, ok := slices.BinarySearch(r.cl.memberClasses[x], gv.k); ok && r.count[x] == f.level {
+			if _, ok := slices.BinarySearch(r.cl.memberClasses[x], int32(gv.k)); ok && r.count[x] == f.level {
 				break
 			}
 			r.budget--
@@ -225,7 +226,7 @@ func (f *fillState) alike(top int32) {
 
 // without returns the least and the largest load of the subscribers other
 // than o and x, as ownedUnits scans for (1<<30 and 0 when none is left).
-func (f *fillState) without(o, x int32) (lo, hi int32) {
+func (f *fillState) without(o, x memberIdx) (lo, hi int32) {
 	at, above := f.at, f.above
 	if f.r.count[x] == f.level {
 		at--

@@ -34,9 +34,9 @@ func (r *repairer) newRackTally() *rackTally {
 	for p, m := range r.target {
 		st.stop.at(p)
 		if m >= 0 {
-			k := r.cl.classOf[st.topicOf[p]]
+			m, k := memberIdx(m), classIdx(r.cl.classOf[st.topicOf[p]])
 			t.add(r, int32(p), r.slot(m, k), m, 1)
-			if o := st.prev[p]; o >= 0 && o != m {
+			if o := memberIdx(st.prev[p]); o >= 0 && o != m {
 				t.addHome(r, int32(p), o, m, k, 1)
 			}
 		}
@@ -45,9 +45,9 @@ func (r *repairer) newRackTally() *rackTally {
 }
 
 // add counts p, held by u in slot s, delta times on each of its racks.
-func (t *rackTally) add(r *repairer, p int32, s slotIdx, u, delta int32) {
+func (t *rackTally) add(r *repairer, p int32, s slotIdx, u memberIdx, delta int32) {
 	st := r.st
-	free := st.prev[p] != u
+	free := memberIdx(st.prev[p]) != u
 	for _, rk := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
 		i := int32(s)*t.racks + rk
 		t.held[i] += delta
@@ -59,11 +59,11 @@ func (t *rackTally) add(r *repairer, p int32, s slotIdx, u, delta int32) {
 
 // addHome counts p, which v owned and u holds in class k, delta times if
 // it has a replica on v's rack.
-func (t *rackTally) addHome(r *repairer, p, v, u, k, delta int32) {
-	if !r.st.rackMatches(v, p) {
+func (t *rackTally) addHome(r *repairer, p int32, v, u memberIdx, k classIdx, delta int32) {
+	if !r.st.rackMatches(int32(v), p) {
 		return
 	}
-	key := awayKey{memberIdx(v), memberIdx(u), classIdx(k)}
+	key := awayKey{v, u, k}
 	if n := t.home[key] + delta; n == 0 {
 		delete(t.home, key)
 	} else {
@@ -72,10 +72,10 @@ func (t *rackTally) addHome(r *repairer, p, v, u, k, delta int32) {
 }
 
 // move keeps the tally as move hands p from u (slot su) to v (slot sv).
-func (t *rackTally) move(r *repairer, p, u, v, k int32, su, sv slotIdx) {
+func (t *rackTally) move(r *repairer, p int32, u, v memberIdx, k classIdx, su, sv slotIdx) {
 	t.add(r, p, su, u, -1)
 	t.add(r, p, sv, v, 1)
-	if o := r.st.prev[p]; o >= 0 {
+	if o := memberIdx(r.st.prev[p]); o >= 0 {
 		if o != u {
 			t.addHome(r, p, o, u, k, -1)
 		}
@@ -86,15 +86,15 @@ func (t *rackTally) move(r *repairer, p, u, v, k int32, su, sv slotIdx) {
 }
 
 // rankCounts counts u's partitions of class k (slot s) by pickRank for v.
-func (t *rackTally) rankCounts(r *repairer, u, k, v int32, s slotIdx) (counts [pickRanks]int) {
-	home := int(r.away[awayKey{memberIdx(v), memberIdx(u), classIdx(k)}])
+func (t *rackTally) rankCounts(r *repairer, u memberIdx, k classIdx, v memberIdx, s slotIdx) (counts [pickRanks]int) {
+	home := int(r.away[awayKey{v, u, k}])
 	free, held := int(r.free[s]), int(r.held[s])
 	rk := r.st.memberRack[v]
 	if rk < 0 { // a member without a rack matches every partition
 		counts[0], counts[2], counts[4] = home, free-home, held-free
 		return counts
 	}
-	homeLocal := int(t.home[awayKey{memberIdx(v), memberIdx(u), classIdx(k)}])
+	homeLocal := int(t.home[awayKey{v, u, k}])
 	freeLocal := int(t.free[int32(s)*t.racks+rk])
 	heldLocal := int(t.held[int32(s)*t.racks+rk])
 	counts[0], counts[1] = homeLocal, home-homeLocal

@@ -10,13 +10,13 @@ type searchScratch struct {
 	epoch      int32
 	dist       []int32
 	distStamp  []int32
-	viaMember  []int32 // per member u: the member u hands to on the chain, -1 at its end
-	viaClass   []int32 // per member u: the class u hands on
+	viaMember  []memberIdx // per member u: the member u hands to on the chain, -1 at its end
+	viaClass   []classIdx  // per member u: the class u hands on
 	classDist  []int32
 	classStamp []int32
-	deque      []int32
-	inQueue    []int32 // stamp: the member is in searchWithReturns' queue
-	reached    []int32 // members searchWithReturns labelled
+	deque      []memberIdx
+	inQueue    []int32     // stamp: the member is in searchWithReturns' queue
+	reached    []memberIdx // members searchWithReturns labelled
 }
 
 // unreached is the distance of a member or class no search has reached.
@@ -26,9 +26,9 @@ const unreached = int32(1 << 30)
 // and returns the giver better chosen among the cheapest (better(o, best)
 // reports whether o beats the best so far, best < 0 meaning none), or -1.
 // The chain is left in viaMember and viaClass.
-func (r *repairer) search(xs []int32, freeOnly bool, better func(o, best int32) bool) int32 {
+func (r *repairer) search(xs []memberIdx, freeOnly bool, better func(o, best memberIdx) bool) memberIdx {
 	r.epoch++
-	distOf := func(v int32) int32 {
+	distOf := func(v memberIdx) int32 {
 		if r.distStamp[v] != r.epoch {
 			return unreached
 		}
@@ -43,7 +43,7 @@ func (r *repairer) search(xs []int32, freeOnly bool, better func(o, best int32) 
 		r.deque[back] = x
 		back++
 	}
-	best, bestDist := int32(-1), unreached
+	best, bestDist := memberIdx(-1), unreached
 	for front < back {
 		r.st.stop.spent(r.budget) // best effort: the search ends, then the repair
 		v := r.deque[front]
@@ -56,12 +56,14 @@ func (r *repairer) search(xs []int32, freeOnly bool, better func(o, best int32) 
 			best, bestDist = v, d
 		}
 		for _, k := range r.cl.memberClasses[v] {
+			k := classIdx(k)
 			r.budget--
 			if r.classStamp[k] == r.epoch && r.classDist[k] <= d {
 				continue
 			}
 			r.classDist[k], r.classStamp[k] = d, r.epoch
 			for i, u := range r.cl.subscribers[k] {
+				u := memberIdx(u)
 				r.budget--
 				s := r.subSlot[k][i]
 				if r.held[s] == 0 {

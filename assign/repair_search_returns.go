@@ -14,10 +14,10 @@ import "slices"
 // with a queue). Cheapest chains never leave a negative cycle behind, but
 // a cap on relaxations guards against one all the same: if it trips, the
 // search falls back to search, which has no negative edges.
-func (r *repairer) searchWithReturns(xs []int32, better func(o, best int32) bool) int32 {
+func (r *repairer) searchWithReturns(xs []memberIdx, better func(o, best memberIdx) bool) memberIdx {
 	r.epoch++
 	epoch := r.epoch
-	distOf := func(v int32) int32 {
+	distOf := func(v memberIdx) int32 {
 		if r.distStamp[v] != epoch {
 			return unreached
 		}
@@ -36,7 +36,7 @@ func (r *repairer) searchWithReturns(xs []int32, better func(o, best int32) bool
 	}
 	relaxations := 0
 	limit := 64*(len(r.count)+len(r.held)) + 1024
-	relax := func(u, v, k, nd int32) {
+	relax := func(u, v memberIdx, k classIdx, nd int32) {
 		if distOf(u) <= nd {
 			return
 		}
@@ -60,12 +60,14 @@ func (r *repairer) searchWithReturns(xs []int32, better func(o, best int32) bool
 		r.inQueue[v] = 0
 		d := r.dist[v]
 		for _, k := range r.cl.memberClasses[v] {
+			k := classIdx(k)
 			r.budget--
 			if r.classStamp[k] == epoch && r.classDist[k] <= d {
 				continue
 			}
 			r.classDist[k], r.classStamp[k] = d, epoch
 			for i, u := range r.cl.subscribers[k] {
+				u := memberIdx(u)
 				r.budget--
 				s := r.subSlot[k][i]
 				if r.held[s] == 0 || u == v {
@@ -81,7 +83,7 @@ func (r *repairer) searchWithReturns(xs []int32, better func(o, best int32) bool
 		kept := r.awayFrom[v][:0]
 		for _, e := range r.awayFrom[v] {
 			r.budget--
-			if r.away[awayKey{memberIdx(v), e.u, e.k}] == 0 {
+			if r.away[awayKey{v, e.u, e.k}] == 0 {
 				continue
 			}
 			kept = append(kept, e)
@@ -89,12 +91,12 @@ func (r *repairer) searchWithReturns(xs []int32, better func(o, best int32) bool
 			// to the class (keepable; every topic of a class has the same
 			// subscribers).
 			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], int32(e.k)); subscribed {
-				relax(int32(e.u), v, int32(e.k), d-1)
+				relax(e.u, v, e.k, d-1)
 			}
 		}
 		r.awayFrom[v] = kept
 	}
-	best, bestDist := int32(-1), unreached
+	best, bestDist := memberIdx(-1), unreached
 	for _, v := range reached {
 		d := r.dist[v]
 		if d < bestDist && better(v, -1) {

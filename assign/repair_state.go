@@ -50,9 +50,9 @@ type repairer struct {
 	meanFloor, meanCeil int32
 	uniform             bool
 
-	searchScratch           // the searches' working space and the chain they found
-	pickScratch             // pick's working space
-	alike         [][]int32 // relieveAlike's receivers by class, reused
+	searchScratch               // the searches' working space and the chain they found
+	pickScratch                 // pick's working space
+	alike         [][]memberIdx // relieveAlike's receivers by class, reused
 }
 
 func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
@@ -68,7 +68,7 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	for k, subs := range cl.subscribers {
 		start := len(flatSlots)
 		for _, m := range subs {
-			flatSlots = append(flatSlots, r.slot(m, int32(k)))
+			flatSlots = append(flatSlots, r.slot(memberIdx(m), classIdx(k)))
 		}
 		r.subSlot[k] = flatSlots[start:len(flatSlots):len(flatSlots)]
 	}
@@ -78,7 +78,7 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	for p, m := range target {
 		st.stop.at(p)
 		if m >= 0 {
-			i := r.slot(m, cl.classOf[st.topicOf[p]])
+			i := r.slot(memberIdx(m), classIdx(cl.classOf[st.topicOf[p]]))
 			begin[i+1]++
 			r.held[i]++
 			if st.prev[p] != m {
@@ -94,7 +94,7 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	for p, m := range target {
 		st.stop.at(p)
 		if m >= 0 {
-			i := r.slot(m, cl.classOf[st.topicOf[p]])
+			i := r.slot(memberIdx(m), classIdx(cl.classOf[st.topicOf[p]]))
 			flat[fill[i]] = int32(p)
 			fill[i]++
 		}
@@ -136,8 +136,8 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	r.budget = max(repairWorkPerUnit*(len(target)+n+int(r.classOff[n])), minRepairBudget)
 	r.dist = make([]int32, n)
 	r.distStamp = make([]int32, n)
-	r.viaMember = make([]int32, n)
-	r.viaClass = make([]int32, n)
+	r.viaMember = make([]memberIdx, n)
+	r.viaClass = make([]classIdx, n)
 	r.classDist = make([]int32, len(cl.subscribers))
 	r.classStamp = make([]int32, len(cl.subscribers))
 	return r
@@ -195,7 +195,7 @@ func (r *repairer) addAway(v, u memberIdx, k classIdx, delta int32) {
 type slotIdx int32
 
 // slot returns the index in held and free of member m's class k.
-func (r *repairer) slot(m, k int32) slotIdx {
-	i, _ := slices.BinarySearch(r.cl.memberClasses[m], k)
+func (r *repairer) slot(m memberIdx, k classIdx) slotIdx {
+	i, _ := slices.BinarySearch(r.cl.memberClasses[m], int32(k))
 	return r.classOff[m] + slotIdx(i)
 }
