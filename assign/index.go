@@ -11,6 +11,10 @@ package assign
 // memberIdx is a member's index in state.members (ascending member id).
 type memberIdx int32
 
+// partIdx is a global partition: start[t] plus the partition's number in
+// topic t (see state).
+type partIdx int32
+
 // classIdx is a class's index in topicClasses (topics with the same
 // subscribers).
 type classIdx int32

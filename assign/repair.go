@@ -241,7 +241,7 @@ func (r *repairer) homecomingOf(u memberIdx, s slotIdx) bool {
 		st.stop.at(i)
 		p := r.holding[s][i]
 		v := memberIdx(st.prev[p])
-		if memberIdx(r.target[p]) != u || v < 0 || v == u || !st.keepable(int32(v), p) {
+		if memberIdx(r.target[p]) != u || v < 0 || v == u || !st.keepable(int32(v), int32(p)) {
 			continue
 		}
 		if r.budget <= 0 || st.stop.spent(r.budget) {

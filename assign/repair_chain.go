@@ -98,7 +98,7 @@ func (r *repairer) ownedUnits(o, x memberIdx, hops int) int32 {
 // pickSettled). Either way the budget pays for what is read.
 // A partition that came back to u is listed twice; marks keep it from
 // being counted or taken twice.
-func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []int32 {
+func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []partIdx {
 	if r.mark == nil {
 		r.mark = make([]int32, len(r.target))
 	}
@@ -198,8 +198,8 @@ func (r *repairer) rankCounts(u memberIdx, k classIdx, v memberIdx) (counts [pic
 
 // pickScratch is pick's working space, reused across picks.
 type pickScratch struct {
-	picked    []int32 // pick's result
-	mark      []int32 // per partition: pick saw it in markEpoch
+	picked    []partIdx // pick's result
+	mark      []int32   // per partition: pick saw it in markEpoch
 	markEpoch int32
 }
 
@@ -209,7 +209,7 @@ const pickRanks = 6
 // pickRank is p's preference as a partition u hands to v, lower first: 0
 // v owned it before, 2 u did not own it, 4 u owned it; one more if it has
 // no replica on v's rack (rack-aware groups).
-func (r *repairer) pickRank(p int32, u, v memberIdx) int {
+func (r *repairer) pickRank(p partIdx, u, v memberIdx) int {
 	rank := 4
 	switch prev := memberIdx(r.st.prev[p]); {
 	case prev == v:
@@ -217,7 +217,7 @@ func (r *repairer) pickRank(p int32, u, v memberIdx) int {
 	case prev != u:
 		rank = 2
 	}
-	if r.st.rackAware && !r.st.rackMatches(int32(v), p) {
+	if r.st.rackAware && !r.st.rackMatches(int32(v), int32(p)) {
 		rank++
 	}
 	return rank
@@ -225,7 +225,7 @@ func (r *repairer) pickRank(p int32, u, v memberIdx) int {
 
 // move hands p from member u to member v, keeping held, free and holding
 // current; counts are the caller's.
-func (r *repairer) move(p int32, u, v memberIdx) {
+func (r *repairer) move(p partIdx, u, v memberIdx) {
 	k := classIdx(r.cl.classOf[r.st.topicOf[p]])
 	su, sv := r.slot(u, k), r.slot(v, k)
 	r.held[su]--
@@ -238,7 +238,7 @@ func (r *repairer) move(p int32, u, v memberIdx) {
 	}
 	r.target[p] = int32(v)
 	if memberIdx(r.st.prev[p]) == u {
-		r.st.setReason(p, ReasonBalance) // reason: balance (repair)
+		r.st.setReason(int32(p), ReasonBalance) // reason: balance (repair)
 	}
 	if r.racks != nil {
 		r.racks.move(r, p, u, v, k, su, sv)
@@ -267,7 +267,7 @@ func (r *repairer) move(p int32, u, v memberIdx) {
 // nothing unread can displace them (it comes later in the list, and ranks
 // no better). It chooses, and compacts, exactly as the full read would:
 // the n best by rank, then list order, taken in list order.
-func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, n int) []int32 {
+func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, n int) []partIdx {
 	list := r.holding[s]
 	home := int(r.away[awayKey{v, u, k}])
 	left := [3]int{home, int(r.free[s]) - home, int(r.held[s] - r.free[s])}

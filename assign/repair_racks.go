@@ -35,9 +35,9 @@ func (r *repairer) newRackTally() *rackTally {
 		st.stop.at(p)
 		if m >= 0 {
 			m, k := memberIdx(m), classIdx(r.cl.classOf[st.topicOf[p]])
-			t.add(r, int32(p), r.slot(m, k), m, 1)
+			t.add(r, partIdx(p), r.slot(m, k), m, 1)
 			if o := memberIdx(st.prev[p]); o >= 0 && o != m {
-				t.addHome(r, int32(p), o, m, k, 1)
+				t.addHome(r, partIdx(p), o, m, k, 1)
 			}
 		}
 	}
@@ -45,7 +45,7 @@ func (r *repairer) newRackTally() *rackTally {
 }
 
 // add counts p, held by u in slot s, delta times on each of its racks.
-func (t *rackTally) add(r *repairer, p int32, s slotIdx, u memberIdx, delta int32) {
+func (t *rackTally) add(r *repairer, p partIdx, s slotIdx, u memberIdx, delta int32) {
 	st := r.st
 	free := memberIdx(st.prev[p]) != u
 	for _, rk := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
@@ -59,8 +59,8 @@ func (t *rackTally) add(r *repairer, p int32, s slotIdx, u memberIdx, delta int3
 
 // addHome counts p, which v owned and u holds in class k, delta times if
 // it has a replica on v's rack.
-func (t *rackTally) addHome(r *repairer, p int32, v, u memberIdx, k classIdx, delta int32) {
-	if !r.st.rackMatches(int32(v), p) {
+func (t *rackTally) addHome(r *repairer, p partIdx, v, u memberIdx, k classIdx, delta int32) {
+	if !r.st.rackMatches(int32(v), int32(p)) {
 		return
 	}
 	key := awayKey{v, u, k}
@@ -72,7 +72,7 @@ func (t *rackTally) addHome(r *repairer, p int32, v, u memberIdx, k classIdx, de
 }
 
 // move keeps the tally as move hands p from u (slot su) to v (slot sv).
-func (t *rackTally) move(r *repairer, p int32, u, v memberIdx, k classIdx, su, sv slotIdx) {
+func (t *rackTally) move(r *repairer, p partIdx, u, v memberIdx, k classIdx, su, sv slotIdx) {
 	t.add(r, p, su, u, -1)
 	t.add(r, p, sv, v, 1)
 	if o := memberIdx(r.st.prev[p]); o >= 0 {

@@ -20,7 +20,7 @@ type repairer struct {
 	// holding[classOff[m]+i] lists the partitions member m was given in
 	// its i-th class, in order (stale entries are skipped): a pick reads
 	// only the class it hands on.
-	holding [][]int32
+	holding [][]partIdx
 	// unclean[s] counts the entries of holding[s] that a rack-aware pick's
 	// full read would drop (partitions moved away other than by a pick,
 	// and their duplicates once they come back); pickedSlot is the slot of
@@ -89,17 +89,17 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	for i := range slots {
 		begin[i+1] += begin[i]
 	}
-	flat := make([]int32, begin[slots])
+	flat := make([]partIdx, begin[slots])
 	fill := slices.Clone(begin[:slots])
 	for p, m := range target {
 		st.stop.at(p)
 		if m >= 0 {
 			i := r.slot(memberIdx(m), classIdx(cl.classOf[st.topicOf[p]]))
-			flat[fill[i]] = int32(p)
+			flat[fill[i]] = partIdx(p)
 			fill[i]++
 		}
 	}
-	r.holding = make([][]int32, slots)
+	r.holding = make([][]partIdx, slots)
 	r.unclean = make([]int32, slots)
 	r.pickedSlot = -1
 	r.racks = r.newRackTally()
