@@ -137,9 +137,17 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     try {
       ManagedChannel ch = Channels.get(c);
       built = Requests.build(c.groupId, c.protocol, spec, topics);
-      AssignResponse resp = AssignmentServiceGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(c.deadlineMs, TimeUnit.MILLISECONDS)
-          .assign(built.request());
+      AssignmentServiceGrpc.AssignmentServiceBlockingStub stub = AssignmentServiceGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(c.deadlineMs, TimeUnit.MILLISECONDS);
+      if (skip != 0) {
+        // The first call after a backoff: gRPC's own reconnect backoff grew
+        // while assignd was away (up to minutes), so reconnect now and let
+        // this call wait, within its deadline, for the connection rather
+        // than fail fast on the channel's old failure.
+        ch.resetConnectBackoff();
+        stub = stub.withWaitForReady();
+      }
+      AssignResponse resp = stub.assign(built.request());
       GroupAssignment out;
       try {
         out = Requests.toAssignment(built, resp);
