@@ -84,9 +84,9 @@ func (r *repairer) ownedUnits(o, x memberIdx, hops int) int32 {
 
 // pick chooses n partitions of class k that u hands to v: in order of
 // preference ones v owned before (they go home: one move fewer), ones u
-// did not own (free), then any; among equals, ones local to v's rack, then
-// the order of u's holding list of the class. The result is valid until
-// the next call.
+// did not own (free), then any; among equals, ones local to v's rack, off
+// u's rack before on it (pickRank), then the order of u's holding list of
+// the class. The result is valid until the next call.
 //
 // How many partitions of each preference u holds is known from the
 // counters without racks (rankCounts), so the scan stops once it has n,
@@ -95,7 +95,9 @@ func (r *repairer) ownedUnits(o, x memberIdx, hops int) int32 {
 // entries is read whole, and compacted; a clean one is read like one
 // without racks, the rack tally telling local from remote (or, where the
 // group has too many racks for a tally, until the choice is settled:
-// pickSettled). Either way the budget pays for what is read.
+// pickSettled). Either way the budget pays for what is read. With racks,
+// what a full pick passed over moves to the end of the list, so the picks
+// that skip a giver's on-rack partitions do not each read them again.
 // A partition that came back to u is listed twice; marks keep it from
 // being counted or taken twice.
 func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []partIdx {
@@ -173,7 +175,15 @@ func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []partIdx {
 			list[w] = p
 		}
 	}
-	r.holding[s] = list[w:]
+	if r.st.rackAware && len(out) == n {
+		// What the pick passed over goes last: with racks a giver has
+		// more preferences than one kind of pick skips (its own rack's
+		// partitions wait for its off-rack ones), and kept first they
+		// would be read again by every pick.
+		r.holding[s] = append(list[read:], list[w:read]...)
+	} else {
+		r.holding[s] = list[w:]
+	}
 	r.picked = out
 	return out
 }
@@ -191,8 +201,8 @@ func (r *repairer) rankCounts(u memberIdx, k classIdx, v memberIdx) (counts [pic
 	}
 	home := int(r.away[awayKey{v, u, k}])
 	counts[0] = home
-	counts[2] = int(r.free[s]) - home
-	counts[4] = int(r.held[s] - r.free[s])
+	counts[4] = int(r.free[s]) - home
+	counts[8] = int(r.held[s] - r.free[s])
 	return counts, true
 }
 
@@ -204,21 +214,29 @@ type pickScratch struct {
 }
 
 // pickRanks is the number of pick preferences.
-const pickRanks = 6
+const pickRanks = 12
 
 // pickRank is p's preference as a partition u hands to v, lower first: 0
-// v owned it before, 2 u did not own it, 4 u owned it; one more if it has
-// no replica on v's rack (rack-aware groups).
+// v owned it before, 4 u did not own it, 8 u owned it; in rack-aware
+// groups one more if it has no replica on v's rack, and two more if it
+// has one on u's: u gives its off-rack partitions first, so it does not
+// keep one while an on-rack one leaves, which realignment (KIP-881) could
+// then often bring home only a follow-up later.
 func (r *repairer) pickRank(p partIdx, u, v memberIdx) int {
-	rank := 4
+	rank := 8
 	switch prev := memberIdx(r.st.prev[p]); {
 	case prev == v:
 		rank = 0
 	case prev != u:
-		rank = 2
+		rank = 4
 	}
-	if r.st.rackAware && !r.st.rackMatches(int32(v), int32(p)) {
-		rank++
+	if r.st.rackAware {
+		if !r.st.rackMatches(int32(v), int32(p)) {
+			rank++
+		}
+		if r.st.rackMatches(int32(u), int32(p)) {
+			rank += 2
+		}
 	}
 	return rank
 }
@@ -265,8 +283,8 @@ func (r *repairer) move(p partIdx, u, v memberIdx) {
 // owned) are still unread, though not which are local to v's rack, so
 // once n of those read rank no worse than the best an unread one could,
 // nothing unread can displace them (it comes later in the list, and ranks
-// no better). It chooses, and compacts, exactly as the full read would:
-// the n best by rank, then list order, taken in list order.
+// no better). It chooses, compacts and reorders exactly as the full read
+// would: the n best by rank, then list order, taken in list order.
 func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, n int) []partIdx {
 	list := r.holding[s]
 	home := int(r.away[awayKey{v, u, k}])
@@ -279,7 +297,7 @@ func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, 
 		best := pickRanks - 1 // the best rank an unread partition may have
 		for c, l := range left {
 			if l > 0 {
-				best = 2 * c
+				best = 4 * c
 				break
 			}
 		}
@@ -292,7 +310,7 @@ func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, 
 		}
 		rank := r.pickRank(list[read], u, v)
 		perRank[rank]++
-		left[rank/2]--
+		left[rank/4]--
 		read++
 	}
 	r.budget -= read
@@ -304,7 +322,7 @@ func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, 
 	atLast := n - below
 	r.markEpoch++
 	out := r.picked[:0]
-	w := 0
+	w, passed := 0, 0 // passed: entries kept before the last take
 	for _, p := range list[:read] {
 		take := false
 		if len(out) < n {
@@ -319,15 +337,20 @@ func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, 
 		if take {
 			r.mark[p] = r.markEpoch
 			out = append(out, p)
+			passed = w
 		} else {
 			list[w] = p
 			w++
 		}
 	}
-	// Keep the unread rest after what was read and not taken.
-	kept := read - w
-	copy(list[kept:read], list[:w])
-	r.holding[s] = list[kept:]
+	if len(out) < n {
+		passed = 0
+	}
+	// Keep the unread rest after what was read and not taken, and, as
+	// pick does, what the pick passed over (before its last take) last.
+	kept := read - (w - passed)
+	copy(list[kept:read], list[passed:w])
+	r.holding[s] = append(list[kept:], list[:passed]...)
 	r.picked = out
 	return out
 }

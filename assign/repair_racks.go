@@ -4,13 +4,19 @@ package assign
 // about rack locality without reading a holding list: how many of the
 // slot's partitions have a replica on the rack (held), how many of those
 // the holder did not own before (free), and, per away pair, how many of
-// the partitions v owned and u holds have a replica on v's rack (home). So
-// a rack-aware pick knows how many partitions of each rank it has, as one
-// without racks does, and reads its list only until it has taken them.
+// the partitions v owned and u holds have a replica on v's rack (home);
+// and the same again of only the partitions with a replica on the
+// holder's own rack (the own* counts). So a rack-aware pick knows how many
+// partitions of each rank it has, as one without racks does, and reads its
+// list only until it has taken them.
 type rackTally struct {
-	racks      int32
-	held, free []int32 // [slot*racks+rack]
-	home       map[awayKey]int32
+	racks                int32
+	held, free           []int32 // [slot*racks+rack]
+	ownHeld, ownFree     []int32 // [slot*racks+rack], on the holder's rack too
+	slotOwn, slotOwnFree []int32 // [slot], on the holder's rack
+	home                 map[awayKey]int32
+	homeOwn              map[awayKey]int32 // on u's rack
+	homeBoth             map[awayKey]int32 // on v's rack and u's
 }
 
 // maxRackTally bounds rackTally's table (slots × racks) in proportion to
@@ -29,8 +35,11 @@ func (r *repairer) newRackTally() *rackTally {
 	if !useRackTally || !st.rackAware || racks == 0 || slots*int(racks) > maxRackTally(len(r.target)) {
 		return nil
 	}
-	t := &rackTally{racks: racks, held: make([]int32, slots*int(racks)), free: make([]int32, slots*int(racks)),
-		home: make(map[awayKey]int32)}
+	n := slots * int(racks)
+	t := &rackTally{racks: racks, held: make([]int32, n), free: make([]int32, n),
+		ownHeld: make([]int32, n), ownFree: make([]int32, n),
+		slotOwn: make([]int32, slots), slotOwnFree: make([]int32, slots),
+		home: make(map[awayKey]int32), homeOwn: make(map[awayKey]int32), homeBoth: make(map[awayKey]int32)}
 	for p, m := range r.target {
 		st.stop.at(p)
 		if m >= 0 {
@@ -48,26 +57,50 @@ func (r *repairer) newRackTally() *rackTally {
 func (t *rackTally) add(r *repairer, p partIdx, s slotIdx, u memberIdx, delta int32) {
 	st := r.st
 	free := memberIdx(st.prev[p]) != u
+	own := st.rackMatches(int32(u), int32(p))
+	if own {
+		t.slotOwn[s] += delta
+		if free {
+			t.slotOwnFree[s] += delta
+		}
+	}
 	for _, rk := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
 		i := int32(s)*t.racks + rk
 		t.held[i] += delta
 		if free {
 			t.free[i] += delta
 		}
+		if own {
+			t.ownHeld[i] += delta
+			if free {
+				t.ownFree[i] += delta
+			}
+		}
 	}
 }
 
-// addHome counts p, which v owned and u holds in class k, delta times if
-// it has a replica on v's rack.
+// addHome counts p, which v owned and u holds in class k, delta times in
+// each home count whose racks it has a replica on.
 func (t *rackTally) addHome(r *repairer, p partIdx, v, u memberIdx, k classIdx, delta int32) {
-	if !r.st.rackMatches(int32(v), int32(p)) {
-		return
-	}
 	key := awayKey{v, u, k}
-	if n := t.home[key] + delta; n == 0 {
-		delete(t.home, key)
+	onV, onU := r.st.rackMatches(int32(v), int32(p)), r.st.rackMatches(int32(u), int32(p))
+	if onV {
+		addCount(t.home, key, delta)
+	}
+	if onU {
+		addCount(t.homeOwn, key, delta)
+	}
+	if onV && onU {
+		addCount(t.homeBoth, key, delta)
+	}
+}
+
+// addCount adds delta to m[key], dropping keys that reach zero.
+func addCount(m map[awayKey]int32, key awayKey, delta int32) {
+	if n := m[key] + delta; n == 0 {
+		delete(m, key)
 	} else {
-		t.home[key] = n
+		m[key] = n
 	}
 }
 
@@ -87,18 +120,22 @@ func (t *rackTally) move(r *repairer, p partIdx, u, v memberIdx, k classIdx, su,
 
 // rankCounts counts u's partitions of class k (slot s) by pickRank for v.
 func (t *rackTally) rankCounts(r *repairer, u memberIdx, k classIdx, v memberIdx, s slotIdx) (counts [pickRanks]int) {
-	home := int(r.away[awayKey{v, u, k}])
-	free, held := int(r.free[s]), int(r.held[s])
-	rk := r.st.memberRack[v]
-	if rk < 0 { // a member without a rack matches every partition
-		counts[0], counts[2], counts[4] = home, free-home, held-free
-		return counts
+	key := awayKey{v, u, k}
+	home, free, held := int(r.away[key]), int(r.free[s]), int(r.held[s])
+	// Per preference (home, free, owned): all, on v's rack, on u's, on both.
+	all := [3]int{home, free - home, held - free}
+	own := [3]int{int(t.homeOwn[key]), int(t.slotOwnFree[s]) - int(t.homeOwn[key]), int(t.slotOwn[s] - t.slotOwnFree[s])}
+	onV, both := all, own // a member without a rack matches every partition
+	if rk := r.st.memberRack[v]; rk >= 0 {
+		i := int32(s)*t.racks + rk
+		onV = [3]int{int(t.home[key]), int(t.free[i]) - int(t.home[key]), int(t.held[i] - t.free[i])}
+		both = [3]int{int(t.homeBoth[key]), int(t.ownFree[i]) - int(t.homeBoth[key]), int(t.ownHeld[i] - t.ownFree[i])}
 	}
-	homeLocal := int(t.home[awayKey{v, u, k}])
-	freeLocal := int(t.free[int32(s)*t.racks+rk])
-	heldLocal := int(t.held[int32(s)*t.racks+rk])
-	counts[0], counts[1] = homeLocal, home-homeLocal
-	counts[2], counts[3] = freeLocal-homeLocal, free-home-(freeLocal-homeLocal)
-	counts[4], counts[5] = heldLocal-freeLocal, held-free-(heldLocal-freeLocal)
+	for c := range all {
+		counts[4*c] = onV[c] - both[c]                     // on v's rack, off u's
+		counts[4*c+1] = all[c] - onV[c] - own[c] + both[c] // on neither
+		counts[4*c+2] = both[c]                            // on both
+		counts[4*c+3] = own[c] - both[c]                   // on u's, off v's
+	}
 	return counts
 }

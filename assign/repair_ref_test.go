@@ -342,17 +342,18 @@ func (r *refRepairer) ownedUnits(o, x int32, hops int) int32 {
 
 // pick chooses n partitions of class k that u hands to v: in order of
 // preference ones v owned before (they go home: one move fewer), ones u
-// did not own (free), then any; among equals, ones local to v's rack, then
-// the order of u's holding list of the class. The result is valid until
-// the next call.
+// did not own (free), then any; among equals, ones local to v's rack, off
+// u's rack before on it, then the order of u's holding list of the class.
+// The result is valid until the next call.
 //
 // How many partitions of each preference u holds is known from the
 // counters without racks (rankCounts), so the scan stops once it has n,
 // and the part it read loses its stale entries (partitions u no longer
 // holds) and the ones taken. With racks the whole list is read, and
-// compacted. Either way the budget pays for what is read. A partition that
-// came back to u is listed twice; marks keep it from being counted or
-// taken twice.
+// compacted, and what a pick passed over moves to the end of the list
+// (as the repair's pick does). Either way the budget pays for what is
+// read. A partition that came back to u is listed twice; marks keep it
+// from being counted or taken twice.
 func (r *refRepairer) pick(u, k, v int32, n int) []int32 {
 	if r.mark == nil {
 		r.mark = make([]int32, len(r.target))
@@ -416,7 +417,15 @@ func (r *refRepairer) pick(u, k, v int32, n int) []int32 {
 			list[w] = p
 		}
 	}
-	r.holding[s] = list[w:]
+	if r.st.rackAware && len(out) == n {
+		// What the pick passed over goes last: with racks a giver has
+		// more preferences than one kind of pick skips (its own rack's
+		// partitions wait for its off-rack ones), and kept first they
+		// would be read again by every pick.
+		r.holding[s] = append(list[read:len(list):len(list)], list[w:read]...)
+	} else {
+		r.holding[s] = list[w:]
+	}
 	r.picked = out
 	return out
 }
@@ -431,27 +440,33 @@ func (r *refRepairer) rankCounts(u, k, v int32) (counts [refPickRanks]int, known
 	s := r.slot(u, k)
 	home := int(r.away[refAwayKey{v, u, k}])
 	counts[0] = home
-	counts[2] = int(r.free[s]) - home
-	counts[4] = int(r.held[s] - r.free[s])
+	counts[4] = int(r.free[s]) - home
+	counts[8] = int(r.held[s] - r.free[s])
 	return counts, true
 }
 
 // refPickRanks is the number of pick preferences.
-const refPickRanks = 6
+const refPickRanks = 12
 
 // pickRank is p's preference as a partition u hands to v, lower first: 0
-// v owned it before, 2 u did not own it, 4 u owned it; one more if it has
-// no replica on v's rack (rack-aware groups).
+// v owned it before, 4 u did not own it, 8 u owned it; in rack-aware
+// groups one more if it has no replica on v's rack, and two more if it has
+// one on u's (u gives its off-rack partitions first).
 func (r *refRepairer) pickRank(p, u, v int32) int {
-	rank := 4
+	rank := 8
 	switch prev := r.st.prev[p]; {
 	case prev == v:
 		rank = 0
 	case prev != u:
-		rank = 2
+		rank = 4
 	}
-	if r.st.rackAware && !r.st.rackMatches(v, p) {
-		rank++
+	if r.st.rackAware {
+		if !r.st.rackMatches(v, p) {
+			rank++
+		}
+		if r.st.rackMatches(u, p) {
+			rank += 2
+		}
 	}
 	return rank
 }
