@@ -55,6 +55,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return strings.Join(parts, " ")
 	},
 	"reasons": reasonCounts,
+	"run":     func(incarnation uint64) string { return fmt.Sprintf("%x", incarnation) },
 	"moves":   partitionMoves,
 }).ParseFS(files, "templates/*.html"))
 
@@ -119,6 +120,22 @@ type fleetPage struct {
 	More           bool
 	// Firing counts the groups where each signal holds, fleet-wide.
 	Firing []signalCount
+	// Gapped are the replica runs that reported records they could not
+	// share through the history topic, as ListGroups returns them; the
+	// section is left out when there are none.
+	Gapped []*assigndv1.HistoryReplica
+}
+
+// gapped keeps the runs that dropped records: a run that shared all of
+// its records has nothing for an operator to look at.
+func gapped(rs []*assigndv1.HistoryReplica) []*assigndv1.HistoryReplica {
+	var out []*assigndv1.HistoryReplica
+	for _, r := range rs {
+		if r.GetDropped() > 0 || len(r.GetGaps()) > 0 {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 type signalCount struct {
@@ -150,6 +167,9 @@ func fleet(w http.ResponseWriter, r *http.Request, h *history.Store) {
 			page.Firing = append(page.Firing, signalCount{Signal: signalName(assigndv1.GroupSignal(v)), Groups: n})
 		}
 	}
+	// The same list ListGroups returns (GroupHistoryService), so that
+	// the console and assignctl agree.
+	page.Gapped = gapped(h.Replicas())
 	render(w, "fleet.html", page)
 }
 
