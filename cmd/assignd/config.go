@@ -45,6 +45,7 @@ type config struct {
 	// give rules with params.load_source "kafka" their partition load.
 	loadBrokers  string
 	loadInterval time.Duration
+	loadConn     kafkaConn // TLS and SASL of --load-brokers
 	version      bool
 }
 
@@ -85,9 +86,10 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.StringVar(&c.metricsTLSKey, "metrics-tls-key", "", "PEM private key `file` of --metrics-tls-cert")
 	fs.StringVar(&c.metricsTLSClientCA, "metrics-tls-client-ca", "", "PEM CA bundle `file`: the HTTP listener requires a client certificate signed by it (mTLS) "+
 		"on every path but /healthz and /readyz, which stay open to probes; needs --metrics-tls-cert")
-	fs.StringVar(&c.loadBrokers, "load-brokers", "", "comma-separated Kafka `brokers` (host:port, plaintext) whose log-end offsets, sampled in the background, give "+
+	fs.StringVar(&c.loadBrokers, "load-brokers", "", "comma-separated Kafka `brokers` (host:port; TLS and SASL with --load-tls*, --load-sasl-*) whose log-end offsets, sampled in the background, give "+
 		"policy rules with params.load_source: kafka their partition load (docs/load-aware.md); empty reads none")
 	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' log-end offsets are sampled")
+	c.loadConn.register(fs, "load", "load brokers")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -145,6 +147,9 @@ func (c *config) validate() error {
 	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
 		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0 || c.historyDecisions < 0 || c.historyGroups < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
+	}
+	if err := c.loadConn.validate(); err != nil {
+		return err
 	}
 	if err := c.history.validate(); err != nil {
 		return err

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,8 +12,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/sasl"
-	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/assignd/assignd/server/history"
@@ -38,13 +34,7 @@ type historyConfig struct {
 	retention         time.Duration
 	buffer            int
 	maxRecordBytes    int
-	tls               bool
-	tlsCA             string
-	tlsCert           string
-	tlsKey            string
-	saslMechanism     string
-	saslUser          string
-	saslPassword      string
+	kafkaConn
 }
 
 func historyFlags(fs *flag.FlagSet, c *historyConfig) {
@@ -61,25 +51,16 @@ func historyFlags(fs *flag.FlagSet, c *historyConfig) {
 	fs.DurationVar(&c.retention, "history-retention", kafkalog.DefaultRetention, "retention.ms of the history topic, when assignd creates it: how far back a restarted replica reads")
 	fs.IntVar(&c.buffer, "history-buffer", kafkalog.DefaultBuffer, "history `records` that may wait for Kafka; beyond it they are dropped and counted, Assign never waits")
 	fs.IntVar(&c.maxRecordBytes, "history-max-record-bytes", kafkalog.DefaultMaxRecordBytes, "largest history record in `bytes`; a decision whose input would make it larger is shared without its input")
-	fs.BoolVar(&c.tls, "history-tls", false, "connect to the history brokers over TLS (system roots unless --history-tls-ca)")
-	fs.StringVar(&c.tlsCA, "history-tls-ca", "", "PEM CA bundle `file` the history brokers' certificates must chain to; implies --history-tls")
-	fs.StringVar(&c.tlsCert, "history-tls-cert", "", "PEM client certificate `file` for the history brokers (mTLS, with --history-tls-key); implies --history-tls")
-	fs.StringVar(&c.tlsKey, "history-tls-key", "", "PEM private key `file` of --history-tls-cert")
-	fs.StringVar(&c.saslMechanism, "history-sasl-mechanism", "", "SASL `mechanism` for the history brokers: plain, scram-sha-256 or scram-sha-512; empty: none")
-	fs.StringVar(&c.saslUser, "history-sasl-user", "", "SASL user `name`")
-	fs.StringVar(&c.saslPassword, "history-sasl-password", "", "SASL `password`; prefer the environment variable ASSIGND_HISTORY_SASL_PASSWORD")
+	c.kafkaConn.register(fs, "history", "history brokers")
 }
 
 func (c *historyConfig) validate() error {
 	switch {
 	case c.inputs < 0 || c.inputBytes < 0 || c.buffer < 1 || c.maxRecordBytes < 1024 || c.partitions < 1 || c.retention <= 0:
 		return errors.New("--history-inputs and --history-input-bytes must not be negative; --history-buffer, --history-partitions and --history-retention must be positive, --history-max-record-bytes at least 1024")
-	case (c.tlsCert == "") != (c.tlsKey == ""):
-		return errors.New("--history-tls-cert and --history-tls-key go together")
-	case c.saslMechanism != "" && c.saslMechanism != "plain" && c.saslMechanism != "scram-sha-256" && c.saslMechanism != "scram-sha-512":
-		return fmt.Errorf("--history-sasl-mechanism %q: want plain, scram-sha-256 or scram-sha-512", c.saslMechanism)
-	case c.saslMechanism != "" && c.saslUser == "":
-		return errors.New("--history-sasl-mechanism needs --history-sasl-user")
+	}
+	if err := c.kafkaConn.validate(); err != nil {
+		return err
 	}
 	_, err := parseThresholds(c.thresholds)
 	return err
@@ -146,11 +127,11 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*histor
 		kafkalog.WithBuffer(hc.buffer), kafkalog.WithMaxRecordBytes(hc.maxRecordBytes),
 		kafkalog.WithLogger(logger.With("component", "history")), kafkalog.WithMeterProvider(mp),
 	}
-	if hc.tls || hc.tlsCA != "" || hc.tlsCert != "" {
-		tc, err := historyTLS(hc)
-		if err != nil {
-			return nil, nil, err
-		}
+	tc, err := hc.tlsConfig()
+	if err != nil {
+		return nil, nil, err
+	}
+	if tc != nil {
 		lopts = append(lopts, kafkalog.WithTLS(tc))
 	}
 	if m := historySASL(hc); m != nil {
@@ -170,39 +151,8 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*histor
 	return h, l.Close, nil
 }
 
-func historyTLS(hc historyConfig) (*tls.Config, error) {
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if hc.tlsCA != "" {
-		pem, err := os.ReadFile(hc.tlsCA)
-		if err != nil {
-			return nil, fmt.Errorf("--history-tls-ca: %w", err)
-		}
-		tc.RootCAs = x509.NewCertPool()
-		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("--history-tls-ca %s: no PEM certificate", hc.tlsCA)
-		}
-	}
-	if hc.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(hc.tlsCert, hc.tlsKey)
-		if err != nil {
-			return nil, fmt.Errorf("--history-tls-cert/--history-tls-key: %w", err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
-}
-
-func historySASL(hc historyConfig) sasl.Mechanism {
-	switch hc.saslMechanism {
-	case "plain":
-		return plain.Auth{User: hc.saslUser, Pass: hc.saslPassword}.AsMechanism()
-	case "scram-sha-256":
-		return scram.Auth{User: hc.saslUser, Pass: hc.saslPassword}.AsSha256Mechanism()
-	case "scram-sha-512":
-		return scram.Auth{User: hc.saslUser, Pass: hc.saslPassword}.AsSha512Mechanism()
-	}
-	return nil
-}
+// historySASL is the history cluster's SASL mechanism, nil without one.
+func historySASL(hc historyConfig) sasl.Mechanism { return hc.mechanism() }
 
 // shadowRecorder records the policy's shadow runs in h.
 func shadowRecorder(h *history.Store) func(context.Context, policy.ShadowRun) {

@@ -14,12 +14,17 @@ import (
 )
 
 // startLoadSource samples the log-end offsets of the cluster at brokers
-// every interval, in the background, until stop is called or ctx ends.
-func startLoadSource(ctx context.Context, brokers string, interval time.Duration, logger *slog.Logger) (src *loadsource.Source, stop func(), err error) {
+// every interval, in the background, until stop is called or ctx ends; conn
+// gives the connection's TLS and SASL.
+func startLoadSource(ctx context.Context, brokers string, interval time.Duration, conn *kafkaConn, logger *slog.Logger) (src *loadsource.Source, stop func(), err error) {
 	if interval <= 0 {
 		return nil, nil, fmt.Errorf("--load-interval: %s is not positive", interval)
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...))
+	opts, err := conn.opts()
+	if err != nil {
+		return nil, nil, err
+	}
+	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(strings.Split(brokers, ",")...))...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--load-brokers: %w", err)
 	}

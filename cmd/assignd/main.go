@@ -132,7 +132,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		opts = append(opts, server.WithHistory(hist))
 	}
 	if cfg.loadBrokers != "" {
-		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, logger)
+		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, &cfg.loadConn, logger)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/assignd/assignd/server/loadsource"
+)
+
+// The load source's cluster takes the same TLS and SASL flags as the
+// history's, under --load-*, from the command line or the environment.
+func TestLoadConnFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		check   func(k kafkaConn) bool
+		wantErr string
+	}{
+		{"defaults: plaintext, no SASL", nil, nil, func(k kafkaConn) bool {
+			opts, err := k.opts()
+			return err == nil && len(opts) == 0 && k.mechanism() == nil
+		}, ""},
+		{"TLS and SCRAM from the environment", []string{"--load-brokers", "k1:9093"}, map[string]string{"ASSIGND_LOAD_TLS": "true",
+			"ASSIGND_LOAD_SASL_MECHANISM": "scram-sha-256", "ASSIGND_LOAD_SASL_USER": "assignd", "ASSIGND_LOAD_SASL_PASSWORD": "secret"},
+			func(k kafkaConn) bool {
+				tc, err := k.tlsConfig()
+				opts, oerr := k.opts()
+				return err == nil && tc != nil && tc.MinVersion == tls.VersionTLS12 && k.mechanism().Name() == "SCRAM-SHA-256" && oerr == nil && len(opts) == 2
+			}, ""},
+		{"plain SASL without TLS", []string{"--load-sasl-mechanism", "plain", "--load-sasl-user", "u"}, nil, func(k kafkaConn) bool {
+			tc, err := k.tlsConfig()
+			opts, _ := k.opts()
+			return err == nil && tc == nil && k.mechanism().Name() == "PLAIN" && len(opts) == 1
+		}, ""},
+		{"missing CA file", []string{"--load-tls-ca", "missing-ca.pem"}, nil, func(k kafkaConn) bool {
+			_, err := k.opts()
+			return err != nil && strings.Contains(err.Error(), "--load-tls-ca")
+		}, ""},
+		{"unknown SASL mechanism", []string{"--load-sasl-mechanism", "gssapi", "--load-sasl-user", "u"}, nil, nil, "--load-sasl-mechanism \"gssapi\""},
+		{"SASL without a user", []string{"--load-sasl-mechanism", "plain"}, nil, nil, "--load-sasl-mechanism needs --load-sasl-user"},
+		{"client cert without key", []string{"--load-tls-cert", "c.pem"}, nil, nil, "--load-tls-cert and --load-tls-key go together"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }, &strings.Builder{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(c.loadConn) {
+				t.Errorf("config %+v", c.loadConn)
+			}
+			if c.history.tls || c.history.saslMechanism != "" {
+				t.Errorf("--load-* flags leaked into the history's connection: %+v", c.history.kafkaConn)
+			}
+		})
+	}
+}
+
+// The load source samples a SASL (SCRAM-SHA-256) cluster with the
+// --load-sasl-* flags; with a wrong password the cluster refuses them.
+func TestLoadSourceSASL(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "orders"), kfake.EnableSASL(),
+		kfake.Superuser("SCRAM-SHA-256", "assignd", "secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	brokers := strings.Join(c.ListenAddrs(), ",")
+	cfg, err := parseConfig([]string{"--load-brokers", brokers, "--load-sasl-mechanism", "scram-sha-256", "--load-sasl-user", "assignd"},
+		func(k string) (string, bool) { return "secret", k == "ASSIGND_LOAD_SASL_PASSWORD" }, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	src, stop, err := startLoadSource(ctx, cfg.loadBrokers, 50*time.Millisecond, &cfg.loadConn, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	for {
+		ws, err := src.Weights([]string{"orders"}, time.Now())
+		if err == nil {
+			if len(ws) != 1 || len(ws[0].Weights) != 2 {
+				t.Fatalf("weights %+v, want orders' 2 partitions", ws)
+			}
+			break
+		}
+		if !errors.Is(err, loadsource.ErrNotReady) || ctx.Err() != nil {
+			t.Fatalf("load over SASL never ready: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	bad := cfg.loadConn
+	bad.saslPassword = "wrong"
+	opts, err := bad.opts()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(c.ListenAddrs()...))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	bctx, bcancel := context.WithTimeout(ctx, 5*time.Second)
+	defer bcancel()
+	if _, err := kadm.NewClient(cl).ListEndOffsets(bctx, "orders"); err == nil {
+		t.Fatal("end offsets listed with a wrong SASL password")
+	}
+}
