@@ -122,7 +122,7 @@ func (c *compiler) compileRule(s *ruleSpec, label string, at ruleLines) *rule {
 		}
 	}
 	r.params = c.compileParams(s.Params, "params", add)
-	r.options = r.params.options()
+	r.options = r.params.Options()
 
 	if s.Shadow != nil {
 		r.shadow = c.compileShadow(r, s, add)
@@ -302,7 +302,7 @@ func (c *compiler) compileShadow(r *rule, s *ruleSpec, add func(field, format st
 	if r.assignor != nil && keyOf(r.assignor) == keyOf(a) && r.params == params {
 		add("shadow", "the shadow is the rule's own assignor with the same params; it would compare a run with itself")
 	}
-	return &shadowChoice{assignor: a, params: params, options: params.options()}
+	return &shadowChoice{assignor: a, params: params, options: params.Options()}
 }
 
 // lookupRef resolves "name@version"; on failure it returns a message that

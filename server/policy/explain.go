@@ -35,11 +35,11 @@ func (p *Policy) Explain(groupID, protocolName string, caller selection.Caller) 
 		Reason:      r.reason(v, groupID, protocolName, caller, bucket),
 		Assignor:    assign.Ref(a),
 		Protocol:    effectiveProtocol(assign.ProtocolUnspecified, protocolName, a),
-		Params:      selection.PolicyParams(r.params),
+		Params:      r.params,
 		Skipped:     skipped,
 	}
 	if r.shadow != nil {
-		e.Shadow = &selection.ShadowPolicy{Assignor: assign.Ref(r.shadow.assignor), Params: selection.PolicyParams(r.shadow.params)}
+		e.Shadow = &selection.ShadowPolicy{Assignor: assign.Ref(r.shadow.assignor), Params: r.shadow.params}
 	}
 	return e, nil
 }
