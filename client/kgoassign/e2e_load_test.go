@@ -25,7 +25,8 @@ import (
 // broker, and two groups of three consumers that each spend perRecord
 // on every record. The group whose policy rule runs load-sticky@1 with load
 // from Kafka (and a count cap loose enough for one member to take every
-// idle partition) puts each hot partition with a member of its own; the
+// idle partition) puts each hot partition with a member of its own, with
+// at most one idle partition beside it (within its tolerance); the
 // count-balanced group (cooperative-sticky@1) cannot do better. The
 // figures (records of the busiest member, drain time) go to the test log.
 func TestLoadStickyDrainsSkewedBacklog(t *testing.T) {
@@ -40,8 +41,12 @@ func TestLoadStickyDrainsSkewedBacklog(t *testing.T) {
 		most[group] = records
 		t.Logf("%s: the busiest member had %d of 900 records; drained in %s", group, records, took.Round(time.Millisecond))
 	}
-	if most["load-events"] != 300 {
-		t.Errorf("load-sticky: the busiest member had %d records, want 300 (a hot partition alone)", most["load-events"])
+	// The bound is 300 records (a hot partition, and the mean member
+	// load); load-sticky@1 settles anywhere within its default tolerance
+	// of it (10%): a hot partition alone, or with one idle partition,
+	// depending on which member the first rebalance gave it.
+	if most["load-events"] > 300*(1+0.10) {
+		t.Errorf("load-sticky: the busiest member had %d records, want at most 330 (within the tolerance of the bound, 300)", most["load-events"])
 	}
 	if most["load-events"] > most["count-events"] {
 		t.Errorf("load-sticky's busiest member had %d records, cooperative-sticky's %d", most["load-events"], most["count-events"])
