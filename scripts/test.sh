@@ -208,10 +208,22 @@ go_test_rest() {
 	pkgs=$(go list ./... | grep -v -E "^github.com/assignd/assignd/($(IFS='|'; echo "${RACE_DIRS[*]}"))(/|$)")
 	go_test_rerun "$(echo $pkgs)" -timeout 30m
 }
+# A race report is long and the step's tail shows only its end; on failure
+# the step prints each report's first lines (both accesses and the
+# goroutines' origins) again, last.
 go_test_race() {
 	[ ${#race_pkgs[@]} -eq 0 ] && return 0
+	local log rc
+	log=$(mktemp)
 	# shellcheck disable=SC2086
-	go test ${GO_TEST_FLAGS:-} -race -timeout 30m "${race_pkgs[@]}"
+	go test ${GO_TEST_FLAGS:-} -race -timeout 30m "${race_pkgs[@]}" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ] && grep -q 'WARNING: DATA RACE' "$log"; then
+		echo "--- the race reports, again:"
+		awk '/WARNING: DATA RACE/{n=0; on=1; r++} on && r<=3 && n<60 {print; n++} /^==================$/ && n>1 {on=0}' "$log"
+	fi
+	rm -f "$log"
+	return "$rc"
 }
 # The client's large-group tests (a 1,000,000-partition group through the
 # shim, the bounded fallback) skip under the race detector, which makes them
