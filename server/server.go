@@ -94,7 +94,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	svc := &service{
 		sel: sel, explainer: cfg.explainer, logger: logger, admission: adm,
 		maxPartitions: cfg.maxPartitions, stopping: stopping, run: cfg.run, metrics: metrics, history: cfg.history,
-		load: cfg.load,
+		load: cfg.load, rollouts: cfg.rollouts,
 	}
 	if svc.loadFallbacks, err = newLoadFallbacks(cfg.meters); err != nil {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
@@ -137,6 +137,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	rollout.stopOnShutdown = svc.stopOnShutdown
 	assigndv1.RegisterRolloutServiceServer(s.grpc, rollout)
 	s.rollout = rollout
+	assigndv1.RegisterRolloutStateServiceServer(s.grpc, &rolloutStateService{rollouts: cfg.rollouts})
 	if cfg.history != nil {
 		if err := registerHistoryMetrics(cfg.meters, cfg.history); err != nil {
 			return nil, fmt.Errorf("server: creating metrics: %w", err)
