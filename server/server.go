@@ -46,6 +46,8 @@ type Server struct {
 	rollout    *rolloutService
 	// explainer, when set, tells the console what the policy does now.
 	explainer Explainer
+	// rollouts, when set, shows the staged rollouts on the console.
+	rollouts RolloutStatuser
 }
 
 // New builds a Server. sel chooses the assignor of every Assign call (use
@@ -84,7 +86,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
 	}
 
-	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history, explainer: cfg.explainer}
+	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history, explainer: cfg.explainer, rollouts: cfg.rollouts}
 	if cfg.memoryReturn > 0 {
 		s.osReturner = newOSReturner(cfg.memoryReturn)
 		adm.largeDone = s.osReturner.schedule
