@@ -14,7 +14,7 @@ import (
 	"github.com/assignd/assignd/server/rolloutstate"
 )
 
-// rolloutConfig configures the staged rollouts (docs/safe-rollouts.md).
+// rolloutConfig configures the staged rollouts (docs/staged-rollouts.md).
 type rolloutConfig struct {
 	switchDelay   time.Duration
 	evaluateEvery time.Duration
