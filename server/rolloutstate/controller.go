@@ -41,6 +41,7 @@ type Controller struct {
 	proposed map[proposal]time.Time
 	evals    map[evalKey]*evaluation
 	republ   time.Time // last re-publishing
+	lastRev  string    // the revision of the last Tick
 
 	stop chan struct{}
 	wg   sync.WaitGroup
@@ -168,6 +169,9 @@ func (c *Controller) Tick() {
 	staged := p.StagedRules()
 	var out []*assigndv1.RolloutEvent
 	c.mu.Lock()
+	if rev != c.lastRev {
+		c.forget(rev)
+	}
 	if len(staged) > 0 {
 		out = c.due(p, staged, now)
 	}
@@ -218,6 +222,9 @@ func (c *Controller) due(p *policy.Policy, staged []policy.StagedRule, now time.
 			minGroups = sr.Gate.MinGroups
 		}
 		e = &evaluation{step: st.Step, at: now, next: now.Add(c.cfg.evaluateEvery), summary: v.Summary(minGroups)}
+		if sr.Gate == nil {
+			e.summary = "no gate: the step advances when its hold has passed"
+		}
 		c.evals[k] = e
 		var ev *assigndv1.RolloutEvent
 		switch {
@@ -252,6 +259,31 @@ func (c *Controller) due(p *policy.Policy, staged []policy.StagedRule, now time.
 		out = append(out, c.machine.StateRecords(rev, names, now)...)
 	}
 	return out
+}
+
+// forget drops what this run noted about other revisions than rev, under
+// c.mu, so that reloads do not pile it up; the Machine keeps the agreed
+// state (bounded by maxRevisions). Should the file go back to such a
+// revision, its SERVING is published and read back again (the first one
+// in the log still wins), which changes nothing.
+func (c *Controller) forget(rev string) {
+	c.lastRev = rev
+	for r := range c.serving {
+		if r != rev {
+			delete(c.serving, r)
+			delete(c.agreed, r)
+		}
+	}
+	for k := range c.proposed {
+		if k.revision != rev {
+			delete(c.proposed, k)
+		}
+	}
+	for k := range c.evals {
+		if k.revision != rev {
+			delete(c.evals, k)
+		}
+	}
 }
 
 // refresh gives the Source the view of p's revision, under c.mu.
