@@ -19,6 +19,7 @@ import (
 // policy Source and rollout Controller, as assignd wires them.
 type kafkaReplica struct {
 	name string
+	h    *history.Store
 	log  *kafkalog.Log
 	src  *policy.Source
 	c    *rolloutstate.Controller
@@ -49,7 +50,7 @@ func startKafkaReplica(t *testing.T, name, broker string, p *policy.Policy) *kaf
 	l.SetRolloutHandler(c.Apply)
 	l.Start(h)
 	c.Start()
-	r := &kafkaReplica{name: name, log: l, src: src, c: c}
+	r := &kafkaReplica{name: name, h: h, log: l, src: src, c: c}
 	t.Cleanup(r.stop)
 	return r
 }
@@ -142,6 +143,61 @@ func TestKafkaReplicasAgree(t *testing.T) {
 		st := r.c.Status().GetRules()[0]
 		if st.GetStep() != 3 || st.GetPercent() != 100 || !st.GetAgreed() {
 			t.Errorf("replica %s: %v", r.name, st)
+		}
+	}
+}
+
+const kafkaGatedYAML = `version: 1
+rules:
+  - name: canary
+    match: {group_prefixes: [orders-]}
+    assignor: cooperative-sticky@1
+    params: {max_moves_per_rebalance: 4}
+    rollout:
+      steps: [{percent: 50, hold: 1s}, {percent: 100}]
+      gate: {min_groups: 1, max_moved_ratio: 0.25}
+`
+
+// A halt is one record every replica reads: a decision one replica
+// recorded (shared through the topic) fails the gate, all three halt at
+// the same step, and a replica restarted afterwards reads the halt back.
+func TestKafkaHaltIsShared(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kfake")
+	}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.Close()
+	broker := cluster.ListenAddrs()[0]
+	p := mustParse(t, kafkaGatedYAML)
+	rs := []*kafkaReplica{startKafkaReplica(t, "a", broker, p), startKafkaReplica(t, "b", broker, p), startKafkaReplica(t, "c", broker, p)}
+	decision{group: "orders-7", rule: "canary", revision: p.Revision(), at: time.Now(), gen: 3, moved: 8, parts: 10}.record(rs[0].h)
+	halted := func(r *kafkaReplica) bool {
+		st := r.c.RuleStatus("canary")
+		return st.GetHalted() && st.GetStep() == 0 && len(st.GetFailures()) == 1 && st.GetFailures()[0].GetGroupId() == "orders-7"
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !(halted(rs[0]) && halted(rs[1]) && halted(rs[2])) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replicas did not all halt: %v / %v / %v", rs[0].c.RuleStatus("canary"), rs[1].c.RuleStatus("canary"), rs[2].c.RuleStatus("canary"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	rs[2].stop()
+	rs[2] = startKafkaReplica(t, "c", broker, p)
+	for !halted(rs[2]) || !rs[2].c.Agreed(p.Revision()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the restarted replica did not read the halt back: %v", rs[2].c.RuleStatus("canary"))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The halt holds: after the hold, no replica advances.
+	time.Sleep(1500 * time.Millisecond)
+	for _, r := range rs {
+		if !halted(r) {
+			t.Errorf("replica %s: %v", r.name, r.c.RuleStatus("canary"))
 		}
 	}
 }
