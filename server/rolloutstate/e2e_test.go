@@ -31,23 +31,24 @@ rules:
     shadow: {assignor: cooperative-sticky@1}
     rollout:
       include: [rollout-lab]
-      steps: [{percent: 1, hold: 4s}, {percent: 100}]
+      steps: [{percent: 1, hold: 3s}, {percent: 50, hold: 3s}, {percent: 100}]
       gate: {min_groups: 1, max_moved_ratio: 0.4}
 `
 }
 
-// runLab runs a real group of kgo members (through the shim, against
-// the lab's in-process assignd on kfake) served by the policy yaml, with
-// a rollout Controller deciding alone (embedded: a LocalLog), and grows
-// the group from one member to four. It returns the rule's status once
-// the rollout advanced or halted (or the budget ran out).
-func runLab(t *testing.T, yaml string) *assigndv1.RolloutRuleState {
+// lab is a real group of kgo members (through the shim, against the
+// lab's in-process assignd on kfake) served by a policy, with a rollout
+// Controller deciding alone (embedded: a LocalLog).
+type lab struct {
+	*grouplab.Lab
+	c *rolloutstate.Controller
+}
+
+func startLab(t *testing.T, ctx context.Context, yaml string) *lab {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end test on kfake")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	p := mustParse(t, yaml)
 	h, err := history.New()
 	if err != nil {
@@ -63,7 +64,7 @@ func runLab(t *testing.T, yaml string) *assigndv1.RolloutRuleState {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	t.Cleanup(func() { src.Close() })
 	local := &rolloutstate.LocalLog{}
 	c, err := rolloutstate.New(src, h, local, rolloutstate.WithTick(100*time.Millisecond), rolloutstate.WithEvaluateEvery(200*time.Millisecond),
 		rolloutstate.WithSwitchDelay(0), rolloutstate.WithRepublish(0), rolloutstate.WithMeterProvider(noop.NewMeterProvider()))
@@ -72,34 +73,41 @@ func runLab(t *testing.T, yaml string) *assigndv1.RolloutRuleState {
 	}
 	local.Attach(c)
 	c.Start()
-	defer c.Close()
-
-	lab, err := grouplab.New([]grouplab.Topic{{Name: "orders", Partitions: 48}, {Name: "audit", Partitions: 12}},
+	t.Cleanup(func() { c.Close() })
+	gl, err := grouplab.New([]grouplab.Topic{{Name: "orders", Partitions: 48}, {Name: "audit", Partitions: 12}},
 		grouplab.WithGroup("rollout-lab"), grouplab.WithLogger(shimtest.Quiet), grouplab.WithSessionTimeout(2*time.Second),
 		grouplab.WithSelector(src), grouplab.WithAssigndOptions(server.WithHistory(h)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer lab.Close()
-	for _, n := range []string{"m1", "m2", "m3", "m4"} {
-		if _, err := lab.StartMember(n, grouplab.Shim); err != nil {
+	t.Cleanup(gl.Close)
+	return &lab{Lab: gl, c: c}
+}
+
+// join starts members and waits for the group to settle.
+func (l *lab) join(t *testing.T, ctx context.Context, names ...string) {
+	t.Helper()
+	for _, n := range names {
+		if _, err := l.StartMember(n, grouplab.Shim); err != nil {
 			t.Fatal(err)
 		}
-		if err := lab.Settle(ctx); err != nil {
+		if err := l.Settle(ctx); err != nil {
 			t.Fatal(err)
-		}
-		if st := c.RuleStatus("canary"); st.GetHalted() {
-			break
 		}
 	}
+}
+
+// await waits until the rule's status satisfies done, and returns it.
+func (l *lab) await(t *testing.T, ctx context.Context, what string, done func(*assigndv1.RolloutRuleState) bool) *assigndv1.RolloutRuleState {
+	t.Helper()
 	for {
-		st := c.RuleStatus("canary")
-		if st.GetHalted() || st.GetStep() == 1 {
+		st := l.c.RuleStatus("canary")
+		if done(st) {
 			return st
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("the rollout neither advanced nor halted: %v", st)
+			t.Fatalf("%s: %v", what, st)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
@@ -108,8 +116,15 @@ func runLab(t *testing.T, yaml string) *assigndv1.RolloutRuleState {
 // A rule whose assignor moves no more than the one before it advances to
 // its last step once its hold has passed.
 func TestRealGroupRolloutAdvances(t *testing.T) {
-	st := runLab(t, labPolicy("cooperative-sticky@1", "{rack_aware: false}"))
-	if st.GetHalted() || st.GetStep() != 1 || st.GetPercent() != 100 {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l := startLab(t, ctx, labPolicy("cooperative-sticky@1", "{rack_aware: false}"))
+	l.join(t, ctx, "m1", "m2", "m3")
+	l.await(t, ctx, "step 2", func(st *assigndv1.RolloutRuleState) bool { return st.GetStep() == 1 || st.GetHalted() })
+	// A rebalance in step 2, for its gate to see the group.
+	l.join(t, ctx, "m4")
+	st := l.await(t, ctx, "step 3", func(st *assigndv1.RolloutRuleState) bool { return st.GetStep() == 2 || st.GetHalted() })
+	if st.GetHalted() || st.GetPercent() != 100 {
 		t.Fatalf("status = %v", st)
 	}
 	if !strings.Contains(st.GetLastEvaluation(), "gate holds on 1 trusted groups") {
@@ -124,8 +139,12 @@ func TestRealGroupRolloutAdvances(t *testing.T) {
 // of the group than the shadow (cooperative-sticky) on the same inputs:
 // max_moved_ratio halts it at its first step, naming the group.
 func TestRealGroupRolloutHalts(t *testing.T) {
-	st := runLab(t, labPolicy("kip848-range@1", "{}"))
-	if !st.GetHalted() || st.GetStep() != 0 {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	l := startLab(t, ctx, labPolicy("kip848-range@1", "{}"))
+	l.join(t, ctx, "m1", "m2", "m3")
+	st := l.await(t, ctx, "halt", func(st *assigndv1.RolloutRuleState) bool { return st.GetHalted() || st.GetStep() > 0 })
+	if !st.GetHalted() || st.GetStep() != 0 || st.GetPercent() != 1 {
 		t.Fatalf("status = %v", st)
 	}
 	if len(st.GetFailures()) == 0 {
@@ -137,5 +156,11 @@ func TestRealGroupRolloutHalts(t *testing.T) {
 	}
 	if !strings.Contains(st.GetReason(), "max_moved_ratio failed on 1 groups (rollout-lab)") {
 		t.Errorf("reason = %q", st.GetReason())
+	}
+	// The halt lasts: the group goes on rebalancing under the rule's
+	// first step, and nothing advances it.
+	l.join(t, ctx, "m4")
+	if st := l.c.RuleStatus("canary"); !st.GetHalted() || st.GetStep() != 0 {
+		t.Errorf("after the halt: %v", st)
 	}
 }
