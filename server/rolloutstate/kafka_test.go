@@ -173,12 +173,20 @@ func TestKafkaHaltIsShared(t *testing.T) {
 	broker := cluster.ListenAddrs()[0]
 	p := mustParse(t, kafkaGatedYAML)
 	rs := []*kafkaReplica{startKafkaReplica(t, "a", broker, p), startKafkaReplica(t, "b", broker, p), startKafkaReplica(t, "c", broker, p)}
+	deadline := time.Now().Add(30 * time.Second)
+	// The decision is made once the rollout started (the gate reads the
+	// decisions since the step began).
+	for !rs[0].c.Agreed(p.Revision()) {
+		if time.Now().After(deadline) {
+			t.Fatal("replica a never agreed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	decision{group: "orders-7", rule: "canary", revision: p.Revision(), at: time.Now(), gen: 3, moved: 8, parts: 10}.record(rs[0].h)
 	halted := func(r *kafkaReplica) bool {
 		st := r.c.RuleStatus("canary")
 		return st.GetHalted() && st.GetStep() == 0 && len(st.GetFailures()) == 1 && st.GetFailures()[0].GetGroupId() == "orders-7"
 	}
-	deadline := time.Now().Add(30 * time.Second)
 	for !(halted(rs[0]) && halted(rs[1]) && halted(rs[2])) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the replicas did not all halt: %v / %v / %v", rs[0].c.RuleStatus("canary"), rs[1].c.RuleStatus("canary"), rs[2].c.RuleStatus("canary"))
