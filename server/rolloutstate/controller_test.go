@@ -1,13 +1,21 @@
 package rolloutstate_test
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/metric/noop"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rolloutstate"
 )
 
@@ -268,5 +276,69 @@ func TestRollbackAndFirstVerdictWins(t *testing.T) {
 	st2, ok := m2.Rule(rev, "canary")
 	if !ok || !st2.RolledBack || st2.Step != 0 || !st2.Since.Equal(st.Since) {
 		t.Errorf("from STATE records: %+v, want %+v", st2, st)
+	}
+}
+
+// Resuming after a halt is a file change: a new revision is a new
+// rollout from its first step, while the same bytes again are the same
+// revision, with its halt.
+func TestNewRevisionIsANewRollout(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "policy.yaml")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path+".tmp", []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(path+".tmp", path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(timedYAML)
+	ctx := context.Background()
+	src, err := policy.Watch(ctx, path, policy.WithDebounce(time.Hour), policy.WithResync(0), policy.WithMeterProvider(noop.NewMeterProvider()),
+		policy.WithLogger(slog.New(slog.DiscardHandler)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	clk := newClock()
+	l := &sharedLog{}
+	c, err := rolloutstate.New(src, nil, l, rolloutstate.WithClock(clk.Now), rolloutstate.WithMeterProvider(noop.NewMeterProvider()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	r := &replica{c: c, src: src}
+	first := src.Policy().Revision()
+	run(r, l, clk, 5)
+	// Another replica's gate failed first.
+	l.Publish(&assigndv1.RolloutEvent{Kind: assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_HALT, Revision: first, Rule: "canary",
+		Step: 0, EffectiveAt: timestamppb.New(clk.Now()), Reason: "gate failed: max_moved_ratio failed on 1 groups (orders-2)"})
+	run(r, l, clk, 120)
+	if st := c.RuleStatus("canary"); !st.GetHalted() || st.GetStep() != 0 {
+		t.Fatalf("not halted: %v", st)
+	}
+
+	write(timedYAML + "# resumed: the assignor's params fixed\n")
+	if err := src.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run(r, l, clk, 70) // the hold, then the switch delay
+	st := c.RuleStatus("canary")
+	if st.GetRevision() == first || st.GetHalted() || st.GetStep() != 1 {
+		t.Errorf("the new revision is not a new rollout: %v", st)
+	}
+
+	write(timedYAML)
+	if err := src.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	run(r, l, clk, 2)
+	if st := c.RuleStatus("canary"); st.GetRevision() != first || !st.GetHalted() {
+		t.Errorf("the first revision's halt is gone: %v", st)
+	}
+	if s, bp := r.serving("canary", clk.Now()); s != 0 || bp != 1000 {
+		t.Errorf("the halted revision serves step %d (%d bp)", s, bp)
 	}
 }
