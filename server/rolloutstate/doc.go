@@ -14,8 +14,9 @@
 //
 //   - A replica serving a revision publishes SERVING; the first SERVING of
 //     a revision in the log starts its rollouts (step 0 from its
-//     effective_at). Before a replica has read its own SERVING back it
-//     serves step 0 and makes no verdict.
+//     effective_at). Until a replica has read the log up to its own
+//     SERVING, it serves the state it has read so far (step 0 at worst)
+//     and makes no verdict.
 //   - When a step's hold has passed, any replica may evaluate the gate and
 //     publish ADVANCE, HALT or ROLLBACK for that step. The first verdict
 //     for (revision, rule, step) in the log wins; later ones are ignored.

@@ -355,7 +355,8 @@ type RolloutRuleState struct {
 	Reason         string                 `protobuf:"bytes,11,opt,name=reason,proto3" json:"reason,omitempty"`
 	Failures       []*RolloutFailure      `protobuf:"bytes,12,rep,name=failures,proto3" json:"failures,omitempty"`
 	// Whether this replica has read the shared log up to its own SERVING
-	// record (before that it serves step 0).
+	// record (before that it serves what it has read so far, and makes no
+	// verdict).
 	Agreed bool `protobuf:"varint,13,opt,name=agreed,proto3" json:"agreed,omitempty"`
 	// The last gate evaluation's outcome in words, e.g. "waiting: 2 of 5
 	// trusted groups".
