@@ -41,7 +41,9 @@ func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolic
 		s.logger.ErrorContext(ctx, "explainer failed", "group", clip(req.GetGroupId()), "error", clipN(err.Error(), maxMessage))
 		return nil, fmt.Errorf("explaining the policy: %w", err)
 	}
-	return explanationOut(e, caller), nil
+	out := explanationOut(e, caller)
+	out.Rollout = s.ruleRollout(e.Rule)
+	return out, nil
 }
 
 // protocolNames lists the protocol names the policy answers for, for

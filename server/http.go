@@ -25,6 +25,9 @@ func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 		if s.explainer != nil {
 			opts = append(opts, console.WithExplainer(s.explainer))
 		}
+		if s.rollouts != nil {
+			opts = append(opts, console.WithRollouts(s.rollouts.Status))
+		}
 		mux.Handle("GET /console/", http.StripPrefix("/console", console.Handler(s.history, opts...)))
 		mux.HandleFunc("GET /console/migration", s.rollout.migrationPage)
 	}

@@ -64,6 +64,7 @@ type config struct {
 	history       *history.Store
 	policyParser  PolicyParser
 	load          LoadSource
+	rollouts      RolloutStatuser
 }
 
 func defaultConfig() config {

@@ -46,6 +46,8 @@ type Server struct {
 	rollout    *rolloutService
 	// explainer, when set, tells the console what the policy does now.
 	explainer Explainer
+	// rollouts, when set, shows the staged rollouts on the console.
+	rollouts RolloutStatuser
 }
 
 // New builds a Server. sel chooses the assignor of every Assign call (use
@@ -84,7 +86,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
 	}
 
-	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history, explainer: cfg.explainer}
+	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history, explainer: cfg.explainer, rollouts: cfg.rollouts}
 	if cfg.memoryReturn > 0 {
 		s.osReturner = newOSReturner(cfg.memoryReturn)
 		adm.largeDone = s.osReturner.schedule
@@ -94,7 +96,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	svc := &service{
 		sel: sel, explainer: cfg.explainer, logger: logger, admission: adm,
 		maxPartitions: cfg.maxPartitions, stopping: stopping, run: cfg.run, metrics: metrics, history: cfg.history,
-		load: cfg.load,
+		load: cfg.load, rollouts: cfg.rollouts,
 	}
 	if svc.loadFallbacks, err = newLoadFallbacks(cfg.meters); err != nil {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
@@ -137,6 +139,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	rollout.stopOnShutdown = svc.stopOnShutdown
 	assigndv1.RegisterRolloutServiceServer(s.grpc, rollout)
 	s.rollout = rollout
+	assigndv1.RegisterRolloutStateServiceServer(s.grpc, &rolloutStateService{rollouts: cfg.rollouts})
 	if cfg.history != nil {
 		if err := registerHistoryMetrics(cfg.meters, cfg.history); err != nil {
 			return nil, fmt.Errorf("server: creating metrics: %w", err)

@@ -43,6 +43,8 @@ type service struct {
 	// loadFallbacks counts the calls planned by counts instead.
 	load          LoadSource
 	loadFallbacks metric.Int64Counter
+	// rollouts reports staged rollouts in ExplainPolicy; nil: none.
+	rollouts RolloutStatuser
 }
 
 // Assign computes one group's assignment. Steps, each of which can reject

@@ -137,7 +137,8 @@ variable.
 
 Exit status: 0 success; 1 the server refused the request, is not serving, or
 the policy file has problems; 2 usage error; 3 no connection to the server or
-no answer within --timeout; 4 a gate failed (policy diff, gate).`,
+no answer within --timeout; 4 a gate failed (policy diff, gate), or a staged
+rollout halted (policy status).`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -28,7 +29,7 @@ func (a *app) policyCommand() *cobra.Command {
 		// subcommand is a usage error (cobra.NoArgs).
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(a.policyCheckCommand(), a.policyExplainCommand(), a.policyDiffCommand())
+	cmd.AddCommand(a.policyCheckCommand(), a.policyExplainCommand(), a.policyDiffCommand(), a.policyStatusCommand())
 	return cmd
 }
 
@@ -240,6 +241,9 @@ func printExplanation(w io.Writer, group, name string, r *assigndv1.ExplainPolic
 			label = "skipped"
 		}
 		row(label, "%s: %s", s.GetRule(), s.GetReason())
+	}
+	if ro := r.GetRollout(); ro != nil {
+		printRuleRollout(w, ro, time.Now(), "  ")
 	}
 }
 

@@ -38,6 +38,7 @@ type config struct {
 	historyDecisions    int
 	historyGroups       int
 	history             historyConfig
+	rollout             rolloutConfig
 	metricsTLSCert      string
 	metricsTLSKey       string
 	metricsTLSClientCA  string
@@ -81,6 +82,7 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.IntVar(&c.historyGroups, "history-groups", history.DefaultMaxGroups,
 		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
 	historyFlags(fs, &c.history)
+	rolloutFlags(fs, &c.rollout)
 	fs.StringVar(&c.metricsTLSCert, "metrics-tls-cert", "", "PEM certificate `file` to serve the HTTP listener (--metrics-listen: metrics, probes, console) over TLS, with --metrics-tls-key; "+
 		"re-read when it changes, like --tls-cert (it may name the same files)")
 	fs.StringVar(&c.metricsTLSKey, "metrics-tls-key", "", "PEM private key `file` of --metrics-tls-cert")

@@ -108,11 +108,11 @@ func parseThresholds(s string) (history.Thresholds, error) {
 // newHistory builds the history Store of the flags and, with
 // --history-brokers, its Kafka log, started. The returned function closes
 // the log (nil without one).
-func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*history.Store, func(), error) {
+func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*history.Store, *kafkalog.Log, func(), error) {
 	hc := c.history
 	t, err := parseThresholds(hc.thresholds)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	opts := []history.Option{
 		history.WithDecisionsPerGroup(c.historyDecisions), history.WithMaxGroups(c.historyGroups),
@@ -120,7 +120,7 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*histor
 	}
 	if hc.brokers == "" {
 		h, err := history.New(opts...)
-		return h, func() {}, err
+		return h, nil, func() {}, err
 	}
 	lopts := []kafkalog.Option{
 		kafkalog.WithTopic(hc.topic), kafkalog.WithTopicCreation(int32(hc.partitions), int16(hc.replicationFactor), hc.retention),
@@ -129,7 +129,7 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*histor
 	}
 	tc, err := hc.tlsConfig()
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if tc != nil {
 		lopts = append(lopts, kafkalog.WithTLS(tc))
@@ -139,16 +139,16 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*histor
 	}
 	l, err := kafkalog.New(strings.Split(hc.brokers, ","), lopts...)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	h, err := history.New(append(opts, history.WithPublisher(l))...)
 	if err != nil {
 		l.Close()
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	l.Start(h)
 	logger.Info("history shared through Kafka", "brokers", hc.brokers, "topic", hc.topic, "replica", hc.replica)
-	return h, l.Close, nil
+	return h, l, l.Close, nil
 }
 
 // historySASL is the history cluster's SASL mechanism, nil without one.

@@ -22,6 +22,7 @@ import (
 	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/history/kafkalog"
 	"go.opentelemetry.io/otel"
 )
 
@@ -86,15 +87,16 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		return err
 	}
 	var hist *history.Store
+	var histLog *kafkalog.Log
 	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		h, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider())
+		h, hl, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider())
 		if err != nil {
 			return err
 		}
 		// Deferred before the policy's Close: shadow runs still finishing
 		// record into it, and then it flushes to Kafka.
 		defer closeHistory()
-		hist = h
+		hist, histLog = h, hl
 	}
 	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider(), hist)
 	if err != nil {
@@ -109,6 +111,11 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	hupCtx, stopHUP := context.WithCancel(ctx)
 	defer stopHUP()
 	go reloadOnSignal(hupCtx, src, hup, logger, cfg.policy)
+	rollouts, err := startRollouts(cfg.rollout, src, hist, histLog, cfg.history.replica, logger, tel.MeterProvider())
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, rollouts.Close()) }()
 
 	maxConcurrent := cfg.maxConcurrent
 	if maxConcurrent == 0 {
@@ -124,6 +131,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		server.WithTracerProvider(tel.TracerProvider()),
 		server.WithExplainer(src),
 		server.WithPolicyParser(parseCandidate),
+		server.WithRolloutStatus(rollouts),
 	}
 	if tlsCfg != nil {
 		opts = append(opts, server.WithTLS(tlsCfg))

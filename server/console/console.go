@@ -36,7 +36,11 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"stamp":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"clock":    func(t time.Time) string { return t.UTC().Format("15:04:05") },
 	"groupURL": func(id string) string { return "group?id=" + url.QueryEscape(id) },
-	"extra":    func(d *assigndv1.Decision) []field { return extraFields(d, decisionShown) },
+	"stepOf": func(r *assigndv1.RolloutRuleState) string {
+		return fmt.Sprintf("%d of %d", min(r.GetStep(), r.GetSteps()-1)+1, r.GetSteps())
+	},
+	"inc":   func(n int32) int32 { return n + 1 },
+	"extra": func(d *assigndv1.Decision) []field { return extraFields(d, decisionShown) },
 	"caller": func(c *assigndv1.CallerIdentity) string {
 		if c == nil {
 			return "unauthenticated"
@@ -106,7 +110,7 @@ func Handler(h *history.Store, opts ...Option) http.Handler {
 		o.apply(&cfg)
 	}
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { fleet(w, r, h) })
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) { fleet(w, r, h, cfg) })
 	mux.HandleFunc("GET /group", func(w http.ResponseWriter, r *http.Request) { group(w, r, h, cfg) })
 	return mux
 }
@@ -124,6 +128,9 @@ type fleetPage struct {
 	// share through the history topic, as ListGroups returns them; the
 	// section is left out when there are none.
 	Gapped []*assigndv1.HistoryReplica
+	// Rollouts are the serving policy's staged rollouts (WithRollouts);
+	// the section is left out when there are none.
+	Rollouts []*assigndv1.RolloutRuleState
 }
 
 // gapped keeps the runs that dropped records: a run that shared all of
@@ -143,7 +150,7 @@ type signalCount struct {
 	Groups int
 }
 
-func fleet(w http.ResponseWriter, r *http.Request, h *history.Store) {
+func fleet(w http.ResponseWriter, r *http.Request, h *history.Store, cfg config) {
 	q := history.Query{Prefix: r.URL.Query().Get("prefix"), PageSize: history.MaxPageSize}
 	sig := r.URL.Query().Get("signal")
 	if sig != "" {
@@ -170,6 +177,9 @@ func fleet(w http.ResponseWriter, r *http.Request, h *history.Store) {
 	// The same list ListGroups returns (GroupHistoryService), so that
 	// the console and assignctl agree.
 	page.Gapped = gapped(h.Replicas())
+	if cfg.rollouts != nil {
+		page.Rollouts = cfg.rollouts().GetRules()
+	}
 	render(w, "fleet.html", page)
 }
 

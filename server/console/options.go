@@ -1,6 +1,9 @@
 package console
 
-import "github.com/assignd/assignd/server/selection"
+import (
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/selection"
+)
 
 // Option configures a Handler. Options are sealed: only this package
 // defines them.
@@ -8,6 +11,7 @@ type Option interface{ apply(*config) }
 
 type config struct {
 	explainer selection.Explainer
+	rollouts  func() *assigndv1.RolloutStatusResponse
 }
 
 type optionFunc func(*config)
@@ -20,4 +24,10 @@ func (f optionFunc) apply(c *config) { f(c) }
 // page shows the rule and revision each decision recorded.
 func WithExplainer(e selection.Explainer) Option {
 	return optionFunc(func(c *config) { c.explainer = e })
+}
+
+// WithRollouts shows, on the fleet page, the staged rollouts of the
+// serving policy (step, percent, halts), from status. Default: none.
+func WithRollouts(status func() *assigndv1.RolloutStatusResponse) Option {
+	return optionFunc(func(c *config) { c.rollouts = status })
 }

@@ -76,7 +76,7 @@ func (c *compiler) compileRules(specs []ruleSpec, fromFile int) []*rule {
 // catchesAll reports whether the rule applies to every query.
 func (r *rule) catchesAll() bool {
 	return !r.hasGroupClause() && len(r.protocols) == 0 && len(r.callers) == 0 && r.assignor != nil &&
-		(!r.rollout || (r.basisPoints == Buckets && len(r.exclude) == 0))
+		(!r.rollout || (r.basisPoints == Buckets && len(r.exclude) == 0 && r.steps == nil))
 }
 
 func (c *compiler) compileRule(s *ruleSpec, label string, at ruleLines) *rule {
@@ -215,8 +215,10 @@ func (c *compiler) compileRollout(r *rule, s *rolloutSpec, add func(field, forma
 	r.rollout = true
 	r.salt = s.Salt
 	switch {
+	case s.Steps != nil || s.Gate != nil:
+		c.compileSteps(r, s, add)
 	case s.Percent == nil:
-		add("rollout", "a rollout needs percent (0 to 100; 0 with include for named groups only)")
+		add("rollout", "a rollout needs percent (0 to 100; 0 with include for named groups only) or steps")
 	case math.IsNaN(*s.Percent) || *s.Percent < 0 || *s.Percent > 100:
 		add("rollout.percent", "%v is outside 0..100", *s.Percent)
 	default:

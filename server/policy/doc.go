@@ -32,10 +32,14 @@
 //	        - common_name: leader-a
 //	        - subject: "CN=leader-b,O=payments"
 //	    rollout:                  # optional: apply to some of the matching groups
-//	      percent: 10             # 0..100, in steps of 0.01; required in a rollout
+//	      percent: 10             # 0..100, in steps of 0.01; required in a rollout without steps
 //	      salt: ""                # optional; see Bucket
 //	      include: [payments-critical]   # always in (if the rule matches them)
 //	      exclude: [payments-legacy]     # never in; wins over include and percent
+//	      # instead of percent: a staged rollout (server/rolloutstate drives it)
+//	      # steps: [{percent: 1, hold: 1h}, {percent: 10, hold: 6h}, {percent: 100}]
+//	      # gate: {min_groups: 5, max_moved_ratio: 0.05, max_withheld_ratio: 0.2,
+//	      #        max_followups_per_rebalance: 1, max_imbalance: 1, on_fail: halt}  # or rollback
 //	    assignor: cooperative-sticky@2   # name@version, or "standard"
 //	    params:                   # optional
 //	      rack_aware: true              # default true
@@ -55,7 +59,9 @@
 //
 // A rule applies to a query (group id, protocol name, caller) when its
 // match clauses match and, if it has a rollout, the group is not excluded
-// and is either included or has a Bucket below percent×100. A rule that
+// and is either included or has a Bucket below percent×100 (for a staged
+// rollout, the percent of the step the replicas agreed, see [StepView]; a
+// rolled-back one applies to no group). A rule that
 // does not apply falls through to the next one. An include or exclude entry
 // that the rule's group clause cannot match is rejected as a likely typo.
 //

@@ -21,18 +21,25 @@ var (
 // [selection.ErrUnknownProtocol], as for Select; the Explanation's Skipped
 // then still lists every rule.
 func (p *Policy) Explain(groupID, protocolName string, caller selection.Caller) (selection.Explanation, error) {
-	r, a, v, skipped, err := p.decide(groupID, protocolName, caller, true)
+	return p.explain(groupID, protocolName, caller, nil)
+}
+
+// explain explains the choice under view (nil: staged rules at their
+// first step).
+func (p *Policy) explain(groupID, protocolName string, caller selection.Caller, view *StepView) (selection.Explanation, error) {
+	r, a, v, skipped, err := p.decide(groupID, protocolName, caller, true, view)
 	if err != nil {
 		return selection.Explanation{Revision: p.revision, Bucket: Bucket("", groupID), Skipped: skipped}, err
 	}
 	bucket := Bucket(r.salt, groupID)
+	step, bp := r.serving(p.revision, view)
 	e := selection.Explanation{
 		Policy:      r.policy,
 		Rule:        r.name,
 		Revision:    p.revision,
 		Description: r.description,
 		Bucket:      bucket,
-		Reason:      r.reason(v, groupID, protocolName, caller, bucket),
+		Reason:      r.reason(v, groupID, protocolName, caller, bucket, bp, step),
 		Assignor:    assign.Ref(a),
 		Protocol:    effectiveProtocol(assign.ProtocolUnspecified, protocolName, a),
 		Params:      r.params,

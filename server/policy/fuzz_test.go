@@ -22,6 +22,8 @@ func FuzzParse(f *testing.F) {
 		"    rollout: {percent: 50, salt: s, include: [x-1], exclude: [x-2]}\n    assignor: cooperative-sticky@1\n" +
 		"    shadow: {assignor: cooperative-sticky@1, params: {max_moves_per_rebalance: 2}}\n"))
 	f.Add([]byte("version: 1\nrules: [{name: b, match: {protocols: [range]}, assignor: roundrobin@1}]\n"))
+	f.Add([]byte("version: 1\nrules:\n  - name: s\n    match: {group_globs: ['x-*']}\n    assignor: cooperative-sticky@1\n" +
+		"    rollout: {include: [x-1], steps: [{percent: 1, hold: 1h}, {percent: 100}], gate: {min_groups: 2, max_moved_ratio: 0.1, on_fail: rollback}}\n"))
 	f.Add([]byte("version: 1\nrules:\n  - &a {name: x, assignor: standard}\n  - *a\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := policy.Parse("fuzz.yaml", data)

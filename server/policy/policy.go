@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/server/selection"
@@ -55,19 +56,21 @@ func (p *Policy) ProtocolNames() []string {
 
 // decide finds the first rule that applies and its assignor. With
 // explain set it also records why each earlier rule did not.
-func (p *Policy) decide(groupID, name string, caller selection.Caller, explain bool) (*rule, assign.Assignor, verdict, []selection.SkippedRule, error) {
+// view, when not nil, is the agreed state of the staged rules.
+func (p *Policy) decide(groupID, name string, caller selection.Caller, explain bool, view *StepView) (*rule, assign.Assignor, verdict, []selection.SkippedRule, error) {
 	if name == "" {
 		return nil, nil, 0, nil, &unknownProtocolError{policy: p, msg: fmt.Sprintf(
 			"%v: the protocol name is empty; policy revision %s answers for %s", selection.ErrUnknownProtocol, p.revision, quoteList(p.ProtocolNames()))}
 	}
 	var skipped []selection.SkippedRule
 	for _, r := range p.rules {
-		v, a, bucket := r.evaluate(groupID, name, caller)
+		step, bp := r.serving(p.revision, view)
+		v, a, bucket := r.evaluate(groupID, name, caller, bp)
 		if v.applies() {
 			return r, a, v, skipped, nil
 		}
 		if explain {
-			skipped = append(skipped, selection.SkippedRule{Rule: r.name, Reason: r.reason(v, groupID, name, caller, bucket)})
+			skipped = append(skipped, selection.SkippedRule{Rule: r.name, Reason: r.reason(v, groupID, name, caller, bucket, bp, step)})
 		}
 	}
 	return nil, nil, 0, skipped, &unknownProtocolError{policy: p, msg: fmt.Sprintf(
@@ -95,7 +98,7 @@ func (p *Policy) Select(q selection.Query) (selection.Selection, error) {
 	if err != nil {
 		return selection.Selection{}, err
 	}
-	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
+	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false, nil)
 	if err != nil {
 		return selection.Selection{}, err
 	}
@@ -115,4 +118,19 @@ func (r *rule) selection(a assign.Assignor, q selection.Query) selection.Selecti
 		Protocol:  effectiveProtocol(q.Protocol, q.ProtocolName, a),
 		KafkaLoad: r.params.LoadSource == LoadSourceKafka,
 	}
+}
+
+// serving returns the step (-1 without steps) and basis points the rule
+// serves now under view: a staged rule without agreed state serves its
+// first step.
+func (r *rule) serving(revision string, view *StepView) (step, bp int) {
+	if r.steps == nil {
+		return -1, r.basisPoints
+	}
+	if view != nil && view.Revision == revision {
+		if st, ok := view.Rules[r.name]; ok {
+			return st.At(time.Now())
+		}
+	}
+	return 0, r.basisPoints
 }

@@ -44,6 +44,11 @@ type rule struct {
 	salt        string
 	include     map[string]struct{}
 	exclude     map[string]struct{}
+	// steps and gate make a staged rollout (steps nil: none); basisPoints
+	// is then the first step's, served until the agreed state says
+	// otherwise (see StepView).
+	steps []RolloutStep
+	gate  *Gate
 
 	// Choice. assignor is nil for "standard", which is resolved per
 	// protocol name.
@@ -171,6 +176,7 @@ const (
 	noStandard
 	excluded
 	bucketAbove
+	rolledBack
 	// Verdicts from here on apply.
 	matched
 	included
@@ -179,10 +185,12 @@ const (
 
 func (v verdict) applies() bool { return v >= matched }
 
-// evaluate decides whether the rule applies and with which assignor. The
-// bucket is only hashed when a rollout needs it (-1 otherwise), so the
-// request path pays for no hash and allocates nothing.
-func (r *rule) evaluate(groupID, name string, caller selection.Caller) (verdict, assign.Assignor, int) {
+// evaluate decides whether the rule applies and with which assignor, bp
+// being the basis points its rollout serves now (r.basisPoints, or a
+// staged rule's agreed step; -1: rolled back). The bucket is only hashed
+// when a rollout needs it (-1 otherwise), so the request path pays for no
+// hash and allocates nothing.
+func (r *rule) evaluate(groupID, name string, caller selection.Caller, bp int) (verdict, assign.Assignor, int) {
 	if !r.protocolMatches(name) {
 		return otherProtocol, nil, -1
 	}
@@ -199,6 +207,9 @@ func (r *rule) evaluate(groupID, name string, caller selection.Caller) (verdict,
 	case !r.rollout:
 		return matched, a, -1
 	}
+	if bp < 0 {
+		return rolledBack, nil, -1
+	}
 	if _, ok := r.exclude[groupID]; ok {
 		return excluded, nil, -1
 	}
@@ -206,14 +217,19 @@ func (r *rule) evaluate(groupID, name string, caller selection.Caller) (verdict,
 		return included, a, -1
 	}
 	b := Bucket(r.salt, groupID)
-	if b < r.basisPoints {
+	if b < bp {
 		return bucketBelow, a, b
 	}
 	return bucketAbove, nil, b
 }
 
-// reason says in words why the rule did or did not apply.
-func (r *rule) reason(v verdict, groupID, name string, caller selection.Caller, bucket int) string {
+// reason says in words why the rule did or did not apply; bp and step are
+// what its rollout serves (step is -1 for a rule without steps).
+func (r *rule) reason(v verdict, groupID, name string, caller selection.Caller, bucket, bp, step int) string {
+	what := "rollout.percent " + percentString(bp)
+	if step >= 0 {
+		what = fmt.Sprintf("rollout step %d of %d, percent %s", min(step, len(r.steps)-1)+1, len(r.steps), percentString(bp))
+	}
 	switch v {
 	case otherProtocol:
 		return fmt.Sprintf("protocol name %q is not in match.protocols", name)
@@ -228,9 +244,11 @@ func (r *rule) reason(v verdict, groupID, name string, caller selection.Caller, 
 	case included:
 		return "group is in rollout.include"
 	case bucketBelow:
-		return fmt.Sprintf("bucket %d is below %d (rollout.percent %s)", bucket, r.basisPoints, percentString(r.basisPoints))
+		return fmt.Sprintf("bucket %d is below %d (%s)", bucket, bp, what)
 	case bucketAbove:
-		return fmt.Sprintf("bucket %d is not below %d (rollout.percent %s)", bucket, r.basisPoints, percentString(r.basisPoints))
+		return fmt.Sprintf("bucket %d is not below %d (%s)", bucket, bp, what)
+	case rolledBack:
+		return "the staged rollout rolled back: its gate failed"
 	}
 	return "matches"
 }

@@ -49,10 +49,29 @@ type callerSpec struct {
 }
 
 type rolloutSpec struct {
+	Percent *float64   `yaml:"percent"`
+	Salt    string     `yaml:"salt"`
+	Include []string   `yaml:"include"`
+	Exclude []string   `yaml:"exclude"`
+	Steps   []stepSpec `yaml:"steps"`
+	Gate    *gateSpec  `yaml:"gate"`
+}
+
+// stepSpec is one step of a staged rollout; hold is a Go duration ("30s",
+// "6h").
+type stepSpec struct {
 	Percent *float64 `yaml:"percent"`
-	Salt    string   `yaml:"salt"`
-	Include []string `yaml:"include"`
-	Exclude []string `yaml:"exclude"`
+	Hold    string   `yaml:"hold"`
+}
+
+// gateSpec is what a staged rollout checks before each step advances.
+type gateSpec struct {
+	MinGroups                *int     `yaml:"min_groups"`
+	MaxMovedRatio            *float64 `yaml:"max_moved_ratio"`
+	MaxWithheldRatio         *float64 `yaml:"max_withheld_ratio"`
+	MaxFollowupsPerRebalance *int     `yaml:"max_followups_per_rebalance"`
+	MaxImbalance             *int     `yaml:"max_imbalance"`
+	OnFail                   string   `yaml:"on_fail"`
 }
 
 type paramsSpec struct {
@@ -81,6 +100,8 @@ var sectionNames = map[string]string{
 	"policy.matchSpec":   "match",
 	"policy.callerSpec":  "a caller",
 	"policy.rolloutSpec": "rollout",
+	"policy.stepSpec":    "a rollout step",
+	"policy.gateSpec":    "rollout.gate",
 	"policy.paramsSpec":  "params",
 	"policy.shadowSpec":  "shadow",
 }

@@ -16,8 +16,11 @@ import (
 // reads one revision from start to end (the revision is swapped atomically,
 // never edited), so every response names the revision that chose it.
 type Source struct {
-	cfg     config
-	cur     atomic.Pointer[Policy]
+	cfg config
+	cur atomic.Pointer[Policy]
+	// steps is the agreed state of the staged rules (server/rollout sets
+	// it); nil serves them at their first step.
+	steps   atomic.Pointer[StepView]
 	m       *instruments
 	shadows *shadowRunner
 	reg     metric.Registration
@@ -79,7 +82,7 @@ func (s *Source) Select(ctx context.Context, q selection.Query) (selection.Selec
 	if err != nil {
 		return selection.Selection{}, err
 	}
-	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false)
+	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false, s.steps.Load())
 	if err != nil {
 		return selection.Selection{}, err
 	}
@@ -94,8 +97,16 @@ func (s *Source) Select(ctx context.Context, q selection.Query) (selection.Selec
 
 // Explain explains the current revision's choice; see Policy.Explain.
 func (s *Source) Explain(groupID, protocolName string, caller selection.Caller) (selection.Explanation, error) {
-	return s.cur.Load().Explain(groupID, protocolName, caller)
+	return s.cur.Load().explain(groupID, protocolName, caller, s.steps.Load())
 }
+
+// SetSteps makes the Source serve its staged rules from v, the state the
+// replicas agreed (server/rollout). A view for another revision than the
+// one serving is ignored, so a reload never serves a stale step.
+func (s *Source) SetSteps(v *StepView) { s.steps.Store(v) }
+
+// Steps returns the view set last, or nil.
+func (s *Source) Steps() *StepView { return s.steps.Load() }
 
 // ProtocolNames lists the names the current revision answers for; see
 // [Policy.ProtocolNames].

@@ -1676,7 +1676,9 @@ type ExplainPolicyResponse struct {
 	// not apply.
 	Skipped []*SkippedRule `protobuf:"bytes,11,rep,name=skipped,proto3" json:"skipped,omitempty"`
 	// The caller identity the policy was evaluated for.
-	Caller        *CallerIdentity `protobuf:"bytes,12,opt,name=caller,proto3" json:"caller,omitempty"`
+	Caller *CallerIdentity `protobuf:"bytes,12,opt,name=caller,proto3" json:"caller,omitempty"`
+	// The rule's staged rollout (absent when the rule has no steps).
+	Rollout       *RolloutRuleState `protobuf:"bytes,40,opt,name=rollout,proto3" json:"rollout,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1791,6 +1793,13 @@ func (x *ExplainPolicyResponse) GetSkipped() []*SkippedRule {
 func (x *ExplainPolicyResponse) GetCaller() *CallerIdentity {
 	if x != nil {
 		return x.Caller
+	}
+	return nil
+}
+
+func (x *ExplainPolicyResponse) GetRollout() *RolloutRuleState {
+	if x != nil {
+		return x.Rollout
 	}
 	return nil
 }
@@ -2081,7 +2090,7 @@ var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bassignd/v1/assignment.proto\x12\n" +
-	"assignd.v1\"G\n" +
+	"assignd.v1\x1a\x1eassignd/v1/rollout_state.proto\"G\n" +
 	"\x0fTopicPartitions\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1e\n" +
 	"\n" +
@@ -2183,7 +2192,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x06params\x18\x02 \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\"9\n" +
 	"\vSkippedRule\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xe6\x03\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\x9e\x04\n" +
 	"\x15ExplainPolicyResponse\x12\x16\n" +
 	"\x06policy\x18\x01 \x01(\tR\x06policy\x12\x12\n" +
 	"\x04rule\x18\x02 \x01(\tR\x04rule\x12\x1a\n" +
@@ -2197,7 +2206,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x06shadow\x18\n" +
 	" \x01(\v2\x18.assignd.v1.ShadowPolicyR\x06shadow\x121\n" +
 	"\askipped\x18\v \x03(\v2\x17.assignd.v1.SkippedRuleR\askipped\x122\n" +
-	"\x06caller\x18\f \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\"a\n" +
+	"\x06caller\x18\f \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\x126\n" +
+	"\arollout\x18( \x01(\v2\x1c.assignd.v1.RolloutRuleStateR\arollout\"a\n" +
 	"\x0fMoveReasonCount\x12.\n" +
 	"\x06reason\x18\x01 \x01(\x0e2\x16.assignd.v1.MoveReasonR\x06reason\x12\x1e\n" +
 	"\n" +
@@ -2299,6 +2309,7 @@ var file_assignd_v1_assignment_proto_goTypes = []any{
 	(*PartitionMove)(nil),         // 22: assignd.v1.PartitionMove
 	(*PartitionWeights)(nil),      // 23: assignd.v1.PartitionWeights
 	(*LoadSummary)(nil),           // 24: assignd.v1.LoadSummary
+	(*RolloutRuleState)(nil),      // 25: assignd.v1.RolloutRuleState
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	6,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
@@ -2326,19 +2337,20 @@ var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	18, // 22: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
 	19, // 23: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
 	16, // 24: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
-	3,  // 25: assignd.v1.MoveReasonCount.reason:type_name -> assignd.v1.MoveReason
-	3,  // 26: assignd.v1.PartitionMove.reason:type_name -> assignd.v1.MoveReason
-	9,  // 27: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
-	12, // 28: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
-	15, // 29: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
-	11, // 30: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	14, // 31: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	20, // 32: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	30, // [30:33] is the sub-list for method output_type
-	27, // [27:30] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	25, // 25: assignd.v1.ExplainPolicyResponse.rollout:type_name -> assignd.v1.RolloutRuleState
+	3,  // 26: assignd.v1.MoveReasonCount.reason:type_name -> assignd.v1.MoveReason
+	3,  // 27: assignd.v1.PartitionMove.reason:type_name -> assignd.v1.MoveReason
+	9,  // 28: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
+	12, // 29: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
+	15, // 30: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
+	11, // 31: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	14, // 32: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	20, // 33: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	31, // [31:34] is the sub-list for method output_type
+	28, // [28:31] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_assignment_proto_init() }
@@ -2346,6 +2358,7 @@ func file_assignd_v1_assignment_proto_init() {
 	if File_assignd_v1_assignment_proto != nil {
 		return
 	}
+	file_assignd_v1_rollout_state_proto_init()
 	file_assignd_v1_assignment_proto_msgTypes[3].OneofWrappers = []any{}
 	file_assignd_v1_assignment_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}

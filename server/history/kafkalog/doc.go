@@ -16,4 +16,10 @@
 // The topic is created when missing, with cleanup.policy=delete and a
 // time retention: a compacted topic would keep one record per group, and
 // the history is the last several.
+//
+// The topic also carries the staged rollouts' records (RolloutEvent, see
+// server/rolloutstate), all keyed [RolloutKey] so that they share one
+// partition and every replica reads them in one order:
+// [Log.PublishRollout] produces them, [Log.SetRolloutHandler] receives
+// them.
 package kafkalog

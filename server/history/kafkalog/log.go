@@ -33,6 +33,7 @@ type Log struct {
 	queue chan published
 
 	dropped, produced, consumed, invalid metric.Int64Counter
+	rollouts                             rolloutFeed
 
 	mu      sync.Mutex
 	gap     pending
@@ -242,6 +243,10 @@ func (l *Log) consume(ctx context.Context) {
 				return
 			}
 			n++
+			if ev := rec.GetRolloutEvent(); ev != nil {
+				l.applyRollout(ev)
+				return
+			}
 			l.store.Load().Apply(rec)
 		})
 		l.consumed.Add(ctx, n)
