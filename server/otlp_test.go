@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/server"
@@ -78,7 +79,14 @@ func TestOTLPHTTPFromEnvironment(t *testing.T) {
 	if _, err := ts.client.Assign(callCtx(t), req); err != nil {
 		t.Fatal(err)
 	}
-	// Shutdown flushes the batch of spans to the receiver.
+	// The server ends a call's span after the response is on its way, so
+	// the client can have it first: stopping the server waits for the
+	// handler and its span. Telemetry's Shutdown then flushes the batch.
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := ts.srv.Shutdown(sctx); err != nil {
+		t.Fatalf("server Shutdown: %v", err)
+	}
 	if err := tel.Shutdown(context.Background()); err != nil {
 		t.Fatalf("Shutdown (flushing the spans): %v", err)
 	}
