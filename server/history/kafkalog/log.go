@@ -242,6 +242,9 @@ func (l *Log) consume(ctx context.Context) {
 				return
 			}
 			n++
+			if l.applyWeights(rec) {
+				return
+			}
 			l.store.Load().Apply(rec)
 		})
 		l.consumed.Add(ctx, n)
