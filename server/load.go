@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // LoadSource gives partition weights read outside the request, as
@@ -18,33 +19,74 @@ type LoadSource interface {
 	Weights(topics []string, now time.Time) ([]assign.TopicWeights, error)
 }
 
+// LoadSnapshots is a [LoadSource] that names the snapshot it answers
+// from, as server/loadsource's Source with a Book does: the snapshot the
+// replicas share (AssignResponse.load_snapshot). The server prefers it to
+// Weights.
+type LoadSnapshots interface {
+	SnapshotWeights(topics []string, now time.Time) (ws []assign.TopicWeights, snapshot string, err error)
+}
+
+// LoadCluster is a Kafka cluster a policy rule reads load from
+// (load_clusters); see [selection.LoadCluster].
+type LoadCluster = selection.LoadCluster
+
+// LoadClusters gives the load source of a cluster a policy rule names,
+// as server/loadsource's Clusters does. Source must not block: it may
+// start a source (which has no rates yet) and must bound how many it
+// keeps.
+type LoadClusters interface {
+	Source(c LoadCluster) (LoadSource, error)
+}
+
 // errNoLoadSource is the fallback's reason when the server has no source.
 var errNoLoadSource = errors.New("the server reads no load from Kafka (--load-brokers)")
 
+// errNoLoadClusters is the fallback's reason when a rule names a cluster
+// and the server reads none.
+var errNoLoadClusters = errors.New("the server reads no policy load_clusters")
+
 // kafkaWeights fills g.Weights from the load source when the rule asks for
-// it (params.load_source "kafka") and the request carries none. When it
-// cannot, the group is planned by counts: it returns the warning for the
-// response, logs it and counts it (assignd.load.fallbacks).
-func (s *service) kafkaWeights(ctx context.Context, sel Selection, g *assign.Group) (fromKafka bool, warning string) {
+// it (params.load_source "kafka") and the request carries none: the
+// server's own, or the rule's cluster (params.load_cluster). It returns
+// the snapshot's id when the source names it. When it cannot, the group
+// is planned by counts: it returns the warning for the response, logs it
+// and counts it (assignd.load.fallbacks).
+func (s *service) kafkaWeights(ctx context.Context, sel Selection, g *assign.Group) (fromKafka bool, snapshot, warning string) {
 	if !sel.KafkaLoad || len(g.Weights) > 0 {
-		return false, ""
+		return false, "", ""
 	}
-	err := errNoLoadSource
-	if s.load != nil {
+	src, err := s.load, errNoLoadSource
+	if c := sel.LoadCluster; c != nil {
+		src, err = nil, errNoLoadClusters
+		if s.loadClusters != nil {
+			src, err = s.loadClusters.Source(*c)
+		}
+	}
+	if src != nil {
 		topics := make([]string, len(g.Topics))
 		for i, t := range g.Topics {
 			topics[i] = t.Name
 		}
 		var ws []assign.TopicWeights
-		if ws, err = s.load.Weights(topics, time.Now()); err == nil {
+		if snap, ok := src.(LoadSnapshots); ok {
+			ws, snapshot, err = snap.SnapshotWeights(topics, time.Now())
+		} else {
+			ws, err = src.Weights(topics, time.Now())
+		}
+		if err == nil {
 			g.Weights = ws
-			return true, ""
+			return true, snapshot, ""
 		}
 	}
 	s.loadFallbacks.Add(ctx, 1)
-	warning = "no partition load from Kafka (" + err.Error() + "): planned by partition counts"
-	s.logger.WarnContext(ctx, "load fallback", "policy", sel.Policy, "err", err)
-	return false, warning
+	where := ""
+	if sel.LoadCluster != nil {
+		where = " cluster " + sel.LoadCluster.Name
+	}
+	warning = "no partition load from Kafka" + where + " (" + err.Error() + "): planned by partition counts"
+	s.logger.WarnContext(ctx, "load fallback", "policy", sel.Policy, "cluster", sel.LoadCluster.GetName(), "err", err)
+	return false, "", warning
 }
 
 func newLoadFallbacks(mp metric.MeterProvider) (metric.Int64Counter, error) {

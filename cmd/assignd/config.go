@@ -11,6 +11,7 @@ import (
 
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/loadsource"
 )
 
 // config is assignd's configuration. Every field is a flag and, for flags
@@ -46,6 +47,9 @@ type config struct {
 	loadBrokers  string
 	loadInterval time.Duration
 	loadConn     kafkaConn // TLS and SASL of --load-brokers
+	// loadMargin is how long after its epoch a shared weight snapshot
+	// waits before it is planned with (docs/load-aware.md).
+	loadMargin time.Duration
 	version      bool
 }
 
@@ -90,6 +94,8 @@ func newFlagSet(c *config) *flag.FlagSet {
 		"policy rules with params.load_source: kafka their partition load (docs/load-aware.md); empty reads none")
 	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' log-end offsets are sampled")
 	c.loadConn.register(fs, "load", "load brokers")
+	fs.DurationVar(&c.loadMargin, "load-margin", loadsource.DefaultMargin, "with --history-brokers, how long after a sampling interval ends its shared weight snapshot waits "+
+		"before replicas plan with it: time for it to reach every replica (docs/load-aware.md)")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -147,6 +153,9 @@ func (c *config) validate() error {
 	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
 		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0 || c.historyDecisions < 0 || c.historyGroups < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
+	}
+	if c.loadMargin < 0 {
+		return fmt.Errorf("--load-margin %s: must not be negative", c.loadMargin)
 	}
 	if err := c.loadConn.validate(); err != nil {
 		return err

@@ -22,6 +22,7 @@ import (
 	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/loadsource"
 	"go.opentelemetry.io/otel"
 )
 
@@ -85,9 +86,12 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
+	// The weight snapshots the load sources plan with; shared through the
+	// history topic when there is one (docs/load-aware.md).
+	book := loadsource.NewBook(loadsource.WithMargin(cfg.loadMargin))
 	var hist *history.Store
 	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		h, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider())
+		h, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider(), book)
 		if err != nil {
 			return err
 		}
@@ -132,7 +136,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		opts = append(opts, server.WithHistory(hist))
 	}
 	if cfg.loadBrokers != "" {
-		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, &cfg.loadConn, logger)
+		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, &cfg.loadConn, logger, book)
 		if err != nil {
 			return err
 		}
