@@ -50,7 +50,7 @@ type config struct {
 	// loadMargin is how long after its epoch a shared weight snapshot
 	// waits before it is planned with (docs/load-aware.md).
 	loadMargin time.Duration
-	version      bool
+	version    bool
 }
 
 // envName is the environment variable of a flag.
