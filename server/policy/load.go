@@ -115,6 +115,7 @@ func parse(file string, data []byte, fallback *ruleSpec) (*Policy, error) {
 	if (fromFile == 0 || specs[fromFile-1].Name != DefaultRule) && fallback != nil {
 		specs = append(specs, *fallback)
 	}
+	c.clusters = c.compileLoadClusters(f.LoadClusters, data)
 	bindings := c.compileBindings(f.Bindings)
 	rules := c.compileRules(specs, fromFile)
 	if err := probs.err(); err != nil {

@@ -50,7 +50,9 @@ type rule struct {
 	assignor assign.Assignor
 	params   Params
 	options  []assign.Option
-	shadow   *shadowChoice
+	// loadCluster is params.load_cluster's cluster; nil: the server's own.
+	loadCluster *selection.LoadCluster
+	shadow      *shadowChoice
 
 	// policy is "name/revision", as the response reports it.
 	policy string
@@ -93,6 +95,8 @@ type shadowChoice struct {
 	assignor assign.Assignor
 	params   Params
 	options  []assign.Option
+	// loadCluster is params.load_cluster's cluster; nil: the server's own.
+	loadCluster *selection.LoadCluster
 }
 
 func (r *rule) hasGroupClause() bool {
