@@ -31,12 +31,12 @@ type LoadSnapshots interface {
 // (load_clusters); see [selection.LoadCluster].
 type LoadCluster = selection.LoadCluster
 
-// LoadClusters gives the load source of a cluster a policy rule names,
-// as server/loadsource's Clusters does. Source must not block: it may
-// start a source (which has no rates yet) and must bound how many it
-// keeps.
+// LoadClusters gives partition weights from a cluster a policy rule
+// names, and the snapshot's id, as server/loadsource's Clusters does.
+// Weights must not block: it may start sampling the cluster (which has no
+// rates yet), and must bound how many clusters it samples.
 type LoadClusters interface {
-	Source(c LoadCluster) (LoadSource, error)
+	Weights(c LoadCluster, topics []string, now time.Time) (ws []assign.TopicWeights, snapshot string, err error)
 }
 
 // errNoLoadSource is the fallback's reason when the server has no source.
@@ -56,28 +56,26 @@ func (s *service) kafkaWeights(ctx context.Context, sel Selection, g *assign.Gro
 	if !sel.KafkaLoad || len(g.Weights) > 0 {
 		return false, "", ""
 	}
-	src, err := s.load, errNoLoadSource
-	if c := sel.LoadCluster; c != nil {
-		src, err = nil, errNoLoadClusters
-		if s.loadClusters != nil {
-			src, err = s.loadClusters.Source(*c)
-		}
+	topics := make([]string, len(g.Topics))
+	for i, t := range g.Topics {
+		topics[i] = t.Name
 	}
-	if src != nil {
-		topics := make([]string, len(g.Topics))
-		for i, t := range g.Topics {
-			topics[i] = t.Name
-		}
-		var ws []assign.TopicWeights
-		if snap, ok := src.(LoadSnapshots); ok {
-			ws, snapshot, err = snap.SnapshotWeights(topics, time.Now())
-		} else {
-			ws, err = src.Weights(topics, time.Now())
-		}
-		if err == nil {
-			g.Weights = ws
-			return true, snapshot, ""
-		}
+	var ws []assign.TopicWeights
+	err := errNoLoadSource
+	switch c := sel.LoadCluster; {
+	case c != nil && s.loadClusters == nil:
+		err = errNoLoadClusters
+	case c != nil:
+		ws, snapshot, err = s.loadClusters.Weights(*c, topics, time.Now())
+	case s.load == nil:
+	case isSnapshots(s.load):
+		ws, snapshot, err = s.load.(LoadSnapshots).SnapshotWeights(topics, time.Now())
+	default:
+		ws, err = s.load.Weights(topics, time.Now())
+	}
+	if err == nil {
+		g.Weights = ws
+		return true, snapshot, ""
 	}
 	s.loadFallbacks.Add(ctx, 1)
 	where := ""
@@ -92,4 +90,9 @@ func (s *service) kafkaWeights(ctx context.Context, sel Selection, g *assign.Gro
 func newLoadFallbacks(mp metric.MeterProvider) (metric.Int64Counter, error) {
 	return mp.Meter(meterName).Int64Counter("assignd.load.fallbacks", metric.WithUnit("{call}"),
 		metric.WithDescription("Assign calls whose rule reads load from Kafka but were planned by partition counts (no source, stale or not yet sampled)."))
+}
+
+func isSnapshots(l LoadSource) bool {
+	_, ok := l.(LoadSnapshots)
+	return ok
 }

@@ -92,7 +92,7 @@ func newFlagSet(c *config) *flag.FlagSet {
 		"on every path but /healthz and /readyz, which stay open to probes; needs --metrics-tls-cert")
 	fs.StringVar(&c.loadBrokers, "load-brokers", "", "comma-separated Kafka `brokers` (host:port; TLS and SASL with --load-tls*, --load-sasl-*) whose log-end offsets, sampled in the background, give "+
 		"policy rules with params.load_source: kafka their partition load (docs/load-aware.md); empty reads none")
-	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' log-end offsets are sampled")
+	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' (and the policy's load_clusters') log-end offsets are sampled; also the epoch of shared weight snapshots: give every replica the same")
 	c.loadConn.register(fs, "load", "load brokers")
 	fs.DurationVar(&c.loadMargin, "load-margin", loadsource.DefaultMargin, "with --history-brokers, how long after a sampling interval ends its shared weight snapshot waits "+
 		"before replicas plan with it: time for it to reach every replica (docs/load-aware.md)")
@@ -156,6 +156,9 @@ func (c *config) validate() error {
 	}
 	if c.loadMargin < 0 {
 		return fmt.Errorf("--load-margin %s: must not be negative", c.loadMargin)
+	}
+	if c.loadInterval <= 0 {
+		return fmt.Errorf("--load-interval %s: must be positive", c.loadInterval)
 	}
 	if err := c.loadConn.validate(); err != nil {
 		return err

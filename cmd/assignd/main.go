@@ -143,6 +143,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		defer stop()
 		opts = append(opts, server.WithLoadSource(load))
 	}
+	// The policy's load_clusters, sampled from the first call of a rule
+	// that names one (docs/load-aware.md).
+	clusters := loadsource.NewClusters(book,
+		loadsource.WithSourceOptions(loadsource.WithInterval(cfg.loadInterval), loadsource.WithStaleAfter(4*cfg.loadInterval)),
+		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }))
+	defer clusters.Close()
+	opts = append(opts, server.WithLoadClusters(clusters))
 	srv, err := server.New(src, logger, opts...)
 	if err != nil {
 		return err
