@@ -185,10 +185,10 @@ func resize[T any](xs []T, n int) []T {
 }
 
 // publish swaps in a snapshot of the quantised rates of the topics whose
-// every partition has one.
+// every partition has one, and offers it to the book (outside the lock:
+// Weights must not wait for the history topic's client).
 func (s *Source) publish(now time.Time) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	sn := &snapshot{at: now, rates: make(map[string][]float64, len(s.rates))}
 	for t, rs := range s.rates {
 		q := make([]float64, len(rs))
@@ -205,6 +205,7 @@ func (s *Source) publish(now time.Time) {
 		}
 	}
 	s.snap.Store(sn)
+	s.mu.Unlock()
 	if s.book != nil {
 		s.book.Offer(s.cluster, now, s.o.interval, sn.rates)
 	}
