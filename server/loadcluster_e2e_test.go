@@ -86,21 +86,33 @@ rules:
 	if clusters.Len() != 2 {
 		t.Fatalf("%d clusters sampled, want 2", clusters.Len())
 	}
-	for name, h := range hot {
-		var rs []*kgo.Record
-		for p := range int32(6) {
-			n := 3
-			if p == h {
-				n = 90
+	// Produce until the test ends: the sources' first samples of the topic
+	// may come at any time after the first calls.
+	pctx, stopProducing := context.WithCancel(ctx)
+	produced := make(chan struct{})
+	go func() {
+		defer close(produced)
+		for pctx.Err() == nil {
+			for name, h := range hot {
+				var rs []*kgo.Record
+				for p := range int32(6) {
+					n := 1
+					if p == h {
+						n = 30
+					}
+					for range n {
+						rs = append(rs, &kgo.Record{Topic: "events", Partition: p, Value: []byte("v")})
+					}
+				}
+				_ = producers[name].ProduceSync(pctx, rs...).FirstErr()
 			}
-			for range n {
-				rs = append(rs, &kgo.Record{Topic: "events", Partition: p, Value: []byte("v")})
+			select {
+			case <-pctx.Done():
+			case <-time.After(20 * time.Millisecond):
 			}
 		}
-		if err := producers[name].ProduceSync(ctx, rs...).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}()
+	defer func() { stopProducing(); <-produced }()
 	for name, h := range hot {
 		var resp *assigndv1.AssignResponse
 		for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
