@@ -95,8 +95,6 @@ type shadowChoice struct {
 	assignor assign.Assignor
 	params   Params
 	options  []assign.Option
-	// loadCluster is params.load_cluster's cluster; nil: the server's own.
-	loadCluster *selection.LoadCluster
 }
 
 func (r *rule) hasGroupClause() bool {
