@@ -50,9 +50,7 @@ type rule struct {
 	assignor assign.Assignor
 	params   Params
 	options  []assign.Option
-	// loadCluster is params.load_cluster's cluster; nil: the server's own.
-	loadCluster *selection.LoadCluster
-	shadow      *shadowChoice
+	shadow   *shadowChoice
 
 	// policy is "name/revision", as the response reports it.
 	policy string
@@ -60,6 +58,9 @@ type rule struct {
 	// each assignor the rule can run, built once so that the request path
 	// does not allocate.
 	selected map[assignorKey][]metric.AddOption
+
+	// loadCluster is params.load_cluster's cluster; nil: the server's own.
+	loadCluster *selection.LoadCluster
 }
 
 // assignorKey identifies an assignor without comparing interface values,
