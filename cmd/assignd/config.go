@@ -47,10 +47,10 @@ type config struct {
 	loadBrokers  string
 	loadInterval time.Duration
 	loadConn     kafkaConn // TLS and SASL of --load-brokers
+	version      bool
 	// loadMargin is how long after its epoch a shared weight snapshot
 	// waits before it is planned with (docs/load-aware.md).
 	loadMargin time.Duration
-	version    bool
 }
 
 // envName is the environment variable of a flag.
