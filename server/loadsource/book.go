@@ -58,7 +58,7 @@ type Book struct {
 	maxTopics   int
 	maxParts    int
 
-	mu       sync.Mutex
+	mu       sync.RWMutex // Weights, on the Assign path, only reads
 	pub      Publisher
 	replica  string
 	clusters map[string][]*epoch // sorted by start, oldest first
@@ -110,16 +110,16 @@ func (b *Book) Share(p Publisher, replica string) {
 
 // Shared reports whether [Book.Share] was called.
 func (b *Book) Shared() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	return b.pub != nil
 }
 
 // Ignored is how many records [Book.Apply] ignored: invalid, for a
 // cluster over the cap, or older than every epoch kept.
 func (b *Book) Ignored() int64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	return b.ignored
 }
 
@@ -263,8 +263,8 @@ var ErrNoSnapshot = errors.New("no shared weight snapshot has every topic")
 // none with every topic, with [ErrNoSnapshot] (or [ErrNotReady] when the
 // cluster has none at all).
 func (b *Book) Weights(cluster string, topics []string, now time.Time, stale time.Duration) ([]assign.TopicWeights, string, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	es := b.clusters[cluster]
 	if len(es) == 0 {
 		return nil, "", ErrNotReady
@@ -314,8 +314,8 @@ func SnapshotID(cluster string, start int64) string {
 // Epochs lists the starts of cluster's epochs kept, oldest first, with
 // their topic counts; for tests and status pages.
 func (b *Book) Epochs(cluster string) map[time.Time]int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+	b.mu.RLock()
+	defer b.mu.RUnlock()
 	out := map[time.Time]int{}
 	for _, e := range b.clusters[cluster] {
 		out[time.UnixMilli(e.start).UTC()] = len(e.topics)
