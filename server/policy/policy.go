@@ -111,9 +111,8 @@ func (p *Policy) Select(q selection.Query) (selection.Selection, error) {
 // a name without changing what the clients see.
 func (r *rule) selection(a assign.Assignor, q selection.Query) selection.Selection {
 	return selection.Selection{
-		Assignor: a, Options: r.options, Policy: r.policy,
-		Protocol:    effectiveProtocol(q.Protocol, q.ProtocolName, a),
-		KafkaLoad:   r.params.LoadSource == LoadSourceKafka,
-		LoadCluster: r.loadCluster,
+		Assignor: a, Options: r.options, Policy: r.policy, LoadCluster: r.loadCluster,
+		Protocol:  effectiveProtocol(q.Protocol, q.ProtocolName, a),
+		KafkaLoad: r.params.LoadSource == LoadSourceKafka,
 	}
 }
