@@ -23,6 +23,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/loadsource"
+	"github.com/assignd/assignd/server/selection"
 	"go.opentelemetry.io/otel"
 )
 
@@ -147,7 +148,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	// that names one (docs/load-aware.md).
 	clusters := loadsource.NewClusters(book,
 		loadsource.WithSourceOptions(loadsource.WithInterval(cfg.loadInterval), loadsource.WithStaleAfter(4*cfg.loadInterval)),
-		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }))
+		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }),
+		loadsource.WithCurrent(func() []selection.LoadCluster { return src.Policy().LoadClusters() }))
 	defer clusters.Close()
 	opts = append(opts, server.WithLoadClusters(clusters))
 	srv, err := server.New(src, logger, opts...)

@@ -45,8 +45,9 @@ var errClosed = errors.New("load clusters closed")
 // (load_clusters, params.load_cluster), each sampling in the background
 // into one [Book]. A source starts when a rule first asks for its
 // cluster; it is replaced when a policy reload changes the cluster's
-// brokers or connection, and closed when no rule asked for it during the
-// idle time (a reload removed it) or on Close. Their number is capped.
+// brokers or connection, and closed at the next sweep when a reload
+// removed it ([WithCurrent]) or no rule asked for it during the idle time,
+// or on Close. Their number is capped.
 type Clusters struct {
 	book    *Book
 	opts    []Option
@@ -54,6 +55,9 @@ type Clusters struct {
 	idle    time.Duration
 	report  func(cluster string, err error)
 	connect Connector
+	current func() []selection.LoadCluster
+	sweep   time.Duration
+	stopJan context.CancelFunc
 
 	mu      sync.Mutex
 	sources map[string]*clusterSource
@@ -92,14 +96,69 @@ func WithReport(f func(cluster string, err error)) ClustersOption {
 // WithConnector connects to the clusters. Default: [Dial].
 func WithConnector(f Connector) ClustersOption { return func(c *Clusters) { c.connect = f } }
 
+// WithCurrent gives the clusters the current policy declares
+// (policy.Policy's LoadClusters): every sweep closes the sources of
+// clusters a reload removed or changed, without waiting for the idle
+// time. Default: none; only idle sources are closed.
+func WithCurrent(f func() []selection.LoadCluster) ClustersOption {
+	return func(c *Clusters) { c.current = f }
+}
+
+// WithSweep sets how often sources are checked against the current policy
+// and the idle time, in the background. Default: 1 min.
+func WithSweep(d time.Duration) ClustersOption {
+	return func(c *Clusters) {
+		if d > 0 {
+			c.sweep = d
+		}
+	}
+}
+
 // NewClusters returns the sources of the policy's load clusters, sampling
-// into book.
+// into book. It sweeps in the background until Close.
 func NewClusters(book *Book, opts ...ClustersOption) *Clusters {
-	c := &Clusters{book: book, max: 16, idle: 30 * time.Minute, connect: Dial, sources: map[string]*clusterSource{}}
+	c := &Clusters{book: book, max: 16, idle: 30 * time.Minute, connect: Dial, sweep: time.Minute, sources: map[string]*clusterSource{}}
 	for _, o := range opts {
 		o(c)
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c.stopJan = cancel
+	c.stops.Add(1)
+	go func() {
+		defer c.stops.Done()
+		t := time.NewTicker(c.sweep)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-t.C:
+				c.Sweep(now)
+			}
+		}
+	}()
 	return c
+}
+
+// Sweep closes the sources of clusters the current policy no longer
+// declares as they were (see [WithCurrent]) and those idle since before
+// now minus the idle time. It runs every sweep interval; tests call it.
+func (c *Clusters) Sweep(now time.Time) {
+	var current map[string]selection.LoadCluster
+	if c.current != nil {
+		current = map[string]selection.LoadCluster{}
+		for _, lc := range c.current() {
+			current[lc.Name] = lc
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, e := range c.sources {
+		lc, declared := current[name]
+		if now.Sub(e.used) > c.idle || (current != nil && (!declared || lc != e.cfg)) {
+			c.stopLocked(name, e)
+		}
+	}
 }
 
 // Weights answers for a rule that reads load from lc, as
@@ -119,11 +178,6 @@ func (c *Clusters) source(lc selection.LoadCluster, now time.Time) (*Source, err
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, errClosed
-	}
-	for name, e := range c.sources {
-		if name != lc.Name && now.Sub(e.used) > c.idle {
-			c.stopLocked(name, e)
-		}
 	}
 	if e, ok := c.sources[lc.Name]; ok {
 		if e.cfg == lc {
@@ -172,8 +226,9 @@ func (c *Clusters) Len() int {
 	return len(c.sources)
 }
 
-// Close stops every source and waits for them.
+// Close stops the sweeps and every source, and waits for them.
 func (c *Clusters) Close() {
+	c.stopJan()
 	c.mu.Lock()
 	c.closed = true
 	for name, e := range c.sources {

@@ -70,8 +70,10 @@ func TestClustersLifecycle(t *testing.T) {
 		t.Fatal("a cluster that cannot connect answered")
 	}
 	// west was replaced by the failing config: it is gone.
-	// east is idle for two minutes while north is asked for: it closes.
+	// east is idle for two minutes while north is asked for: the sweep
+	// closes it.
 	_, _, _ = cs.Weights(selection.LoadCluster{Name: "north", Brokers: "n:1"}, nil, now.Add(2*time.Minute))
+	cs.Sweep(now.Add(2 * time.Minute))
 	if cs.Len() != 1 {
 		t.Fatalf("%d sources, want north only", cs.Len())
 	}
@@ -83,5 +85,43 @@ func TestClustersLifecycle(t *testing.T) {
 	}
 	if _, _, err := cs.Weights(east, nil, now); err == nil {
 		t.Fatal("answered after Close")
+	}
+}
+
+// A sweep closes the sources of clusters the current policy removed or
+// changed, at once, and keeps the others.
+func TestClustersFollowThePolicy(t *testing.T) {
+	f := &fakeConnector{opened: map[string]int{}, closed: map[string]int{}}
+	east := selection.LoadCluster{Name: "east", Brokers: "e:1"}
+	west := selection.LoadCluster{Name: "west", Brokers: "w:1"}
+	var mu sync.Mutex
+	declared := []selection.LoadCluster{east, west}
+	cs := loadsource.NewClusters(loadsource.NewBook(), loadsource.WithConnector(f.connect),
+		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)), loadsource.WithSweep(time.Hour),
+		loadsource.WithCurrent(func() []selection.LoadCluster {
+			mu.Lock()
+			defer mu.Unlock()
+			return declared
+		}))
+	defer cs.Close()
+	now := time.Now()
+	_, _, _ = cs.Weights(east, nil, now)
+	_, _, _ = cs.Weights(west, nil, now)
+	cs.Sweep(now)
+	if cs.Len() != 2 {
+		t.Fatalf("%d sources after a sweep with both declared, want 2", cs.Len())
+	}
+	mu.Lock()
+	declared = []selection.LoadCluster{{Name: "east", Brokers: "e:2"}} // a reload: west removed, east changed
+	mu.Unlock()
+	cs.Sweep(now)
+	if cs.Len() != 0 {
+		t.Fatalf("%d sources after the reload's sweep, want 0", cs.Len())
+	}
+	cs.Close()
+	for _, b := range []string{"e:1", "w:1"} {
+		if o, c := f.counts(b); o != 1 || c != 1 {
+			t.Errorf("%s opened %d closed %d, want 1 and 1", b, o, c)
+		}
 	}
 }

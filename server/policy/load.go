@@ -121,7 +121,7 @@ func parse(file string, data []byte, fallback *ruleSpec) (*Policy, error) {
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	return &Policy{file: file, revision: c.revision, bindings: bindings, rules: rules}, nil
+	return &Policy{file: file, revision: c.revision, bindings: bindings, rules: rules, clusters: c.clusters}, nil
 }
 
 // decode reads the one YAML document strictly. Decoder errors become

@@ -152,3 +152,13 @@ func loadClusterLines(data []byte) ruleLines {
 	}
 	return out
 }
+
+// LoadClusters lists the policy's load_clusters, by name.
+func (p *Policy) LoadClusters() []selection.LoadCluster {
+	out := make([]selection.LoadCluster, 0, len(p.clusters))
+	for _, lc := range p.clusters {
+		out = append(out, *lc)
+	}
+	slices.SortFunc(out, func(a, b selection.LoadCluster) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}

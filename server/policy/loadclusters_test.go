@@ -53,6 +53,12 @@ rules:
 	if e.Params.LoadCluster != "eu" || !strings.Contains(e.Params.String(), "load_cluster=eu") {
 		t.Fatalf("explained %s", e.Params)
 	}
+	if cs := p.LoadClusters(); len(cs) != 1 || cs[0] != *c {
+		t.Fatalf("LoadClusters %+v, want [%+v]", cs, *c)
+	}
+	if cs := mustParse(t, "version: 1\n").LoadClusters(); len(cs) != 0 {
+		t.Fatalf("a policy without load_clusters lists %+v", cs)
+	}
 }
 
 // Every problem of load_clusters and params.load_cluster is reported,

@@ -16,6 +16,7 @@ type Policy struct {
 	revision string
 	bindings []*binding
 	rules    []*rule
+	clusters map[string]*selection.LoadCluster // load_clusters
 }
 
 // File is the name the policy was parsed under ("<embedded>" for Default).
