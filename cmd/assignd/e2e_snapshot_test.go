@@ -112,3 +112,57 @@ rules:
 		agreed++
 	}
 }
+
+// A policy rule names a load cluster (load_clusters): assignd samples it
+// from the rule's first call and plans the group with its load, naming the
+// cluster's snapshot.
+func TestBinaryLoadCluster(t *testing.T) {
+	assignd, _ := binaries(t)
+	data, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "events"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer data.Close()
+	policy := filepath.Join(t.TempDir(), "policy.yaml")
+	writeFile(t, policy, `version: 1
+load_clusters:
+  east: {brokers: [`+data.ListenAddrs()[0]+`]}
+rules:
+  - name: east
+    match: {protocols: [cooperative-sticky]}
+    assignor: load-sticky@1
+    params: {load_source: kafka, load_cluster: east}
+`)
+	p := startAssignd(t, assignd, []string{"ASSIGND_POLICY=" + policy, "ASSIGND_LOAD_INTERVAL=200ms"})
+	defer p.stop(t)
+	producer, err := kgo.NewClient(kgo.SeedBrokers(data.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer producer.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := &assigndv1.AssignRequest{GroupId: "orders", GenerationId: 1, ProtocolName: "cooperative-sticky", LeaderId: "m1",
+		Topics:  []*assigndv1.Topic{{Name: "events", PartitionCount: 4}},
+		Members: []*assigndv1.Member{{MemberId: "m1", Topics: []string{"events"}}, {MemberId: "m2", Topics: []string{"events"}}}}
+	client := dialProcess(t, p)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		rs := []*kgo.Record{{Topic: "events", Partition: 2, Value: []byte("v")}, {Topic: "events", Partition: 2, Value: []byte("v")}}
+		if err := producer.ProduceSync(ctx, rs...).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := client.Assign(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.GetWeightSource() == assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA && resp.GetLoad().GetMax() > 0 {
+			if !strings.HasPrefix(resp.GetLoadSnapshot(), "east@") {
+				t.Fatalf("snapshot %q, want the east cluster's", resp.GetLoadSnapshot())
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no load from the policy's cluster after 20 s: %q", resp.GetWarnings())
+		}
+	}
+}
