@@ -42,6 +42,7 @@ type decisionInput struct {
 	// The response's load-aware fields (noteLoad).
 	weightSource   assigndv1.WeightSource
 	weightSnapshot string
+	loadSnapshot   string
 	load           *assigndv1.LoadSummary
 }
 
@@ -63,6 +64,7 @@ func (r *callReport) noteDecision(ctx context.Context, req *assigndv1.AssignRequ
 func (r *callReport) noteLoad(resp *assigndv1.AssignResponse) {
 	if in := r.decision; in != nil {
 		in.weightSource, in.weightSnapshot, in.load = resp.GetWeightSource(), resp.GetWeightSnapshot(), resp.GetLoad()
+		in.loadSnapshot = resp.GetLoadSnapshot()
 	}
 }
 
@@ -95,6 +97,7 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		CallerBinding:     r.binding,
 		WeightSource:      in.weightSource,
 		WeightSnapshot:    in.weightSnapshot,
+		LoadSnapshot:      in.loadSnapshot,
 		Load:              in.load,
 	}
 	if in.caller != (Caller{}) {

@@ -94,5 +94,5 @@ func paramsOut(p PolicyParams) *assigndv1.PolicyParams {
 	return &assigndv1.PolicyParams{RackAware: p.RackAware, MaxMovesPerRebalance: int32(p.MaxMovesPerRebalance), Freeze: p.Freeze,
 		KeepMisalignedRacks: p.KeepMisalignedRacks,
 		LoadTolerance:       &p.LoadTolerance, LoadHysteresis: &p.LoadHysteresis, MaxCountSkew: proto.Int32(int32(p.MaxCountSkew)),
-		LoadSource: p.LoadSource}
+		LoadSource: p.LoadSource, LoadCluster: p.LoadCluster}
 }

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // LoadSource gives partition weights read outside the request, as
@@ -18,36 +19,80 @@ type LoadSource interface {
 	Weights(topics []string, now time.Time) ([]assign.TopicWeights, error)
 }
 
+// LoadSnapshots is a [LoadSource] that names the snapshot it answers
+// from, as server/loadsource's Source with a Book does: the snapshot the
+// replicas share (AssignResponse.load_snapshot). The server prefers it to
+// Weights.
+type LoadSnapshots interface {
+	SnapshotWeights(topics []string, now time.Time) (ws []assign.TopicWeights, snapshot string, err error)
+}
+
+// LoadCluster is a Kafka cluster a policy rule reads load from
+// (load_clusters); see [selection.LoadCluster].
+type LoadCluster = selection.LoadCluster
+
+// LoadClusters gives partition weights from a cluster a policy rule
+// names, and the snapshot's id, as server/loadsource's Clusters does.
+// Weights must not block: it may start sampling the cluster (which has no
+// rates yet), and must bound how many clusters it samples.
+type LoadClusters interface {
+	Weights(c LoadCluster, topics []string, now time.Time) (ws []assign.TopicWeights, snapshot string, err error)
+}
+
 // errNoLoadSource is the fallback's reason when the server has no source.
 var errNoLoadSource = errors.New("the server reads no load from Kafka (--load-brokers)")
 
+// errNoLoadClusters is the fallback's reason when a rule names a cluster
+// and the server reads none.
+var errNoLoadClusters = errors.New("the server reads no policy load_clusters")
+
 // kafkaWeights fills g.Weights from the load source when the rule asks for
-// it (params.load_source "kafka") and the request carries none. When it
-// cannot, the group is planned by counts: it returns the warning for the
-// response, logs it and counts it (assignd.load.fallbacks).
-func (s *service) kafkaWeights(ctx context.Context, sel Selection, g *assign.Group) (fromKafka bool, warning string) {
+// it (params.load_source "kafka") and the request carries none: the
+// server's own, or the rule's cluster (params.load_cluster). It returns
+// the snapshot's id when the source names it. When it cannot, the group
+// is planned by counts: it returns the warning for the response, logs it
+// and counts it (assignd.load.fallbacks).
+func (s *service) kafkaWeights(ctx context.Context, sel Selection, g *assign.Group) (fromKafka bool, snapshot, warning string) {
 	if !sel.KafkaLoad || len(g.Weights) > 0 {
-		return false, ""
+		return false, "", ""
 	}
+	topics := make([]string, len(g.Topics))
+	for i, t := range g.Topics {
+		topics[i] = t.Name
+	}
+	var ws []assign.TopicWeights
 	err := errNoLoadSource
-	if s.load != nil {
-		topics := make([]string, len(g.Topics))
-		for i, t := range g.Topics {
-			topics[i] = t.Name
-		}
-		var ws []assign.TopicWeights
-		if ws, err = s.load.Weights(topics, time.Now()); err == nil {
-			g.Weights = ws
-			return true, ""
-		}
+	switch c := sel.LoadCluster; {
+	case c != nil && s.loadClusters == nil:
+		err = errNoLoadClusters
+	case c != nil:
+		ws, snapshot, err = s.loadClusters.Weights(*c, topics, time.Now())
+	case s.load == nil:
+	case isSnapshots(s.load):
+		ws, snapshot, err = s.load.(LoadSnapshots).SnapshotWeights(topics, time.Now())
+	default:
+		ws, err = s.load.Weights(topics, time.Now())
+	}
+	if err == nil {
+		g.Weights = ws
+		return true, snapshot, ""
 	}
 	s.loadFallbacks.Add(ctx, 1)
-	warning = "no partition load from Kafka (" + err.Error() + "): planned by partition counts"
-	s.logger.WarnContext(ctx, "load fallback", "policy", sel.Policy, "err", err)
-	return false, warning
+	where := ""
+	if sel.LoadCluster != nil {
+		where = " cluster " + sel.LoadCluster.Name
+	}
+	warning = "no partition load from Kafka" + where + " (" + err.Error() + "): planned by partition counts"
+	s.logger.WarnContext(ctx, "load fallback", "policy", sel.Policy, "cluster", sel.LoadCluster.GetName(), "err", err)
+	return false, "", warning
 }
 
 func newLoadFallbacks(mp metric.MeterProvider) (metric.Int64Counter, error) {
 	return mp.Meter(meterName).Int64Counter("assignd.load.fallbacks", metric.WithUnit("{call}"),
 		metric.WithDescription("Assign calls whose rule reads load from Kafka but were planned by partition counts (no source, stale or not yet sampled)."))
+}
+
+func isSnapshots(l LoadSource) bool {
+	_, ok := l.(LoadSnapshots)
+	return ok
 }

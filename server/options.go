@@ -65,6 +65,7 @@ type config struct {
 	policyParser  PolicyParser
 	load          LoadSource
 	rollouts      RolloutStatuser
+	loadClusters  LoadClusters
 }
 
 func defaultConfig() config {
@@ -179,3 +180,10 @@ func WithPolicyParser(p PolicyParser) Option {
 // server/loadsource). Default: none; such requests are planned by counts,
 // with a warning.
 func WithLoadSource(l LoadSource) Option { return optionFunc(func(c *config) { c.load = l }) }
+
+// WithLoadClusters gives rules with params.load_cluster their cluster's
+// load source (server/loadsource's Clusters). Default: none; such rules'
+// requests are planned by counts, with a warning.
+func WithLoadClusters(c LoadClusters) Option {
+	return optionFunc(func(cfg *config) { cfg.loadClusters = c })
+}

@@ -96,7 +96,7 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	svc := &service{
 		sel: sel, explainer: cfg.explainer, logger: logger, admission: adm,
 		maxPartitions: cfg.maxPartitions, stopping: stopping, run: cfg.run, metrics: metrics, history: cfg.history,
-		load: cfg.load, rollouts: cfg.rollouts,
+		load: cfg.load, rollouts: cfg.rollouts, loadClusters: cfg.loadClusters,
 	}
 	if svc.loadFallbacks, err = newLoadFallbacks(cfg.meters); err != nil {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)

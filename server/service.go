@@ -42,6 +42,7 @@ type service struct {
 	// load gives partition weights to rules that read them from Kafka;
 	// loadFallbacks counts the calls planned by counts instead.
 	load          LoadSource
+	loadClusters  LoadClusters
 	loadFallbacks metric.Int64Counter
 	// rollouts reports staged rollouts in ExplainPolicy; nil: none.
 	rollouts RolloutStatuser
@@ -141,7 +142,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if g.Weights, err = weights(req); err != nil {
 		return nil, err
 	}
-	fromKafka, loadWarning := s.kafkaWeights(ctx, sel, g)
+	fromKafka, loadSnapshot, loadWarning := s.kafkaWeights(ctx, sel, g)
 	versions, raw, err := members(req, g)
 	if err != nil {
 		return nil, err
@@ -182,6 +183,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	resp := response(res, sel.Policy, versions, decoded, listMoves)
 	resp.TargetAssignment = req.GetTargetAssignment()
 	loadFields(resp, res, req.GetWeightUnit(), fromKafka)
+	resp.LoadSnapshot = loadSnapshot
 	rep.noteLoad(resp)
 	return resp, nil
 }

@@ -3,7 +3,9 @@ package server_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -102,6 +104,16 @@ type fakeLoad struct {
 
 func (f fakeLoad) Weights([]string, time.Time) ([]assign.TopicWeights, error) { return f.ws, f.err }
 
+// fakeSnapshots is a LoadSource that names its snapshot.
+type fakeSnapshots struct {
+	fakeLoad
+	id string
+}
+
+func (f fakeSnapshots) SnapshotWeights([]string, time.Time) ([]assign.TopicWeights, string, error) {
+	return f.ws, f.id, f.err
+}
+
 // A rule that reads load from Kafka gets the source's weights when the
 // request has none (WEIGHT_SOURCE_KAFKA); the request's own weights win;
 // without a source, or when it has nothing fresh, the call is planned by
@@ -161,7 +173,8 @@ func TestDecisionRecordsLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	hot := []assign.TopicWeights{{Topic: "t", Weights: []float64{9, 3, 3, 3}}}
-	ts := startServer(t, kafkaSelector{}, server.WithLoadSource(fakeLoad{ws: hot}), server.WithHistory(h))
+	const id = "eu@2026-12-02T06:00:00Z"
+	ts := startServer(t, kafkaSelector{}, server.WithLoadSource(fakeSnapshots{fakeLoad{ws: hot}, id}), server.WithHistory(h))
 	g := assigntest.NewGroup().Topic("t", 4).Member("a", "t").Member("b", "t").Build()
 	req, _ := requestFor(t, g, assign.NameCooperativeSticky)
 	req.GroupId = "loaded"
@@ -173,5 +186,68 @@ func TestDecisionRecordsLoad(t *testing.T) {
 	if d.GetWeightSource() != assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA || d.GetWeightSnapshot() != resp.GetWeightSnapshot() ||
 		d.GetWeightSnapshot() == "" || d.GetLoad().GetMax() != 9 {
 		t.Fatalf("decision source %v snapshot %q load %v; response snapshot %q", d.GetWeightSource(), d.GetWeightSnapshot(), d.GetLoad(), resp.GetWeightSnapshot())
+	}
+	if resp.GetLoadSnapshot() != id || d.GetLoadSnapshot() != id {
+		t.Fatalf("load snapshot: response %q, decision %q; want %q", resp.GetLoadSnapshot(), d.GetLoadSnapshot(), id)
+	}
+}
+
+// clusterSelector runs load-sticky@1 under a rule that reads load from
+// the policy's cluster "eu".
+type clusterSelector struct{}
+
+func (clusterSelector) Select(context.Context, server.Query) (server.Selection, error) {
+	return server.Selection{Assignor: assign.LoadSticky(), Policy: "eu/1", KafkaLoad: true,
+		LoadCluster: &server.LoadCluster{Name: "eu", Brokers: "eu-1:9092"}}, nil
+}
+
+// fakeClusters answers for cluster "eu" only.
+type fakeClusters struct {
+	ws  []assign.TopicWeights
+	err error
+}
+
+func (f fakeClusters) Weights(c server.LoadCluster, _ []string, _ time.Time) ([]assign.TopicWeights, string, error) {
+	if c.Name != "eu" || c.Brokers != "eu-1:9092" {
+		return nil, "", fmt.Errorf("asked for cluster %+v", c)
+	}
+	return f.ws, "eu@2026-12-02T06:00:00Z", f.err
+}
+
+// A rule that names a cluster reads that cluster's load, never the
+// server's own (--load-brokers); without clusters, or when the cluster
+// has nothing, the call is planned by counts with a warning naming it.
+func TestAssignWithLoadCluster(t *testing.T) {
+	g := assigntest.NewGroup().Topic("t", 4).Member("a", "t").Member("b", "t").Build()
+	hot := []assign.TopicWeights{{Topic: "t", Weights: []float64{9, 3, 3, 3}}}
+	own := server.WithLoadSource(fakeLoad{ws: []assign.TopicWeights{{Topic: "t", Weights: []float64{1, 1, 1, 1}}}})
+	for _, tc := range []struct {
+		name     string
+		opts     []server.Option
+		want     assigndv1.WeightSource
+		snapshot string
+		warning  string
+	}{
+		{"from the cluster", []server.Option{own, server.WithLoadClusters(fakeClusters{ws: hot})}, assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA, "eu@2026-12-02T06:00:00Z", ""},
+		{"no clusters: not the server's own", []server.Option{own}, assigndv1.WeightSource_WEIGHT_SOURCE_NONE, "", "cluster eu (the server reads no policy load_clusters)"},
+		{"cluster not ready", []server.Option{server.WithLoadClusters(fakeClusters{err: errors.New("load not sampled yet")})}, assigndv1.WeightSource_WEIGHT_SOURCE_NONE, "", "cluster eu (load not sampled yet)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startServer(t, clusterSelector{}, tc.opts...)
+			req, _ := requestFor(t, g, assign.NameCooperativeSticky)
+			resp, err := ts.client.Assign(callCtx(t), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.GetWeightSource() != tc.want || resp.GetLoadSnapshot() != tc.snapshot {
+				t.Fatalf("source %v snapshot %q, want %v %q", resp.GetWeightSource(), resp.GetLoadSnapshot(), tc.want, tc.snapshot)
+			}
+			if tc.warning != "" && !slices.ContainsFunc(resp.GetWarnings(), func(w string) bool { return strings.Contains(w, tc.warning) }) {
+				t.Fatalf("warnings %q, want one saying %q", resp.GetWarnings(), tc.warning)
+			}
+			if tc.want == assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA && resp.GetLoad().GetMax() != 9 {
+				t.Fatalf("load %v: not the cluster's weights", resp.GetLoad())
+			}
+		})
 	}
 }

@@ -262,7 +262,11 @@ func paramsString(p *assigndv1.PolicyParams) string {
 	if p.LoadTolerance == nil && p.LoadHysteresis == nil && p.MaxCountSkew == nil {
 		return s // a server that predates the load-aware parameters
 	}
-	return s + selection.LoadParamsString(p.GetLoadTolerance(), p.GetLoadHysteresis(), int(p.GetMaxCountSkew()), p.GetLoadSource())
+	s += selection.LoadParamsString(p.GetLoadTolerance(), p.GetLoadHysteresis(), int(p.GetMaxCountSkew()), p.GetLoadSource())
+	if p.GetLoadCluster() != "" {
+		s += " load_cluster=" + p.GetLoadCluster()
+	}
+	return s
 }
 
 // printExplanationsJSON prints the response for one protocol name, or an

@@ -11,6 +11,7 @@ import (
 
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/loadsource"
 )
 
 // config is assignd's configuration. Every field is a flag and, for flags
@@ -48,6 +49,9 @@ type config struct {
 	loadInterval time.Duration
 	loadConn     kafkaConn // TLS and SASL of --load-brokers
 	version      bool
+	// loadMargin is how long after its epoch a shared weight snapshot
+	// waits before it is planned with (docs/load-aware.md).
+	loadMargin time.Duration
 }
 
 // envName is the environment variable of a flag.
@@ -90,8 +94,10 @@ func newFlagSet(c *config) *flag.FlagSet {
 		"on every path but /healthz and /readyz, which stay open to probes; needs --metrics-tls-cert")
 	fs.StringVar(&c.loadBrokers, "load-brokers", "", "comma-separated Kafka `brokers` (host:port; TLS and SASL with --load-tls*, --load-sasl-*) whose log-end offsets, sampled in the background, give "+
 		"policy rules with params.load_source: kafka their partition load (docs/load-aware.md); empty reads none")
-	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' log-end offsets are sampled")
+	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' (and the policy's load_clusters') log-end offsets are sampled; also the epoch of shared weight snapshots: give every replica the same")
 	c.loadConn.register(fs, "load", "load brokers")
+	fs.DurationVar(&c.loadMargin, "load-margin", loadsource.DefaultMargin, "with --history-brokers, how long after a sampling interval ends its shared weight snapshot waits "+
+		"before replicas plan with it: time for it to reach every replica (docs/load-aware.md)")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -149,6 +155,12 @@ func (c *config) validate() error {
 	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
 		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0 || c.historyDecisions < 0 || c.historyGroups < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
+	}
+	if c.loadMargin < 0 {
+		return fmt.Errorf("--load-margin %s: must not be negative", c.loadMargin)
+	}
+	if c.loadInterval <= 0 {
+		return fmt.Errorf("--load-interval %s: must be positive", c.loadInterval)
 	}
 	if err := c.loadConn.validate(); err != nil {
 		return err

@@ -56,6 +56,10 @@ func TestParseConfig(t *testing.T) {
 		{"bad level", []string{"--log-level", "loud"}, nil, nil, "--log-level"},
 		{"bad format", []string{"--log-format", "xml"}, nil, nil, "--log-format"},
 		{"zero recv size", []string{"--max-recv-bytes", "0"}, nil, nil, "positive"},
+		{"load margin", []string{"--load-margin", "3s"}, nil, func(c config) bool { return c.loadMargin == 3*time.Second }, ""},
+		{"load margin by default", nil, nil, func(c config) bool { return c.loadMargin == 10*time.Second }, ""},
+		{"negative load margin", []string{"--load-margin", "-1s"}, nil, nil, "--load-margin"},
+		{"zero load interval", []string{"--load-interval", "0s"}, nil, nil, "--load-interval"},
 		{"memory budget: derived by default", nil, nil, func(c config) bool {
 			return c.memoryBudget == 0 && c.maxPartitions == 2_000_000 && c.maxRecvBytes == 64<<20
 		}, ""},

@@ -16,6 +16,7 @@ import (
 
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
+	"github.com/assignd/assignd/server/loadsource"
 	"github.com/assignd/assignd/server/policy"
 )
 
@@ -106,9 +107,10 @@ func parseThresholds(s string) (history.Thresholds, error) {
 }
 
 // newHistory builds the history Store of the flags and, with
-// --history-brokers, its Kafka log, started. The returned function closes
-// the log (nil without one).
-func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*history.Store, *kafkalog.Log, func(), error) {
+// --history-brokers, its Kafka log, started, which also shares book's
+// weight snapshots. The returned function closes the log (nil without
+// one).
+func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider, book *loadsource.Book) (*history.Store, *kafkalog.Log, func(), error) {
 	hc := c.history
 	t, err := parseThresholds(hc.thresholds)
 	if err != nil {
@@ -126,6 +128,7 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*histor
 		kafkalog.WithTopic(hc.topic), kafkalog.WithTopicCreation(int32(hc.partitions), int16(hc.replicationFactor), hc.retention),
 		kafkalog.WithBuffer(hc.buffer), kafkalog.WithMaxRecordBytes(hc.maxRecordBytes),
 		kafkalog.WithLogger(logger.With("component", "history")), kafkalog.WithMeterProvider(mp),
+		kafkalog.WithWeights(book.Apply),
 	}
 	tc, err := hc.tlsConfig()
 	if err != nil {
@@ -146,6 +149,7 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider) (*histor
 		l.Close()
 		return nil, nil, nil, err
 	}
+	book.Share(l, hc.replica)
 	l.Start(h)
 	logger.Info("history shared through Kafka", "brokers", hc.brokers, "topic", hc.topic, "replica", hc.replica)
 	return h, l, l.Close, nil

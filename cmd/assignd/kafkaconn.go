@@ -2,18 +2,18 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
+	"errors"
 	"flag"
 	"fmt"
-	"os"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
-	"github.com/twmb/franz-go/pkg/sasl/plain"
-	"github.com/twmb/franz-go/pkg/sasl/scram"
+
+	"github.com/assignd/assignd/internal/kafkaconn"
 )
 
-// kafkaConn is how assignd connects to one Kafka cluster: TLS and SASL.
+// kafkaConn is how assignd connects to one Kafka cluster: TLS and SASL,
+// from flags; internal/kafkaconn builds the connection.
 // The history (--history-*) and the load source (--load-*) each register
 // one under their prefix, so both clusters take the same options.
 type kafkaConn struct {
@@ -42,6 +42,23 @@ func (k *kafkaConn) register(fs *flag.FlagSet, prefix, what string) {
 	fs.StringVar(&k.saslPassword, prefix+"-sasl-password", "", "SASL `password`; prefer the environment variable "+envName(prefix+"-sasl-password"))
 }
 
+// config is the connection of the flags.
+func (k *kafkaConn) config() kafkaconn.Config {
+	return kafkaconn.Config{TLS: k.tls, CAFile: k.tlsCA, CertFile: k.tlsCert, KeyFile: k.tlsKey,
+		SASLMechanism: k.saslMechanism, SASLUser: k.saslUser, SASLPassword: k.saslPassword}
+}
+
+// flagErr names the flag of a kafkaconn.FieldError.
+func (k *kafkaConn) flagErr(err error) error {
+	var fe *kafkaconn.FieldError
+	if errors.As(err, &fe) {
+		return fmt.Errorf("--%s-%s: %w", k.prefix, fe.Key, fe.Err)
+	}
+	return err
+}
+
+// validate checks the flags together, in their own words; what files
+// hold is checked when connecting.
 func (k *kafkaConn) validate() error {
 	p := "--" + k.prefix
 	switch {
@@ -52,62 +69,24 @@ func (k *kafkaConn) validate() error {
 	case k.saslMechanism != "" && k.saslUser == "":
 		return fmt.Errorf("%s-sasl-mechanism needs %s-sasl-user", p, p)
 	}
-	return nil
+	return k.flagErr(k.config().Validate())
 }
 
 // tlsConfig is the client TLS configuration of the flags, nil when the
 // connection is plaintext.
 func (k *kafkaConn) tlsConfig() (*tls.Config, error) {
-	if !k.tls && k.tlsCA == "" && k.tlsCert == "" {
-		return nil, nil
-	}
-	p := "--" + k.prefix
-	tc := &tls.Config{MinVersion: tls.VersionTLS12}
-	if k.tlsCA != "" {
-		pem, err := os.ReadFile(k.tlsCA)
-		if err != nil {
-			return nil, fmt.Errorf("%s-tls-ca: %w", p, err)
-		}
-		tc.RootCAs = x509.NewCertPool()
-		if !tc.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("%s-tls-ca %s: no PEM certificate", p, k.tlsCA)
-		}
-	}
-	if k.tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(k.tlsCert, k.tlsKey)
-		if err != nil {
-			return nil, fmt.Errorf("%s-tls-cert/%s-tls-key: %w", p, p, err)
-		}
-		tc.Certificates = []tls.Certificate{cert}
-	}
-	return tc, nil
+	tc, err := k.config().TLSConfig()
+	return tc, k.flagErr(err)
 }
 
 // mechanism is the SASL mechanism of the flags, nil without one.
 func (k *kafkaConn) mechanism() sasl.Mechanism {
-	switch k.saslMechanism {
-	case "plain":
-		return plain.Auth{User: k.saslUser, Pass: k.saslPassword}.AsMechanism()
-	case "scram-sha-256":
-		return scram.Auth{User: k.saslUser, Pass: k.saslPassword}.AsSha256Mechanism()
-	case "scram-sha-512":
-		return scram.Auth{User: k.saslUser, Pass: k.saslPassword}.AsSha512Mechanism()
-	}
-	return nil
+	m, _ := k.config().Mechanism() // no password file: no error
+	return m
 }
 
 // opts are the franz-go client options of the flags: TLS dialing and SASL.
 func (k *kafkaConn) opts() ([]kgo.Opt, error) {
-	var opts []kgo.Opt
-	tc, err := k.tlsConfig()
-	if err != nil {
-		return nil, err
-	}
-	if tc != nil {
-		opts = append(opts, kgo.DialTLSConfig(tc))
-	}
-	if m := k.mechanism(); m != nil {
-		opts = append(opts, kgo.SASL(m))
-	}
-	return opts, nil
+	opts, err := k.config().Opts()
+	return opts, k.flagErr(err)
 }

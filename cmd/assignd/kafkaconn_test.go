@@ -90,7 +90,7 @@ func TestLoadSourceSASL(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	src, stop, err := startLoadSource(ctx, cfg.loadBrokers, 50*time.Millisecond, &cfg.loadConn, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	src, stop, err := startLoadSource(ctx, cfg.loadBrokers, 50*time.Millisecond, &cfg.loadConn, slog.New(slog.NewTextHandler(io.Discard, nil)), loadsource.NewBook())
 	if err != nil {
 		t.Fatal(err)
 	}

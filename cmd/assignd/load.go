@@ -15,8 +15,9 @@ import (
 
 // startLoadSource samples the log-end offsets of the cluster at brokers
 // every interval, in the background, until stop is called or ctx ends; conn
-// gives the connection's TLS and SASL.
-func startLoadSource(ctx context.Context, brokers string, interval time.Duration, conn *kafkaConn, logger *slog.Logger) (src *loadsource.Source, stop func(), err error) {
+// gives the connection's TLS and SASL. Its samples go to book, as the
+// default cluster's ("").
+func startLoadSource(ctx context.Context, brokers string, interval time.Duration, conn *kafkaConn, logger *slog.Logger, book *loadsource.Book) (src *loadsource.Source, stop func(), err error) {
 	if interval <= 0 {
 		return nil, nil, fmt.Errorf("--load-interval: %s is not positive", interval)
 	}
@@ -28,7 +29,7 @@ func startLoadSource(ctx context.Context, brokers string, interval time.Duration
 	if err != nil {
 		return nil, nil, fmt.Errorf("--load-brokers: %w", err)
 	}
-	src = loadsource.New(kadm.NewClient(cl).ListEndOffsets, loadsource.WithInterval(interval), loadsource.WithStaleAfter(4*interval))
+	src = loadsource.New(kadm.NewClient(cl).ListEndOffsets, loadsource.WithInterval(interval), loadsource.WithStaleAfter(4*interval), loadsource.WithBook(book, ""))
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

@@ -23,6 +23,8 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
+	"github.com/assignd/assignd/server/loadsource"
+	"github.com/assignd/assignd/server/selection"
 	"go.opentelemetry.io/otel"
 )
 
@@ -86,10 +88,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if err != nil {
 		return err
 	}
+	// The weight snapshots the load sources plan with; shared through the
+	// history topic when there is one (docs/load-aware.md).
+	book := loadsource.NewBook(loadsource.WithMargin(cfg.loadMargin))
 	var hist *history.Store
 	var histLog *kafkalog.Log
 	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		h, hl, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider())
+		h, hl, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider(), book)
 		if err != nil {
 			return err
 		}
@@ -140,13 +145,21 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		opts = append(opts, server.WithHistory(hist))
 	}
 	if cfg.loadBrokers != "" {
-		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, &cfg.loadConn, logger)
+		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, &cfg.loadConn, logger, book)
 		if err != nil {
 			return err
 		}
 		defer stop()
 		opts = append(opts, server.WithLoadSource(load))
 	}
+	// The policy's load_clusters, sampled from the first call of a rule
+	// that names one (docs/load-aware.md).
+	clusters := loadsource.NewClusters(book,
+		loadsource.WithSourceOptions(loadsource.WithInterval(cfg.loadInterval), loadsource.WithStaleAfter(4*cfg.loadInterval)),
+		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }),
+		loadsource.WithCurrent(func() []selection.LoadCluster { return src.Policy().LoadClusters() }))
+	defer clusters.Close()
+	opts = append(opts, server.WithLoadClusters(clusters))
 	srv, err := server.New(src, logger, opts...)
 	if err != nil {
 		return err

@@ -3,6 +3,9 @@ package loadsource
 import "time"
 
 type options struct {
+	book    *Book
+	cluster string
+
 	interval, timeout, stale, idle time.Duration
 	alpha                          float64
 	maxTopics, maxPartitions       int
@@ -35,3 +38,10 @@ func WithSmoothing(alpha float64) Option {
 
 // WithMaxTopics bounds how many topics are tracked. Default: 10,000.
 func WithMaxTopics(n int) Option { return func(o *options) { o.maxTopics = n } }
+
+// WithBook hands every sample to b as cluster's (the policy's load
+// cluster name, "" for --load-brokers), and answers
+// [Source.SnapshotWeights] from b. Default: no book.
+func WithBook(b *Book, cluster string) Option {
+	return func(o *options) { o.book, o.cluster = b, cluster }
+}

@@ -6,9 +6,8 @@
 // plans by counts, warns and counts it.
 //
 // Determinism across replicas: rates are quantised (8 significant bits),
-// so that two replicas sampling at slightly different moments mostly agree;
-// sharing one snapshot between replicas (through the history topic) is
-// not done here.
+// and with a [Book] shared through the history topic every replica plans
+// with the same snapshot ([Source.SnapshotWeights]).
 package loadsource
 
 import (
@@ -44,6 +43,9 @@ type Source struct {
 	list Offsets
 	o    options
 
+	book    *Book
+	cluster string
+
 	mu     sync.Mutex
 	wanted map[string]time.Time    // topic -> when Weights last asked for it
 	last   map[string][]offsetMark // topic -> the previous sample per partition
@@ -71,7 +73,7 @@ func New(list Offsets, opts ...Option) *Source {
 	for _, opt := range opts {
 		opt(&o)
 	}
-	return &Source{list: list, o: o, wanted: map[string]time.Time{}, last: map[string][]offsetMark{}, rates: map[string][]float64{}}
+	return &Source{list: list, o: o, book: o.book, cluster: o.cluster, wanted: map[string]time.Time{}, last: map[string][]offsetMark{}, rates: map[string][]float64{}}
 }
 
 // Run samples every interval until ctx ends. A sample's error goes to
@@ -183,10 +185,10 @@ func resize[T any](xs []T, n int) []T {
 }
 
 // publish swaps in a snapshot of the quantised rates of the topics whose
-// every partition has one.
+// every partition has one, and offers it to the book (outside the lock:
+// Weights must not wait for the history topic's client).
 func (s *Source) publish(now time.Time) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	sn := &snapshot{at: now, rates: make(map[string][]float64, len(s.rates))}
 	for t, rs := range s.rates {
 		q := make([]float64, len(rs))
@@ -203,6 +205,10 @@ func (s *Source) publish(now time.Time) {
 		}
 	}
 	s.snap.Store(sn)
+	s.mu.Unlock()
+	if s.book != nil {
+		s.book.Offer(s.cluster, now, s.o.interval, sn.rates)
+	}
 }
 
 // quantise keeps 8 significant bits of a rate.
@@ -219,14 +225,7 @@ func quantise(r float64) float64 {
 // older than the staleness bound and with [ErrNotReady] when a topic has
 // no rate yet; the caller then plans by counts.
 func (s *Source) Weights(topics []string, now time.Time) ([]assign.TopicWeights, error) {
-	s.mu.Lock()
-	for _, t := range topics {
-		if _, ok := s.wanted[t]; !ok && len(s.wanted) >= s.o.maxTopics {
-			continue
-		}
-		s.wanted[t] = now
-	}
-	s.mu.Unlock()
+	s.want(topics, now)
 	sn := s.snap.Load()
 	if sn == nil {
 		return nil, ErrNotReady
@@ -243,4 +242,28 @@ func (s *Source) Weights(topics []string, now time.Time) ([]assign.TopicWeights,
 		out = append(out, assign.TopicWeights{Topic: t, Weights: rs})
 	}
 	return out, nil
+}
+
+// want registers topics for the next samples, as asked for at now.
+func (s *Source) want(topics []string, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range topics {
+		if _, ok := s.wanted[t]; !ok && len(s.wanted) >= s.o.maxTopics {
+			continue
+		}
+		s.wanted[t] = now
+	}
+}
+
+// SnapshotWeights is [Source.Weights] from the source's [Book] (see
+// [WithBook]): the snapshot the replicas agree on, and its id. Without a
+// book it is Weights, with an empty id.
+func (s *Source) SnapshotWeights(topics []string, now time.Time) ([]assign.TopicWeights, string, error) {
+	if s.book == nil {
+		ws, err := s.Weights(topics, now)
+		return ws, "", err
+	}
+	s.want(topics, now)
+	return s.book.Weights(s.cluster, topics, now, s.o.stale)
 }

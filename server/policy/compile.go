@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // ruleName is what a rule may be called: it appears in "rule/revision"
@@ -23,6 +24,7 @@ type compiler struct {
 	probs    *problems
 	lines    lineIndex
 	revision string
+	clusters map[string]*selection.LoadCluster // load_clusters
 }
 
 // compileRules validates and compiles specs in order. The caller has
@@ -122,6 +124,7 @@ func (c *compiler) compileRule(s *ruleSpec, label string, at ruleLines) *rule {
 		}
 	}
 	r.params = c.compileParams(s.Params, "params", add)
+	r.loadCluster = c.clusters[r.params.LoadCluster]
 	r.options = r.params.Options()
 
 	if s.Shadow != nil {
@@ -279,6 +282,7 @@ func (c *compiler) compileParams(s paramsSpec, field string, add func(field, for
 	}
 	p := resolveParams(s)
 	p.MaxMovesPerRebalance = max(p.MaxMovesPerRebalance, 0)
+	c.checkLoadCluster(p, field, add)
 	return p
 }
 

@@ -50,12 +50,18 @@
 //	      load_hysteresis: 0.05         # load-sticky@1: default 0.05 of the bound
 //	      max_count_skew: 0             # load-sticky@1: default 0 = the even share
 //	      load_source: kafka            # default "": weights only from the request
+//	      load_cluster: eu              # with load_source kafka: a load_clusters name; default "": --load-brokers
 //	    shadow:                   # optional: evaluate, compare, never return
 //	      assignor: cooperative-sticky@2
 //	      params: {max_moves_per_rebalance: 0}
 //	  - name: default             # optional; if absent the built-in one is appended
 //	    params: {rack_aware: true}
 //	    shadow: {assignor: cooperative-sticky@2}
+//	load_clusters:                # optional, at most 16: clusters rules read load from
+//	  eu:                         # [A-Za-z0-9._-], up to 63
+//	    brokers: [kafka-eu-1:9093]          # required, host:port
+//	    tls: {ca_file: ca.pem, cert_file: c.pem, key_file: k.pem, server_name: kafka.eu}   # optional
+//	    sasl: {mechanism: scram-sha-512, username: assignd, password_file: eu.pass}       # optional
 //
 // A rule applies to a query (group id, protocol name, caller) when its
 // match clauses match and, if it has a rollout, the group is not excluded

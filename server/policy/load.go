@@ -115,12 +115,13 @@ func parse(file string, data []byte, fallback *ruleSpec) (*Policy, error) {
 	if (fromFile == 0 || specs[fromFile-1].Name != DefaultRule) && fallback != nil {
 		specs = append(specs, *fallback)
 	}
+	c.clusters = c.compileLoadClusters(f.LoadClusters, data)
 	bindings := c.compileBindings(f.Bindings)
 	rules := c.compileRules(specs, fromFile)
 	if err := probs.err(); err != nil {
 		return nil, err
 	}
-	return &Policy{file: file, revision: c.revision, bindings: bindings, rules: rules}, nil
+	return &Policy{file: file, revision: c.revision, bindings: bindings, rules: rules, clusters: c.clusters}, nil
 }
 
 // decode reads the one YAML document strictly. Decoder errors become

@@ -34,5 +34,6 @@ func resolveParams(s paramsSpec) Params {
 		p.MaxCountSkew = *s.MaxCountSkew
 	}
 	p.LoadSource = s.LoadSource
+	p.LoadCluster = s.LoadCluster
 	return p
 }

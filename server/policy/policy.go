@@ -17,6 +17,7 @@ type Policy struct {
 	revision string
 	bindings []*binding
 	rules    []*rule
+	clusters map[string]*selection.LoadCluster // load_clusters
 }
 
 // File is the name the policy was parsed under ("<embedded>" for Default).
@@ -114,7 +115,7 @@ func (p *Policy) Select(q selection.Query) (selection.Selection, error) {
 // a name without changing what the clients see.
 func (r *rule) selection(a assign.Assignor, q selection.Query) selection.Selection {
 	return selection.Selection{
-		Assignor: a, Options: r.options, Policy: r.policy,
+		Assignor: a, Options: r.options, Policy: r.policy, LoadCluster: r.loadCluster,
 		Protocol:  effectiveProtocol(q.Protocol, q.ProtocolName, a),
 		KafkaLoad: r.params.LoadSource == LoadSourceKafka,
 	}

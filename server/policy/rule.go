@@ -63,6 +63,9 @@ type rule struct {
 	// each assignor the rule can run, built once so that the request path
 	// does not allocate.
 	selected map[assignorKey][]metric.AddOption
+
+	// loadCluster is params.load_cluster's cluster; nil: the server's own.
+	loadCluster *selection.LoadCluster
 }
 
 // assignorKey identifies an assignor without comparing interface values,

@@ -14,6 +14,8 @@ type fileSpec struct {
 	Version  *int          `yaml:"version"`
 	Bindings []bindingSpec `yaml:"bindings"`
 	Rules    []ruleSpec    `yaml:"rules"`
+	// LoadClusters: see loadclusters.go.
+	LoadClusters map[string]loadClusterSpec `yaml:"load_clusters"`
 }
 
 // bindingSpec binds groups to the callers allowed to request them.
@@ -84,6 +86,7 @@ type paramsSpec struct {
 	LoadHysteresis      *float64 `yaml:"load_hysteresis"`
 	MaxCountSkew        *int     `yaml:"max_count_skew"`
 	LoadSource          string   `yaml:"load_source"`
+	LoadCluster         string   `yaml:"load_cluster"`
 }
 
 type shadowSpec struct {
@@ -104,4 +107,8 @@ var sectionNames = map[string]string{
 	"policy.gateSpec":    "rollout.gate",
 	"policy.paramsSpec":  "params",
 	"policy.shadowSpec":  "shadow",
+
+	"policy.loadClusterSpec": "a load cluster (brokers, tls, sasl)",
+	"policy.loadTLSSpec":     "a load cluster's tls (ca_file, cert_file, key_file, server_name)",
+	"policy.loadSASLSpec":    "a load cluster's sasl (mechanism, username, password_file; no inline password)",
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/kafkaconn"
 )
 
 // ErrUnknownProtocol is wrapped by Selector and Explainer errors meaning
@@ -90,6 +91,9 @@ type Selection struct {
 	// KafkaLoad asks for partition weights from the server's Kafka load
 	// source when the request carries none (params.load_source "kafka").
 	KafkaLoad bool
+	// LoadCluster is the policy's load cluster that KafkaLoad reads from
+	// (params.load_cluster); nil: the server's own (--load-brokers).
+	LoadCluster *LoadCluster
 	// Policy names the rule and revision that chose the assignor, as
 	// "rule/revision"; it is returned in AssignResponse.policy and labels
 	// the domain metrics.
@@ -182,6 +186,19 @@ type PolicyParams struct {
 	// "kafka", the server's Kafka load source (--load-brokers), read in the
 	// background. Default: "".
 	LoadSource string
+	// LoadCluster names the policy's load_clusters entry that
+	// load_source "kafka" reads from (params.load_cluster). Default: "",
+	// the server's own cluster (--load-brokers).
+	LoadCluster string
+}
+
+// LoadCluster is a Kafka cluster a policy names for reading partition
+// load (load_clusters): its bootstrap brokers and connection. It is
+// comparable: a reload that leaves a cluster as it was keeps its source.
+type LoadCluster struct {
+	Name    string
+	Brokers string // host:port,...
+	Conn    kafkaconn.Config
 }
 
 // String formats the parameters as they are written in a policy file; the
@@ -191,7 +208,11 @@ func (p PolicyParams) String() string {
 	if p.KeepMisalignedRacks { // only when set, so that the usual line stays as it was
 		s += " keep_misaligned_racks=true"
 	}
-	return s + LoadParamsString(p.LoadTolerance, p.LoadHysteresis, p.MaxCountSkew, p.LoadSource)
+	s += LoadParamsString(p.LoadTolerance, p.LoadHysteresis, p.MaxCountSkew, p.LoadSource)
+	if p.LoadCluster != "" {
+		s += " load_cluster=" + p.LoadCluster
+	}
+	return s
 }
 
 // LoadParamsString formats the load-aware parameters that differ from
@@ -242,4 +263,12 @@ type ShadowPolicy struct {
 type SkippedRule struct {
 	Rule   string
 	Reason string
+}
+
+// GetName is c's name, "" for nil (the server's own cluster).
+func (c *LoadCluster) GetName() string {
+	if c == nil {
+		return ""
+	}
+	return c.Name
 }

@@ -994,7 +994,12 @@ type AssignResponse struct {
 	WeightSnapshot string `protobuf:"bytes,31,opt,name=weight_snapshot,json=weightSnapshot,proto3" json:"weight_snapshot,omitempty"`
 	// The plan's member loads, in the request's weight unit; absent when the
 	// source is NONE.
-	Load          *LoadSummary `protobuf:"bytes,32,opt,name=load,proto3" json:"load,omitempty"`
+	Load *LoadSummary `protobuf:"bytes,32,opt,name=load,proto3" json:"load,omitempty"`
+	// The shared snapshot the weights came from, when read from Kafka:
+	// "<cluster>@<epoch>" with the epoch in RFC 3339 UTC ("@..." for
+	// --load-brokers). Replicas that name the same snapshot planned with the
+	// same weights. Empty unless weight_source is KAFKA.
+	LoadSnapshot  string `protobuf:"bytes,33,opt,name=load_snapshot,json=loadSnapshot,proto3" json:"load_snapshot,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1125,6 +1130,13 @@ func (x *AssignResponse) GetLoad() *LoadSummary {
 		return x.Load
 	}
 	return nil
+}
+
+func (x *AssignResponse) GetLoadSnapshot() string {
+	if x != nil {
+		return x.LoadSnapshot
+	}
+	return ""
 }
 
 // ListAssignorsRequest has no fields.
@@ -1440,7 +1452,10 @@ type PolicyParams struct {
 	// Where the rule reads partition load when a request carries no
 	// weights: "" (nowhere: plan by counts) or "kafka" (the server's Kafka
 	// load source, --load-brokers).
-	LoadSource    string `protobuf:"bytes,33,opt,name=load_source,json=loadSource,proto3" json:"load_source,omitempty"`
+	LoadSource string `protobuf:"bytes,33,opt,name=load_source,json=loadSource,proto3" json:"load_source,omitempty"`
+	// With load_source "kafka": the policy's load_clusters entry the load
+	// is read from; "" for --load-brokers.
+	LoadCluster   string `protobuf:"bytes,34,opt,name=load_cluster,json=loadCluster,proto3" json:"load_cluster,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1527,6 +1542,13 @@ func (x *PolicyParams) GetMaxCountSkew() int32 {
 func (x *PolicyParams) GetLoadSource() string {
 	if x != nil {
 		return x.LoadSource
+	}
+	return ""
+}
+
+func (x *PolicyParams) GetLoadCluster() string {
+	if x != nil {
+		return x.LoadCluster
 	}
 	return ""
 }
@@ -2141,7 +2163,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"assignment\x18\x04 \x01(\fR\n" +
 	"assignment\x125\n" +
-	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xb0\x05\n" +
+	"\arevoked\x18\x05 \x03(\v2\x1b.assignd.v1.TopicPartitionsR\arevoked\"\xd5\x05\n" +
 	"\x0eAssignResponse\x12>\n" +
 	"\vassignments\x18\x01 \x03(\v2\x1c.assignd.v1.MemberAssignmentR\vassignments\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12)\n" +
@@ -2156,7 +2178,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x11target_assignment\x18\x19 \x01(\bR\x10targetAssignment\x12=\n" +
 	"\rweight_source\x18\x1e \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
 	"\x0fweight_snapshot\x18\x1f \x01(\tR\x0eweightSnapshot\x12+\n" +
-	"\x04load\x18  \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\"\x16\n" +
+	"\x04load\x18  \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\x12#\n" +
+	"\rload_snapshot\x18! \x01(\tR\floadSnapshot\"\x16\n" +
 	"\x14ListAssignorsRequest\"y\n" +
 	"\fAssignorInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -2172,7 +2195,7 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0eCallerIdentity\x12\x18\n" +
 	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1f\n" +
 	"\vcommon_name\x18\x02 \x01(\tR\n" +
-	"commonName\"\x90\x03\n" +
+	"commonName\"\xb3\x03\n" +
 	"\fPolicyParams\x12\x1d\n" +
 	"\n" +
 	"rack_aware\x18\x01 \x01(\bR\trackAware\x125\n" +
@@ -2183,7 +2206,8 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x0fload_hysteresis\x18\x1f \x01(\x01H\x01R\x0eloadHysteresis\x88\x01\x01\x12)\n" +
 	"\x0emax_count_skew\x18  \x01(\x05H\x02R\fmaxCountSkew\x88\x01\x01\x12\x1f\n" +
 	"\vload_source\x18! \x01(\tR\n" +
-	"loadSourceB\x11\n" +
+	"loadSource\x12!\n" +
+	"\fload_cluster\x18\" \x01(\tR\vloadClusterB\x11\n" +
 	"\x0f_load_toleranceB\x12\n" +
 	"\x10_load_hysteresisB\x11\n" +
 	"\x0f_max_count_skew\"\\\n" +

@@ -214,7 +214,9 @@ type Decision struct {
 	// The weights planned with (AssignResponse.weight_snapshot).
 	WeightSnapshot string `protobuf:"bytes,61,opt,name=weight_snapshot,json=weightSnapshot,proto3" json:"weight_snapshot,omitempty"`
 	// The plan's member loads; absent when planned by counts.
-	Load          *LoadSummary `protobuf:"bytes,62,opt,name=load,proto3" json:"load,omitempty"`
+	Load *LoadSummary `protobuf:"bytes,62,opt,name=load,proto3" json:"load,omitempty"`
+	// The shared snapshot (AssignResponse.load_snapshot).
+	LoadSnapshot  string `protobuf:"bytes,63,opt,name=load_snapshot,json=loadSnapshot,proto3" json:"load_snapshot,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -513,6 +515,13 @@ func (x *Decision) GetLoad() *LoadSummary {
 		return x.Load
 	}
 	return nil
+}
+
+func (x *Decision) GetLoadSnapshot() string {
+	if x != nil {
+		return x.LoadSnapshot
+	}
+	return ""
 }
 
 // DecisionMember is one member in a Decision.
@@ -1334,7 +1343,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xbd\f\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe2\f\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1379,7 +1388,8 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x06topics\x183 \x03(\tR\x06topics\x12=\n" +
 	"\rweight_source\x18< \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
 	"\x0fweight_snapshot\x18= \x01(\tR\x0eweightSnapshot\x12+\n" +
-	"\x04load\x18> \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\"\xcb\x01\n" +
+	"\x04load\x18> \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\x12#\n" +
+	"\rload_snapshot\x18? \x01(\tR\floadSnapshot\"\xcb\x01\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12*\n" +
 	"\x11group_instance_id\x18\x02 \x01(\tR\x0fgroupInstanceId\x12\x12\n" +

@@ -36,6 +36,7 @@ type HistoryRecord struct {
 	//	*HistoryRecord_Decision
 	//	*HistoryRecord_Gap
 	//	*HistoryRecord_RolloutEvent
+	//	*HistoryRecord_WeightSnapshot
 	Record isHistoryRecord_Record `protobuf_oneof:"record"`
 	// The decision's input: an assignd.v1.AssignRequest marshaled
 	// deterministically (its SHA-256 is decision.input_digest). Absent when
@@ -110,6 +111,15 @@ func (x *HistoryRecord) GetRolloutEvent() *RolloutEvent {
 	return nil
 }
 
+func (x *HistoryRecord) GetWeightSnapshot() *WeightSnapshot {
+	if x != nil {
+		if x, ok := x.Record.(*HistoryRecord_WeightSnapshot); ok {
+			return x.WeightSnapshot
+		}
+	}
+	return nil
+}
+
 func (x *HistoryRecord) GetInput() []byte {
 	if x != nil {
 		return x.Input
@@ -136,23 +146,32 @@ type HistoryRecord_RolloutEvent struct {
 	RolloutEvent *RolloutEvent `protobuf:"bytes,10,opt,name=rollout_event,json=rolloutEvent,proto3,oneof"`
 }
 
+type HistoryRecord_WeightSnapshot struct {
+	// A cluster's partition rates for one epoch, keyed "weights/" and the
+	// cluster.
+	WeightSnapshot *WeightSnapshot `protobuf:"bytes,15,opt,name=weight_snapshot,json=weightSnapshot,proto3,oneof"`
+}
+
 func (*HistoryRecord_Decision) isHistoryRecord_Record() {}
 
 func (*HistoryRecord_Gap) isHistoryRecord_Record() {}
 
 func (*HistoryRecord_RolloutEvent) isHistoryRecord_Record() {}
 
+func (*HistoryRecord_WeightSnapshot) isHistoryRecord_Record() {}
+
 var File_assignd_v1_history_log_proto protoreflect.FileDescriptor
 
 const file_assignd_v1_history_log_proto_rawDesc = "" +
 	"\n" +
 	"\x1cassignd/v1/history_log.proto\x12\n" +
-	"assignd.v1\x1a\x18assignd/v1/history.proto\x1a\x1eassignd/v1/rollout_state.proto\"\xd0\x01\n" +
+	"assignd.v1\x1a\x18assignd/v1/history.proto\x1a\x1eassignd/v1/rollout_state.proto\x1a\x18assignd/v1/weights.proto\"\x97\x02\n" +
 	"\rHistoryRecord\x122\n" +
 	"\bdecision\x18\x01 \x01(\v2\x14.assignd.v1.DecisionH\x00R\bdecision\x12*\n" +
 	"\x03gap\x18\x02 \x01(\v2\x16.assignd.v1.HistoryGapH\x00R\x03gap\x12?\n" +
 	"\rrollout_event\x18\n" +
-	" \x01(\v2\x18.assignd.v1.RolloutEventH\x00R\frolloutEvent\x12\x14\n" +
+	" \x01(\v2\x18.assignd.v1.RolloutEventH\x00R\frolloutEvent\x12E\n" +
+	"\x0fweight_snapshot\x18\x0f \x01(\v2\x1a.assignd.v1.WeightSnapshotH\x00R\x0eweightSnapshot\x12\x14\n" +
 	"\x05input\x18\x03 \x01(\fR\x05inputB\b\n" +
 	"\x06recordB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
 
@@ -170,20 +189,22 @@ func file_assignd_v1_history_log_proto_rawDescGZIP() []byte {
 
 var file_assignd_v1_history_log_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
 var file_assignd_v1_history_log_proto_goTypes = []any{
-	(*HistoryRecord)(nil), // 0: assignd.v1.HistoryRecord
-	(*Decision)(nil),      // 1: assignd.v1.Decision
-	(*HistoryGap)(nil),    // 2: assignd.v1.HistoryGap
-	(*RolloutEvent)(nil),  // 3: assignd.v1.RolloutEvent
+	(*HistoryRecord)(nil),  // 0: assignd.v1.HistoryRecord
+	(*Decision)(nil),       // 1: assignd.v1.Decision
+	(*HistoryGap)(nil),     // 2: assignd.v1.HistoryGap
+	(*RolloutEvent)(nil),   // 3: assignd.v1.RolloutEvent
+	(*WeightSnapshot)(nil), // 4: assignd.v1.WeightSnapshot
 }
 var file_assignd_v1_history_log_proto_depIdxs = []int32{
 	1, // 0: assignd.v1.HistoryRecord.decision:type_name -> assignd.v1.Decision
 	2, // 1: assignd.v1.HistoryRecord.gap:type_name -> assignd.v1.HistoryGap
 	3, // 2: assignd.v1.HistoryRecord.rollout_event:type_name -> assignd.v1.RolloutEvent
-	3, // [3:3] is the sub-list for method output_type
-	3, // [3:3] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	4, // 3: assignd.v1.HistoryRecord.weight_snapshot:type_name -> assignd.v1.WeightSnapshot
+	4, // [4:4] is the sub-list for method output_type
+	4, // [4:4] is the sub-list for method input_type
+	4, // [4:4] is the sub-list for extension type_name
+	4, // [4:4] is the sub-list for extension extendee
+	0, // [0:4] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_history_log_proto_init() }
@@ -193,10 +214,12 @@ func file_assignd_v1_history_log_proto_init() {
 	}
 	file_assignd_v1_history_proto_init()
 	file_assignd_v1_rollout_state_proto_init()
+	file_assignd_v1_weights_proto_init()
 	file_assignd_v1_history_log_proto_msgTypes[0].OneofWrappers = []any{
 		(*HistoryRecord_Decision)(nil),
 		(*HistoryRecord_Gap)(nil),
 		(*HistoryRecord_RolloutEvent)(nil),
+		(*HistoryRecord_WeightSnapshot)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{

@@ -247,6 +247,9 @@ func (l *Log) consume(ctx context.Context) {
 				l.applyRollout(ev)
 				return
 			}
+			if l.applyWeights(rec) {
+				return
+			}
 			l.store.Load().Apply(rec)
 		})
 		l.consumed.Add(ctx, n)

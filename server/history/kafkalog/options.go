@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/sasl"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
 // Defaults of the options.
@@ -56,6 +58,7 @@ type config struct {
 	logger            *slog.Logger
 	meters            metric.MeterProvider
 	kgo               []kgo.Opt
+	weights           func(*assigndv1.WeightSnapshot) // WithWeights
 }
 
 func defaults() config {

@@ -1,0 +1,149 @@
+// Package kafkaconn is the one place that turns how assignd connects to a
+// Kafka cluster (TLS, SASL) into franz-go client options: for the history
+// (--history-*), the load source (--load-*) and the policy's
+// load_clusters.
+package kafkaconn
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/sasl"
+	"github.com/twmb/franz-go/pkg/sasl/plain"
+	"github.com/twmb/franz-go/pkg/sasl/scram"
+)
+
+// Config is the connection to one cluster. It is comparable: two equal
+// Configs connect the same way.
+type Config struct {
+	// TLS dials over TLS (system roots unless CAFile); implied by CAFile
+	// and CertFile.
+	TLS bool
+	// CAFile is a PEM CA bundle the brokers' certificates must chain to.
+	CAFile string
+	// CertFile and KeyFile are a PEM client certificate and its key (mTLS).
+	CertFile, KeyFile string
+	// ServerName overrides the name the brokers' certificates are checked
+	// against; empty: the host dialed.
+	ServerName string
+	// SASLMechanism is "plain", "scram-sha-256", "scram-sha-512" or ""
+	// (none).
+	SASLMechanism string
+	// SASLUser is the SASL user name.
+	SASLUser string
+	// SASLPassword is the password itself (from a flag or the
+	// environment); SASLPasswordFile, when set, names a file holding it
+	// instead (trailing newlines are dropped), read when connecting.
+	SASLPassword, SASLPasswordFile string
+}
+
+// Keys of the fields, as FieldError names them: the caller maps them to
+// its own names (a flag, a policy path).
+const (
+	KeyTLSCA         = "tls-ca"
+	KeyTLSCert       = "tls-cert"
+	KeyTLSKey        = "tls-key"
+	KeySASLMechanism = "sasl-mechanism"
+	KeySASLUser      = "sasl-user"
+	KeySASLPassword  = "sasl-password"
+)
+
+// FieldError is a problem with one field of a Config.
+type FieldError struct {
+	Key string // one of the Key constants
+	Err error
+}
+
+func (e *FieldError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(key, format string, args ...any) error {
+	return &FieldError{Key: key, Err: fmt.Errorf(format, args...)}
+}
+
+// Validate checks the fields without reading files.
+func (c Config) Validate() error {
+	switch {
+	case c.CertFile != "" && c.KeyFile == "":
+		return fieldErr(KeyTLSKey, "missing: a client certificate needs its key")
+	case c.KeyFile != "" && c.CertFile == "":
+		return fieldErr(KeyTLSCert, "missing: a client key needs its certificate")
+	case c.SASLMechanism != "" && c.SASLMechanism != "plain" && c.SASLMechanism != "scram-sha-256" && c.SASLMechanism != "scram-sha-512":
+		return fieldErr(KeySASLMechanism, "%q: want plain, scram-sha-256 or scram-sha-512", c.SASLMechanism)
+	case c.SASLMechanism != "" && c.SASLUser == "":
+		return fieldErr(KeySASLUser, "missing: SASL needs a user")
+	}
+	return nil
+}
+
+// TLSConfig is the client TLS configuration, nil when the connection is
+// plaintext.
+func (c Config) TLSConfig() (*tls.Config, error) {
+	if !c.TLS && c.CAFile == "" && c.CertFile == "" {
+		return nil, nil
+	}
+	tc := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: c.ServerName}
+	if c.CAFile != "" {
+		pem, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, &FieldError{Key: KeyTLSCA, Err: err}
+		}
+		tc.RootCAs = x509.NewCertPool()
+		if !tc.RootCAs.AppendCertsFromPEM(pem) {
+			return nil, fieldErr(KeyTLSCA, "%s: no PEM certificate", c.CAFile)
+		}
+	}
+	if c.CertFile != "" {
+		cert, err := tls.LoadX509KeyPair(c.CertFile, c.KeyFile)
+		if err != nil {
+			return nil, &FieldError{Key: KeyTLSCert, Err: err}
+		}
+		tc.Certificates = []tls.Certificate{cert}
+	}
+	return tc, nil
+}
+
+// Mechanism is the SASL mechanism, nil without one.
+func (c Config) Mechanism() (sasl.Mechanism, error) {
+	pass := c.SASLPassword
+	if c.SASLMechanism != "" && c.SASLPasswordFile != "" {
+		b, err := os.ReadFile(c.SASLPasswordFile)
+		if err != nil {
+			return nil, &FieldError{Key: KeySASLPassword, Err: err}
+		}
+		pass = strings.TrimRight(string(b), "\r\n")
+	}
+	switch c.SASLMechanism {
+	case "plain":
+		return plain.Auth{User: c.SASLUser, Pass: pass}.AsMechanism(), nil
+	case "scram-sha-256":
+		return scram.Auth{User: c.SASLUser, Pass: pass}.AsSha256Mechanism(), nil
+	case "scram-sha-512":
+		return scram.Auth{User: c.SASLUser, Pass: pass}.AsSha512Mechanism(), nil
+	}
+	return nil, nil
+}
+
+// Opts are the franz-go client options: TLS dialing and SASL.
+func (c Config) Opts() ([]kgo.Opt, error) {
+	var opts []kgo.Opt
+	tc, err := c.TLSConfig()
+	if err != nil {
+		return nil, err
+	}
+	if tc != nil {
+		opts = append(opts, kgo.DialTLSConfig(tc))
+	}
+	m, err := c.Mechanism()
+	if err != nil {
+		return nil, err
+	}
+	if m != nil {
+		opts = append(opts, kgo.SASL(m))
+	}
+	return opts, nil
+}
