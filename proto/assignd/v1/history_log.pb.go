@@ -147,7 +147,8 @@ type HistoryRecord_RolloutEvent struct {
 }
 
 type HistoryRecord_WeightSnapshot struct {
-	// A cluster's partition rates for one epoch, keyed "weights/" and the
+	// A cluster's partition rates for one epoch (fields 15-19: shared
+	// weight snapshots, docs/load-aware.md); keyed "weights/" and the
 	// cluster.
 	WeightSnapshot *WeightSnapshot `protobuf:"bytes,15,opt,name=weight_snapshot,json=weightSnapshot,proto3,oneof"`
 }
