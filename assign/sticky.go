@@ -102,11 +102,13 @@ func cooperativeGeneration(m *Member) (generation int32, ok bool) {
 // placement fills racks by least load and its repair moves partitions to
 // rack-local members first, which keeps far more partitions in their
 // consumers' racks than dealing by quota can (docs/engine.md), and it is
-// just as balanced and sticky.
+// just as balanced and sticky. lookahead then makes a rack-aware
+// cooperative round's follow-up its last.
 func stickyPlan(st *state, target []int32, perTopic bool) {
 	if st.equalSubs && !st.rackAware {
 		planEqual(st, target, perTopic)
 		return
 	}
 	planGeneral(st, target)
+	lookahead(st, target)
 }
