@@ -30,10 +30,10 @@ func (lp *loadPlan) shedCounts() bool {
 				break
 			}
 			k := lp.cls.classOf[st.topicOf[p]]
-			if r := lp.receiver(k, m); r < 0 || (st.prev[p] == m && !lp.spend()) {
+			if r := lp.receiver(k, m); r < 0 || (st.prev[p] == memberIdx(m) && !lp.spend()) {
 				continue
 			}
-			if st.prev[p] == m {
+			if st.prev[p] == memberIdx(m) {
 				st.setReason(p, ReasonBalance) // over the count cap
 			}
 			lp.take(p, m)
@@ -80,7 +80,7 @@ func (lp *loadPlan) place() {
 			r = lp.receiver(k, -1)
 		}
 		r = lp.localFirst(k, p, r, -1)
-		if o := st.prev[p]; o == r && lp.budget >= 0 && st.keepable(o, p) {
+		if o := st.prev[p]; o == memberIdx(r) && lp.budget >= 0 && st.keepable(o, p) {
 			lp.budget++ // a partition shed for the count cap came back
 		}
 		lp.give(p, r) // a partition shed or unowned keeps the reason it entered the pool with
@@ -133,7 +133,7 @@ func (lp *loadPlan) moves() (moved bool) {
 		if lp.isMove(p, h) && !lp.isMove(p, r) && lp.budget >= 0 {
 			lp.budget++
 		}
-		if st.prev[p] == h {
+		if st.prev[p] == memberIdx(h) {
 			st.setReason(p, ReasonLoad)
 		}
 		lp.take(p, h)
@@ -284,7 +284,7 @@ func (lp *loadPlan) sortedOf(m int32) []int32 {
 	}
 	live := lp.parts[m][:0]
 	for _, p := range lp.parts[m] {
-		if lp.target[p] == m {
+		if lp.target[p] == memberIdx(m) {
 			live = append(live, p)
 		}
 	}

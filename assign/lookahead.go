@@ -33,7 +33,7 @@ var lookaheadRounds = 4
 // partition off its member's rack that some subscriber's rack hosts, and
 // no limit (freeze, move cap, work limit, stop) in play. Cost: one more
 // plan per replayed round, in the rounds where it runs.
-func lookahead(st *state, target []int32) {
+func lookahead(st *state, target []memberIdx) {
 	opts := st.opts
 	if !st.rackAware || opts.keepMisaligned || opts.freeze || opts.maxMoves > 0 || opts.target ||
 		st.protocol != Cooperative || st.workLimitCut || st.stop.skip() {
@@ -41,16 +41,16 @@ func lookahead(st *state, target []int32) {
 	}
 	prev, claims := st.prev, st.claims
 	defer func() { st.prev, st.claims = prev, claims }()
-	var kept []int32
+	var kept []memberIdx
 	for round := range lookaheadRounds {
 		if !st.followupMayRevoke(target) {
 			return
 		}
 		if kept == nil {
-			kept = st.ints.take(len(target))
+			kept = takeAs[memberIdx](&st.ints, len(target))
 		}
 		st.assignedNow(target, kept)
-		next := st.ints.filled(len(target), -1)
+		next := filledAs[memberIdx](&st.ints, len(target), -1)
 		st.prev, st.claims = kept, st.claimsOf(kept)
 		planGeneral(st, next)
 		st.prev, st.claims = prev, claims
@@ -81,7 +81,7 @@ func lookahead(st *state, target []int32) {
 // partitions that only it saw owned (owner[p] >= 0, prev[p] < 0): this
 // round gives them out at once, and a partition without a previous
 // owner has no reason (reasonOf: no owner).
-func (st *state) forgetReplayedOwners(owner []int32) {
+func (st *state) forgetReplayedOwners(owner []memberIdx) {
 	if st.reasons == nil {
 		return
 	}
@@ -96,7 +96,7 @@ func (st *state) forgetReplayedOwners(owner []int32) {
 // assignedNow sets now[p] to the member that this round's result assigns
 // p (the owners of the follow-up), or -1: target[p] when it keeps p with
 // its owner or p has none (cooperativeAdjust gives it out at once).
-func (st *state) assignedNow(target, now []int32) {
+func (st *state) assignedNow(target, now []memberIdx) {
 	for p, m := range target {
 		st.stop.at(p)
 		if o := st.prev[p]; o == m || o < 0 && (st.contested == nil || !st.contested[p]) {
@@ -111,7 +111,7 @@ func (st *state) assignedNow(target, now []int32) {
 // something: target withholds a partition from its owner (so there is a
 // follow-up), and assigns one now off its member's rack whose topic has a
 // subscriber on one of its replica racks.
-func (st *state) followupMayRevoke(target []int32) bool {
+func (st *state) followupMayRevoke(target []memberIdx) bool {
 	withholds, offRack := false, false
 	var homes []bool // homes[t*racks+r]: a subscriber of topic t is on rack r
 	for p, m := range target {
@@ -164,7 +164,7 @@ func (st *state) hasHome(homes []bool, p int32) bool {
 
 // claimsOf returns, per member, the partitions owner assigns it,
 // ascending: the claims of a round whose members own what owner says.
-func (st *state) claimsOf(owner []int32) [][]int32 {
+func (st *state) claimsOf(owner []memberIdx) [][]int32 {
 	at := st.ints.take(len(st.members) + 1)
 	for p, m := range owner {
 		st.stop.at(p)

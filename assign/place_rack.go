@@ -27,10 +27,10 @@ package assign
 //
 // Lazy heaps per rack keep it O(partitions × racks per partition × log
 // members).
-func placeByRack(st *state, subs []int32, free []int32, target []int32, count []int32) {
+func placeByRack(st *state, subs []int32, free []int32, target []memberIdx, count []int32) {
 	byRack := make([]countHeap, len(st.rackNames))
 	var noRack, all countHeap
-	add := func(m int32) {
+	add := func(m memberIdx) {
 		e := countEntry{m, count[m]}
 		all.push(e)
 		if r := st.memberRack[m]; r >= 0 {
@@ -40,9 +40,9 @@ func placeByRack(st *state, subs []int32, free []int32, target []int32, count []
 		}
 	}
 	for _, m := range subs {
-		add(m)
+		add(memberIdx(m))
 	}
-	give := func(p, m int32) {
+	give := func(p int32, m memberIdx) {
 		target[p] = m
 		count[m]++
 		add(m)

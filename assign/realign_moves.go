@@ -174,10 +174,10 @@ func (ra *realigner) handOver(p int32) bool {
 
 // receiver is the lowest-indexed member at count lo on one of p's replica
 // racks that subscribes to its topic, or -1.
-func (ra *realigner) receiver(p int32) int32 {
+func (ra *realigner) receiver(p int32) memberIdx {
 	st := ra.st
 	k := ra.cl.classOf[st.topicOf[p]]
-	best := int32(-1)
+	best := memberIdx(-1)
 	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
 		h := ra.receivers[classRack{k, r}]
 		if h == nil {
@@ -193,7 +193,7 @@ func (ra *realigner) receiver(p int32) int32 {
 // rehome gives p to member to. A partition its owner kept loses it for its
 // rack (KIP-881); one placed this round keeps the reason it left its
 // previous owner.
-func (ra *realigner) rehome(p, to int32) {
+func (ra *realigner) rehome(p int32, to memberIdx) {
 	if ra.st.prev[p] == ra.target[p] {
 		ra.st.setReason(p, ReasonRack)
 	}
