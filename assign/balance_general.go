@@ -41,11 +41,11 @@ func planGeneral(st *state, target []memberIdx) {
 		}
 	}
 	cl := newTopicClasses(st)
-	order := make([]int32, len(cl.subscribers))
+	order := make([]classIdx, len(cl.subscribers))
 	for k := range order {
-		order[k] = int32(k)
+		order[k] = classIdx(k)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return len(cl.subscribers[a]) - len(cl.subscribers[b]) })
+	slices.SortStableFunc(order, func(a, b classIdx) int { return len(cl.subscribers[a]) - len(cl.subscribers[b]) })
 	// Each member's expected share of the classes still to fill.
 	freeIn := make([]int64, len(cl.subscribers))
 	for p, m := range target {
@@ -55,11 +55,11 @@ func planGeneral(st *state, target []memberIdx) {
 		}
 	}
 	expect := make([]int64, len(st.members))
-	share := func(k int32) int64 { return freeIn[k] * shareUnit / int64(len(cl.subscribers[k])) }
+	share := func(k classIdx) int64 { return freeIn[k] * shareUnit / int64(len(cl.subscribers[k])) }
 	for k, subs := range cl.subscribers {
 		step = st.stop.over(step, len(subs))
 		for _, m := range subs {
-			expect[m] += share(int32(k))
+			expect[m] += share(classIdx(k))
 		}
 	}
 	var free []int32

@@ -29,7 +29,7 @@ func (lp *loadPlan) shedCounts() bool {
 			if lp.count[m] <= lp.cap {
 				break
 			}
-			k := lp.cls.classOf[st.topicOf[p]]
+			k := int32(lp.cls.classOf[st.topicOf[p]])
 			if r := lp.receiver(k, m); r < 0 || (st.prev[p] == memberIdx(m) && !lp.spend()) {
 				continue
 			}
@@ -73,7 +73,7 @@ func (lp *loadPlan) place() {
 	}
 	for i, p := range lp.pool {
 		st.stop.at(i)
-		k := lp.cls.classOf[st.topicOf[p]]
+		k := int32(lp.cls.classOf[st.topicOf[p]])
 		r := lp.receiver(k, -1)
 		if r < 0 {
 			lp.uncap(k)
@@ -231,9 +231,9 @@ func (lp *loadPlan) bestMove(h int32) (p, r int32) {
 		}
 	}
 	for lo := 0; lo < len(s); {
-		k := lp.cls.classOf[st.topicOf[s[lo]]]
+		k := int32(lp.cls.classOf[st.topicOf[s[lo]]])
 		hi := lo + 1
-		for hi < len(s) && lp.cls.classOf[st.topicOf[s[hi]]] == k {
+		for hi < len(s) && int32(lp.cls.classOf[st.topicOf[s[hi]]]) == k {
 			hi++
 		}
 		run := s[lo:hi]

@@ -141,7 +141,7 @@ func (lp *loadPlan) changed(m int32) {
 	for _, k := range lp.cls.memberClasses[m] {
 		lp.receivers[k].push(e)
 		if lp.rackReceivers != nil && lp.st.rackAware && lp.st.memberRack[m] >= 0 {
-			if h := lp.rackReceivers[[2]int32{k, lp.st.memberRack[m]}]; h != nil {
+			if h := lp.rackReceivers[[2]int32{int32(k), lp.st.memberRack[m]}]; h != nil {
 				h.push(e)
 			}
 		}

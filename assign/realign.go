@@ -155,7 +155,10 @@ func (ra *realigner) look() bool {
 	return ra.budget > 0
 }
 
-type classRack struct{ k, r int32 }
+type classRack struct {
+	k classIdx
+	r int32
+}
 type rackPair struct{ owner, replica int32 }
 
 type partQueue struct {

@@ -244,7 +244,7 @@ func (r *repairer) pickRank(p partIdx, u, v memberIdx) int {
 // move hands p from member u to member v, keeping held, free and holding
 // current; counts are the caller's.
 func (r *repairer) move(p partIdx, u, v memberIdx) {
-	k := classIdx(r.cl.classOf[r.st.topicOf[p]])
+	k := r.cl.classOf[r.st.topicOf[p]]
 	su, sv := r.slot(u, k), r.slot(v, k)
 	r.held[su]--
 	r.held[sv]++

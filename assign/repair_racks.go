@@ -43,7 +43,7 @@ func (r *repairer) newRackTally() *rackTally {
 	for p, m := range r.target {
 		st.stop.at(p)
 		if m >= 0 {
-			k := classIdx(r.cl.classOf[st.topicOf[p]])
+			k := r.cl.classOf[st.topicOf[p]]
 			t.add(r, partIdx(p), r.slot(m, k), m, 1)
 			if o := st.prev[p]; o >= 0 && o != m {
 				t.addHome(r, partIdx(p), o, m, k, 1)

@@ -141,7 +141,7 @@ func newRefRepairer(st *state, cl *topicClasses, target []memberIdx, count []int
 	begin := make([]int32, slots+1)
 	for p, m := range target {
 		if m >= 0 {
-			i := r.slot(int32(m), cl.classOf[st.topicOf[p]])
+			i := r.slot(int32(m), int32(cl.classOf[st.topicOf[p]]))
 			begin[i+1]++
 			r.held[i]++
 			if st.prev[p] != m {
@@ -156,7 +156,7 @@ func newRefRepairer(st *state, cl *topicClasses, target []memberIdx, count []int
 	fill := slices.Clone(begin[:slots])
 	for p, m := range target {
 		if m >= 0 {
-			i := r.slot(int32(m), cl.classOf[st.topicOf[p]])
+			i := r.slot(int32(m), int32(cl.classOf[st.topicOf[p]]))
 			flat[fill[i]] = int32(p)
 			fill[i]++
 		}
@@ -166,7 +166,7 @@ func newRefRepairer(st *state, cl *topicClasses, target []memberIdx, count []int
 		r.holding[i] = flat[begin[i]:begin[i+1]:begin[i+1]]
 	}
 	var total, subscribers int
-	var first []int32
+	var first []classIdx
 	r.uniform = true
 	for m := range n {
 		if ks := cl.memberClasses[m]; len(ks) > 0 {
@@ -187,7 +187,7 @@ func newRefRepairer(st *state, cl *topicClasses, target []memberIdx, count []int
 	r.awayFrom = make([][]refAwayEdge, n)
 	for p, m := range target {
 		if o := st.prev[p]; o >= 0 && m >= 0 && m != o {
-			r.addAway(int32(o), int32(m), cl.classOf[st.topicOf[p]], 1)
+			r.addAway(int32(o), int32(m), int32(cl.classOf[st.topicOf[p]]), 1)
 		}
 	}
 	r.budget = max(64*(len(target)+int(r.classOff[n])), 8*n*(n+int(r.classOff[n])), refMinRepairBudget)
@@ -230,7 +230,7 @@ func (r *refRepairer) addAway(v, u, k, delta int32) {
 
 // slot returns the index in held and free of member m's class k.
 func (r *refRepairer) slot(m, k int32) int32 {
-	i, _ := slices.BinarySearch(r.cl.memberClasses[m], k)
+	i, _ := slices.BinarySearch(r.cl.memberClasses[m], classIdx(k))
 	return r.classOff[m] + int32(i)
 }
 
@@ -474,7 +474,7 @@ func (r *refRepairer) pickRank(p, u, v int32) int {
 // move hands p from member u to member v, keeping held, free and holding
 // current; counts are the caller's.
 func (r *refRepairer) move(p, u, v int32) {
-	k := r.cl.classOf[r.st.topicOf[p]]
+	k := int32(r.cl.classOf[r.st.topicOf[p]])
 	su, sv := r.slot(u, k), r.slot(v, k)
 	r.held[su]--
 	r.held[sv]++
@@ -706,6 +706,7 @@ func (r *refRepairer) search(xs []int32, freeOnly bool, better func(v, best int3
 			best, bestDist = v, d
 		}
 		for _, k := range r.cl.memberClasses[v] {
+			k := int32(k)
 			r.budget--
 			if r.classStamp[k] == r.epoch && r.classDist[k] <= d {
 				continue
@@ -803,6 +804,7 @@ func (r *refRepairer) searchWithReturns(xs []int32, better func(v, best int32) b
 		r.inQueue[v] = 0
 		d := r.dist[v]
 		for _, k := range r.cl.memberClasses[v] {
+			k := int32(k)
 			r.budget--
 			if r.classStamp[k] == epoch && r.classDist[k] <= d {
 				continue
@@ -831,7 +833,7 @@ func (r *refRepairer) searchWithReturns(xs []int32, better func(v, best int32) b
 			// v takes back a partition of e.k only if it still subscribes
 			// to the class (keepable; every topic of a class has the same
 			// subscribers).
-			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], e.k); subscribed {
+			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], classIdx(e.k)); subscribed {
 				relax(e.u, v, e.k, d-1)
 			}
 		}
