@@ -15,10 +15,10 @@ package assign
 // and placing the partitions with racks before those that fit anywhere,
 // is what lets a cooperative follow-up settle: the partitions realign
 // revoked in the round before are unowned now, and placed on their racks
-// they leave realign nothing to move again (KIP-881). Before, a member
-// without a rack at the same count could take one, and realign then
-// revoked another partition to fill the on-rack member: one more
-// follow-up. (Unlike the Java client, the partitions are not dealt
+// they leave realign nothing to move again (KIP-881); were a member
+// without a rack at the same count to take one, realign would revoke
+// another partition to fill the on-rack member: one more follow-up.
+// (Unlike the Java client, the partitions are not dealt
 // scarcest first: with the least-loaded choice here that leaves a few
 // partitions of a first assignment off their racks, see
 // TestRackAwareLocalityAndStickiness.) Step 1 may leave a member above
