@@ -1,5 +1,7 @@
 package assign
 
+import "unsafe"
+
 // int32Arena hands out zeroed []int32 slices carved from a few large
 // allocations, so that one Run costs a handful of allocations whatever the
 // group's size (a 10-member group is assigned in a few microseconds, and
@@ -42,6 +44,24 @@ func (a *int32Arena) take(n int) []int32 {
 // filled returns a slice of length n with every element set to v.
 func (a *int32Arena) filled(n int, v int32) []int32 {
 	s := a.take(n)
+	for i := range s {
+		a.stop.at(i)
+		s[i] = v
+	}
+	return s
+}
+
+// takeAs is take for one of the index kinds (index.go): they are int32
+// underneath, so the arena's int32s serve them as they are, with no copy
+// and no allocation of their own.
+func takeAs[T ~int32](a *int32Arena, n int) []T {
+	s := a.take(n)
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
+}
+
+// filledAs is filled for one of the index kinds.
+func filledAs[T ~int32](a *int32Arena, n int, v T) []T {
+	s := takeAs[T](a, n)
 	for i := range s {
 		a.stop.at(i)
 		s[i] = v

@@ -26,7 +26,7 @@ type Assignor interface {
 	memberData(m *Member) (owned []TopicPartitions, generation int32, readable bool)
 	// plan fills target[p] with the dense index of the member that should
 	// own global partition p, or -1 to leave it unassigned.
-	plan(st *state, target []int32)
+	plan(st *state, target []memberIdx)
 }
 
 // Supports reports whether a runs the given protocol.

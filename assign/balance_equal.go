@@ -25,7 +25,7 @@ package assign
 // With perTopic (cooperative-sticky@2), a member that must give partitions
 // up chooses them so that its share of each topic stays close to an even
 // share (topicTrimmer); the number of partitions that move is the same.
-func planEqual(st *state, target []int32, perTopic bool) {
+func planEqual(st *state, target []memberIdx, perTopic bool) {
 	n := int32(len(st.members))
 	total := int32(st.numPartitions())
 	if total == 0 {
@@ -36,7 +36,7 @@ func planEqual(st *state, target []int32, perTopic bool) {
 	keepable := st.ints.take(int(n))
 	step := 0
 	for i, c := range st.claims {
-		m := int32(i)
+		m := memberIdx(i)
 		for _, p := range c {
 			st.stop.at(step)
 			step++
@@ -56,7 +56,7 @@ func planEqual(st *state, target []int32, perTopic bool) {
 	var trim *topicTrimmer
 	var lowest *partitionTrimmer
 	for i, c := range st.claims {
-		m := int32(i)
+		m := memberIdx(i)
 		// Trimming per topic is a refinement: stopped (best effort), the
 		// member keeps what version 1 keeps.
 		if perTopic && keepable[m] > quota[m] && len(st.topics) > 1 && !st.stop.skip() {
@@ -91,13 +91,13 @@ func planEqual(st *state, target []int32, perTopic bool) {
 			}
 		}
 	}
-	dealRoundRobin(target, count, minQ, slots, st.ints.take(int(n))[:0], &st.stop)
+	dealRoundRobin(target, count, minQ, slots, takeAs[memberIdx](&st.ints, int(n))[:0], &st.stop)
 }
 
 // dealRoundRobin deals the unassigned partitions, ascending, round-robin to
 // members below minQ, then one each, in member order, to members at minQ
 // while slots remain.
-func dealRoundRobin(target []int32, count []int32, minQ, slots int32, ring []int32, stop *stopper) {
+func dealRoundRobin(target []memberIdx, count []int32, minQ, slots int32, ring []memberIdx, stop *stopper) {
 	next := 0
 	nextFree := func() int {
 		for next < len(target) && target[next] >= 0 {
@@ -108,7 +108,7 @@ func dealRoundRobin(target []int32, count []int32, minQ, slots int32, ring []int
 	}
 	for m, c := range count {
 		if c < minQ {
-			ring = append(ring, int32(m))
+			ring = append(ring, memberIdx(m))
 		}
 	}
 	for len(ring) > 0 {
@@ -136,7 +136,7 @@ func dealRoundRobin(target []int32, count []int32, minQ, slots int32, ring []int
 		if m == len(count) {
 			return // cannot happen: the slots match the members at minQ
 		}
-		target[p] = int32(m)
+		target[p] = memberIdx(m)
 		count[m]++
 		slots--
 		m++

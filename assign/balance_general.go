@@ -22,11 +22,11 @@ import "slices"
 // The result is balanced in the sense the issue and the Java client's
 // isBalanced use: no partition could move to another subscriber of its
 // topic that has two or more fewer partitions.
-func planGeneral(st *state, target []int32) {
+func planGeneral(st *state, target []memberIdx) {
 	count := st.ints.take(len(st.members))
 	step := 0
 	for i, c := range st.claims {
-		m := int32(i)
+		m := memberIdx(i)
 		for _, p := range c {
 			st.stop.at(step)
 			step++
@@ -41,11 +41,11 @@ func planGeneral(st *state, target []int32) {
 		}
 	}
 	cl := newTopicClasses(st)
-	order := make([]int32, len(cl.subscribers))
+	order := make([]classIdx, len(cl.subscribers))
 	for k := range order {
-		order[k] = int32(k)
+		order[k] = classIdx(k)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return len(cl.subscribers[a]) - len(cl.subscribers[b]) })
+	slices.SortStableFunc(order, func(a, b classIdx) int { return len(cl.subscribers[a]) - len(cl.subscribers[b]) })
 	// Each member's expected share of the classes still to fill.
 	freeIn := make([]int64, len(cl.subscribers))
 	for p, m := range target {
@@ -55,11 +55,11 @@ func planGeneral(st *state, target []int32) {
 		}
 	}
 	expect := make([]int64, len(st.members))
-	share := func(k int32) int64 { return freeIn[k] * shareUnit / int64(len(cl.subscribers[k])) }
+	share := func(k classIdx) int64 { return freeIn[k] * shareUnit / int64(len(cl.subscribers[k])) }
 	for k, subs := range cl.subscribers {
 		step = st.stop.over(step, len(subs))
 		for _, m := range subs {
-			expect[m] += share(int32(k))
+			expect[m] += share(classIdx(k))
 		}
 	}
 	var free []int32
@@ -107,7 +107,7 @@ const shareUnit = 1 << 16
 // first classes would fill their members up to a level that later classes
 // then push past their neighbours'. Partitions are dealt round-robin over
 // the receiving members so that each one's share spreads across topics.
-func waterFill(subs []int32, free []int32, target []int32, count []int32, expect []int64, stop *stopper) {
+func waterFill(subs []int32, free []int32, target []memberIdx, count []int32, expect []int64, stop *stopper) {
 	load := func(m int32) int64 { return int64(count[m])*shareUnit + expect[m] }
 	// need(level) is how many partitions raise every member to level.
 	need := func(level int64) int64 {
@@ -173,7 +173,7 @@ func waterFill(subs []int32, free []int32, target []int32, count []int32, expect
 		for _, i := range ring {
 			stop.at(next)
 			m := subs[i]
-			target[free[next]] = m
+			target[free[next]] = memberIdx(m)
 			next++
 			count[m]++
 			allot[i]--

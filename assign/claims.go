@@ -17,7 +17,7 @@ import (
 // depend on the order members are visited in, and no state survives the call.
 func (st *state) resolveClaims(a Assignor) {
 	n := st.numPartitions()
-	st.prev = st.ints.filled(n, -1)
+	st.prev = filledAs[memberIdx](&st.ints, n, -1)
 	prevGen := st.ints.take(n)
 	st.gen = st.ints.take(len(st.members))
 
@@ -26,7 +26,7 @@ func (st *state) resolveClaims(a Assignor) {
 	// arena has room for that, and append grows past it if needed.
 	flat := st.ints.take(n)[:0]
 	var ignored, stale, contested int
-	var unsubscribedOwned map[int32][]TopicPartitions
+	var unsubscribedOwned map[memberIdx][]TopicPartitions
 	// The sticky assignor reads history from user data; what its members
 	// report owning (Member.Owned) is read apart, for Revoked only. The
 	// others read history from Member.Owned: owned and claims are one.
@@ -41,7 +41,7 @@ func (st *state) resolveClaims(a Assignor) {
 	for i, member := range st.members {
 		st.stop.at(step)
 		step++
-		m := int32(i)
+		m := memberIdx(i)
 		owned, gen, readable := a.memberData(member)
 		if gen < 0 {
 			// Every negative generation is an absent one, as for the Java
@@ -65,7 +65,7 @@ func (st *state) resolveClaims(a Assignor) {
 		}
 		if len(unsub) > 0 {
 			if unsubscribedOwned == nil {
-				unsubscribedOwned = make(map[int32][]TopicPartitions)
+				unsubscribedOwned = make(map[memberIdx][]TopicPartitions)
 			}
 			unsubscribedOwned[m] = unsub
 		}
@@ -204,12 +204,12 @@ func strictlyAscending(ps []int32) bool {
 // loseClaim records that member loser's claim on p lost to a higher
 // generation (-1: the claims of several members, contested until then).
 // The table is allocated at the first stale claim.
-func (st *state) loseClaim(p, loser int32) {
+func (st *state) loseClaim(p int32, loser memberIdx) {
 	if st.staleLoser == nil {
-		st.staleLoser = st.ints.filled(st.numPartitions(), noStaleClaim)
+		st.staleLoser = filledAs(&st.ints, st.numPartitions(), noStaleClaim)
 	}
 	st.staleLoser[p] = loser
 }
 
 // noStaleClaim marks, in staleLoser, a partition without a stale claim.
-const noStaleClaim = -2
+const noStaleClaim memberIdx = -2

@@ -10,22 +10,22 @@ import (
 // balances classes, not topics: a group of 500 topics with two distinct
 // subscriber sets has two classes.
 type topicClasses struct {
-	classOf     []int32   // topic -> class
-	subscribers [][]int32 // class -> members, ascending
-	topics      [][]int32 // class -> topics, ascending
+	classOf     []classIdx // topic -> class
+	subscribers [][]int32  // class -> members, ascending
+	topics      [][]int32  // class -> topics, ascending
 	// memberClasses[m] lists, ascending, the classes member m subscribes to.
-	memberClasses [][]int32
+	memberClasses [][]classIdx
 }
 
 func newTopicClasses(st *state) *topicClasses {
-	c := &topicClasses{classOf: make([]int32, len(st.topics))}
+	c := &topicClasses{classOf: make([]classIdx, len(st.topics))}
 	seed := maphash.MakeSeed()
-	byHash := make(map[uint64][]int32)
+	byHash := make(map[uint64][]classIdx)
 	step := 0
 	for t, subs := range st.subscribers {
 		step = st.stop.over(step, len(subs))
 		h := hashMembers(seed, subs)
-		found := int32(-1)
+		found := classIdx(-1)
 		for _, k := range byHash[h] {
 			if slices.Equal(c.subscribers[k], subs) {
 				found = k
@@ -33,7 +33,7 @@ func newTopicClasses(st *state) *topicClasses {
 			}
 		}
 		if found < 0 {
-			found = int32(len(c.subscribers))
+			found = classIdx(len(c.subscribers))
 			c.subscribers = append(c.subscribers, subs)
 			c.topics = append(c.topics, nil)
 			byHash[h] = append(byHash[h], found)
@@ -43,7 +43,7 @@ func newTopicClasses(st *state) *topicClasses {
 	}
 	// Members with the same subscription share one subs slice: map each
 	// distinct slice once.
-	c.memberClasses = make([][]int32, len(st.members))
+	c.memberClasses = make([][]classIdx, len(st.members))
 	step = 0
 	for m, subs := range st.subs {
 		step = st.stop.over(step, len(subs))
@@ -51,7 +51,7 @@ func newTopicClasses(st *state) *topicClasses {
 			c.memberClasses[m] = c.memberClasses[m-1]
 			continue
 		}
-		ks := make([]int32, 0, 4)
+		ks := make([]classIdx, 0, 4)
 		for _, t := range subs {
 			ks = append(ks, c.classOf[t])
 		}

@@ -17,7 +17,7 @@ package assign
 // members report (KAFKA-14639), and no assignor can make a cooperative
 // group unsafe. target is modified in place (withheld partitions become -1)
 // and the withheld partitions are returned ascending.
-func (st *state) cooperativeAdjust(target []int32) (pending []int32) {
+func (st *state) cooperativeAdjust(target []memberIdx) (pending []int32) {
 	for p, t := range target {
 		st.stop.at(p)
 		if t < 0 {

@@ -32,7 +32,7 @@ const workLimitWarning = "balancing stopped at its work limit; the plan may be u
 //
 // Under EAGER an assignor cannot ask for a follow-up (members revoke
 // everything at every rebalance, and no rejoin follows); the warning is all.
-func (st *state) cutShort(target, pending []int32, why *ReasonCounts) []int32 {
+func (st *state) cutShort(target []memberIdx, pending []int32, why *ReasonCounts) []int32 {
 	if st.stop.cut {
 		st.warnings = append(st.warnings, cutShortWarning)
 	} else {
@@ -56,7 +56,7 @@ func (st *state) cutShort(target, pending []int32, why *ReasonCounts) []int32 {
 }
 
 // reliefPartition returns the partition cutShort withholds, or -1.
-func (st *state) reliefPartition(target []int32) int32 {
+func (st *state) reliefPartition(target []memberIdx) int32 {
 	count := make([]int32, len(st.members))
 	for _, m := range target {
 		if m >= 0 {

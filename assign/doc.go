@@ -21,7 +21,8 @@
 // overrule an earlier one, and only the reason of the final decision is
 // read. The sticky assignors' plan (stickyPlan) takes planEqual when every
 // member subscribes to the same topics without racks (keep and trim, then
-// place) and planGeneral otherwise (keep, place, repair, realign):
+// place) and planGeneral otherwise (keep, place, repair, realign,
+// lookahead):
 //
 //  1. Claims (newState calls state.resolveClaims): who owned what before
 //     this round. [ReasonContested] for a partition claimed in the same
@@ -43,6 +44,11 @@
 //     partitions kept off their owner's rack to a member on a replica's
 //     rack where balance allows (realigner, realign_moves.go);
 //     [ReasonRack].
+//     In a cooperative round, lookahead then plays the follow-up (a plan
+//     from what this round assigns) and, when that would revoke
+//     something, takes it as the plan, so that misaligned partitions
+//     come home in one follow-up; the revoked ones get the replayed
+//     plan's reasons.
 //  7. Freeze and cap ([WithFreeze]: state.freeze; [WithMaxMoves]:
 //     state.capMoves): partitions the plan moved stay with their owner;
 //     [ReasonHeld].

@@ -44,3 +44,11 @@ func SetPollHook(hook func(phase string)) (restore func()) {
 // CutShortWarning is the warning of a best-effort run whose refinements a
 // stop skipped.
 const CutShortWarning = cutShortWarning
+
+// SetLookaheadRounds sets how many follow-ups lookahead plays ahead (0:
+// none) and returns a function that restores it.
+func SetLookaheadRounds(n int) (restore func()) {
+	old := lookaheadRounds
+	lookaheadRounds = n
+	return func() { lookaheadRounds = old }
+}

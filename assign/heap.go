@@ -10,7 +10,10 @@ package assign
 // pushed. Counts change while entries sit in a heap, so these heaps are
 // lazy: an entry whose c differs from the member's current count is stale
 // and dropped when it reaches the top.
-type countEntry struct{ m, c int32 }
+type countEntry struct {
+	m memberIdx
+	c int32
+}
 
 // countHeap is a min-heap of entries by count, ties by member index.
 type countHeap struct{ items []countEntry }

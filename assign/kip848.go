@@ -60,7 +60,7 @@ func (kip848Uniform) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 	return m.Owned, m.Generation, true
 }
 
-func (kip848Uniform) plan(st *state, target []int32) {
+func (kip848Uniform) plan(st *state, target []memberIdx) {
 	if brokerHomogeneous(st) {
 		st.uniformHomogeneous(target)
 	} else {
@@ -88,7 +88,7 @@ func (kip848Range) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 // plan: both of the broker's paths (homogeneous and heterogeneous) come to
 // the same per-topic split over the topic's subscribers in sorted order, the
 // order of range@1 without its rack step.
-func (kip848Range) plan(st *state, target []int32) {
+func (kip848Range) plan(st *state, target []memberIdx) {
 	ord := memberInfoOrder(st.members, &st.stop)
 	cons := subscriberRanks(st, ord)
 	for t := range st.topics {

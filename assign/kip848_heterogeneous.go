@@ -30,7 +30,7 @@ const kip848MaxBalancePasses = 16
 // Balance is by total load, so per-topic skew remains possible. Members are
 // numbered by member id (the broker: its member map's order) and ties
 // between topics go by name (the broker: by topic id).
-func (st *state) uniformHeterogeneous(target []int32) {
+func (st *state) uniformHeterogeneous(target []memberIdx) {
 	n := len(st.members)
 	load := st.ints.take(n)
 	for p, o := range st.prev {
@@ -55,7 +55,7 @@ func (st *state) uniformHeterogeneous(target []int32) {
 				first = false
 			}
 			m := lv.nextLeast()
-			target[p] = m
+			target[p] = memberIdx(m)
 			load[m]++
 		}
 	}
@@ -112,7 +112,7 @@ func (st *state) topicOrder(keep func(t int32) bool) []int32 {
 // subscribers to its least loaded ones (stage 3 of uniformHeterogeneous).
 type topicBalancer struct {
 	st     *state
-	target []int32
+	target []memberIdx
 	lv     *loadLevels
 	parts  []int32 // the topic's partitions grouped by owner
 	// from[m], to[m]: member m's partitions of the topic not yet given up
@@ -176,7 +176,7 @@ func (b *topicBalancer) balance(t int32) int {
 			break
 		}
 		lv.load[b.target[p]]--
-		b.target[p] = taker
+		b.target[p] = memberIdx(taker)
 		lv.load[taker]++
 		moved++
 	}

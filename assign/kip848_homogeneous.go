@@ -19,7 +19,7 @@ package assign
 // The broker iterates members, topics and partitions in its maps' hash
 // order; here members go by member id, topics by name and partitions
 // ascending (docs/kip848.md).
-func (st *state) uniformHomogeneous(target []int32) {
+func (st *state) uniformHomogeneous(target []memberIdx) {
 	n := len(st.members)
 	total := st.numPartitions()
 	if total == 0 {
@@ -102,7 +102,7 @@ func (st *state) uniformHomogeneous(target []int32) {
 		st.stop.at(i)
 		for ; l > 0 && k < len(queue); l-- {
 			st.stop.at(k)
-			target[queue[k]] = int32(i)
+			target[queue[k]] = memberIdx(i)
 			k++
 		}
 	}

@@ -4,7 +4,7 @@ package assign
 // subscribes to the topic, on its rack or not; only partitions without such
 // an owner follow the plan. An incident tool:
 // nothing moves between live members.
-func (st *state) freeze(target []int32) {
+func (st *state) freeze(target []memberIdx) {
 	for p, o := range st.prev {
 		st.stop.at(p)
 		if o >= 0 && st.keepable(o, int32(p)) {
@@ -21,7 +21,7 @@ func (st *state) freeze(target []int32) {
 // keep them; the rest stay where they are this round and move in a later
 // one. Which partitions move first is deterministic: ascending global
 // partition order, i.e. by (topic, partition).
-func (st *state) capMoves(target []int32, max int) {
+func (st *state) capMoves(target []memberIdx, max int) {
 	moved := 0
 	for p, o := range st.prev {
 		st.stop.at(p)
@@ -44,6 +44,6 @@ func (st *state) capMoves(target []int32, max int) {
 // member on a replica's rack can take it within the balance (realign), so a
 // group whose racks cannot all be matched keeps its owners; and a move
 // made for rack locality counts against the move cap like any other.
-func (st *state) keepable(m, p int32) bool {
+func (st *state) keepable(m memberIdx, p int32) bool {
 	return st.subscribes(m, st.topicOf[p])
 }

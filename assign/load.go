@@ -38,7 +38,7 @@ type loadStickyAssignor struct{ cooperativeStickyAssignor }
 func (loadStickyAssignor) Name() string { return NameLoadSticky }
 func (loadStickyAssignor) Version() int { return 1 }
 
-func (loadStickyAssignor) plan(st *state, target []int32) {
+func (loadStickyAssignor) plan(st *state, target []memberIdx) {
 	if st.weight == nil {
 		stickyPlan(st, target, false)
 		return

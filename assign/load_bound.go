@@ -68,7 +68,7 @@ func subset(a, b []int32) bool {
 
 // loadStats measures a load-aware plan (pending partitions counted with
 // their target).
-func (st *state) loadStats(target []int32) *LoadStats {
+func (st *state) loadStats(target []memberIdx) *LoadStats {
 	var cls *topicClasses
 	if !st.equalSubs {
 		cls = newTopicClasses(st)

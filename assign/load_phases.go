@@ -29,11 +29,11 @@ func (lp *loadPlan) shedCounts() bool {
 			if lp.count[m] <= lp.cap {
 				break
 			}
-			k := lp.cls.classOf[st.topicOf[p]]
-			if r := lp.receiver(k, m); r < 0 || (st.prev[p] == m && !lp.spend()) {
+			k := int32(lp.cls.classOf[st.topicOf[p]])
+			if r := lp.receiver(k, m); r < 0 || (st.prev[p] == memberIdx(m) && !lp.spend()) {
 				continue
 			}
-			if st.prev[p] == m {
+			if st.prev[p] == memberIdx(m) {
 				st.setReason(p, ReasonBalance) // over the count cap
 			}
 			lp.take(p, m)
@@ -73,14 +73,14 @@ func (lp *loadPlan) place() {
 	}
 	for i, p := range lp.pool {
 		st.stop.at(i)
-		k := lp.cls.classOf[st.topicOf[p]]
+		k := int32(lp.cls.classOf[st.topicOf[p]])
 		r := lp.receiver(k, -1)
 		if r < 0 {
 			lp.uncap(k)
 			r = lp.receiver(k, -1)
 		}
 		r = lp.localFirst(k, p, r, -1)
-		if o := st.prev[p]; o == r && lp.budget >= 0 && st.keepable(o, p) {
+		if o := st.prev[p]; o == memberIdx(r) && lp.budget >= 0 && st.keepable(o, p) {
 			lp.budget++ // a partition shed for the count cap came back
 		}
 		lp.give(p, r) // a partition shed or unowned keeps the reason it entered the pool with
@@ -133,7 +133,7 @@ func (lp *loadPlan) moves() (moved bool) {
 		if lp.isMove(p, h) && !lp.isMove(p, r) && lp.budget >= 0 {
 			lp.budget++
 		}
-		if st.prev[p] == h {
+		if st.prev[p] == memberIdx(h) {
 			st.setReason(p, ReasonLoad)
 		}
 		lp.take(p, h)
@@ -231,9 +231,9 @@ func (lp *loadPlan) bestMove(h int32) (p, r int32) {
 		}
 	}
 	for lo := 0; lo < len(s); {
-		k := lp.cls.classOf[st.topicOf[s[lo]]]
+		k := int32(lp.cls.classOf[st.topicOf[s[lo]]])
 		hi := lo + 1
-		for hi < len(s) && lp.cls.classOf[st.topicOf[s[hi]]] == k {
+		for hi < len(s) && int32(lp.cls.classOf[st.topicOf[s[hi]]]) == k {
 			hi++
 		}
 		run := s[lo:hi]
@@ -284,7 +284,7 @@ func (lp *loadPlan) sortedOf(m int32) []int32 {
 	}
 	live := lp.parts[m][:0]
 	for _, p := range lp.parts[m] {
-		if lp.target[p] == m {
+		if lp.target[p] == memberIdx(m) {
 			live = append(live, p)
 		}
 	}

@@ -13,7 +13,7 @@ import (
 type loadPlan struct {
 	st     *state
 	w      []float64
-	target []int32
+	target []memberIdx
 	cls    *topicClasses
 
 	load  []float64 // per member
@@ -56,7 +56,7 @@ type loadPlan struct {
 
 // planLoad fills target with a load-balanced plan that keeps partitions
 // with their owners unless the load calls for a move.
-func planLoad(st *state, target []int32) {
+func planLoad(st *state, target []memberIdx) {
 	lp := newLoadPlan(st, target)
 	lp.keep()
 	lp.place()
@@ -80,7 +80,7 @@ func planLoad(st *state, target []int32) {
 // maxShedPasses bounds planLoad's rounds of shedding for the count cap.
 const maxShedPasses = 8
 
-func newLoadPlan(st *state, target []int32) *loadPlan {
+func newLoadPlan(st *state, target []memberIdx) *loadPlan {
 	nm := len(st.members)
 	lp := &loadPlan{st: st, w: st.weight, target: target, cls: newTopicClasses(st),
 		load: make([]float64, nm), count: make([]int32, nm),
@@ -141,7 +141,7 @@ func (lp *loadPlan) changed(m int32) {
 	for _, k := range lp.cls.memberClasses[m] {
 		lp.receivers[k].push(e)
 		if lp.rackReceivers != nil && lp.st.rackAware && lp.st.memberRack[m] >= 0 {
-			if h := lp.rackReceivers[[2]int32{k, lp.st.memberRack[m]}]; h != nil {
+			if h := lp.rackReceivers[[2]int32{int32(k), lp.st.memberRack[m]}]; h != nil {
 				h.push(e)
 			}
 		}
@@ -239,7 +239,7 @@ func (lp *loadPlan) lighter(a, b int32) bool {
 // heavier than r (KIP-881), else r.
 func (lp *loadPlan) localFirst(k, p, r, exclude int32) int32 {
 	st := lp.st
-	if !st.rackAware || st.rackMatches(r, p) {
+	if !st.rackAware || st.rackMatches(memberIdx(r), p) {
 		return r
 	}
 	c := lp.rackReceiver(k, p, exclude)
@@ -251,7 +251,7 @@ func (lp *loadPlan) localFirst(k, p, r, exclude int32) int32 {
 
 // give hands partition p (held by nobody) to member m.
 func (lp *loadPlan) give(p, m int32) {
-	lp.target[p] = m
+	lp.target[p] = memberIdx(m)
 	lp.load[m] += lp.w[p]
 	lp.count[m]++
 	lp.parts[m] = append(lp.parts[m], p)
@@ -288,7 +288,7 @@ func (lp *loadPlan) order(a, b int32) int {
 // left a live previous owner that could have kept it.
 func (lp *loadPlan) isMove(p, m int32) bool {
 	o := lp.st.prev[p]
-	return o >= 0 && o != m && lp.st.keepable(o, p)
+	return o >= 0 && o != memberIdx(m) && lp.st.keepable(o, p)
 }
 
 // spend takes one move from the budget; false when none is left.

@@ -15,10 +15,10 @@ package assign
 // and placing the partitions with racks before those that fit anywhere,
 // is what lets a cooperative follow-up settle: the partitions realign
 // revoked in the round before are unowned now, and placed on their racks
-// they leave realign nothing to move again (KIP-881). Before, a member
-// without a rack at the same count could take one, and realign then
-// revoked another partition to fill the on-rack member: one more
-// follow-up. (Unlike the Java client, the partitions are not dealt
+// they leave realign nothing to move again (KIP-881); were a member
+// without a rack at the same count to take one, realign would revoke
+// another partition to fill the on-rack member: one more follow-up.
+// (Unlike the Java client, the partitions are not dealt
 // scarcest first: with the least-loaded choice here that leaves a few
 // partitions of a first assignment off their racks, see
 // TestRackAwareLocalityAndStickiness.) Step 1 may leave a member above
@@ -27,10 +27,10 @@ package assign
 //
 // Lazy heaps per rack keep it O(partitions × racks per partition × log
 // members).
-func placeByRack(st *state, subs []int32, free []int32, target []int32, count []int32) {
+func placeByRack(st *state, subs []int32, free []int32, target []memberIdx, count []int32) {
 	byRack := make([]countHeap, len(st.rackNames))
 	var noRack, all countHeap
-	add := func(m int32) {
+	add := func(m memberIdx) {
 		e := countEntry{m, count[m]}
 		all.push(e)
 		if r := st.memberRack[m]; r >= 0 {
@@ -40,9 +40,9 @@ func placeByRack(st *state, subs []int32, free []int32, target []int32, count []
 		}
 	}
 	for _, m := range subs {
-		add(m)
+		add(memberIdx(m))
 	}
-	give := func(p, m int32) {
+	give := func(p int32, m memberIdx) {
 		target[p] = m
 		count[m]++
 		add(m)

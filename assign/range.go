@@ -30,7 +30,7 @@ func (rangeAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 	return m.Owned, m.Generation, true
 }
 
-func (rangeAssignor) plan(st *state, target []int32) {
+func (rangeAssignor) plan(st *state, target []memberIdx) {
 	ord := memberInfoOrder(st.members, &st.stop)
 	cons := subscriberRanks(st, ord)
 	// The group-wide gate in st.rackAware is false whenever every per-topic
@@ -48,7 +48,7 @@ func (rangeAssignor) plan(st *state, target []int32) {
 
 // rangeSplit gives the partitions of one topic (part, indexed by partition
 // number) to its consumers (ranks into ord, in order) in contiguous ranges.
-func rangeSplit(part []int32, cons []int32, ord []int32, stop *stopper) {
+func rangeSplit(part []memberIdx, cons []int32, ord []int32, stop *stopper) {
 	n, m := len(part), len(cons)
 	if m == 0 {
 		return
@@ -65,7 +65,7 @@ func rangeSplit(part []int32, cons []int32, ord []int32, stop *stopper) {
 		}
 		for end := p + take; p < end; p++ {
 			stop.at(p)
-			part[p] = ord[r]
+			part[p] = memberIdx(ord[r])
 		}
 	}
 }

@@ -53,7 +53,7 @@ type rangeRacks struct {
 	st     *state
 	ord    []int32   // rank -> member
 	cons   [][]int32 // topic -> consumer ranks in member order
-	target []int32
+	target []memberIdx
 	topics []rangeTopic
 
 	// stamp/mark mark racks per topic without clearing between topics.
@@ -65,7 +65,7 @@ type rangeRacks struct {
 
 // planRangeRacks runs rack-aware range if any topic passes the gate and
 // reports whether it did; otherwise target is untouched.
-func planRangeRacks(st *state, ord []int32, cons [][]int32, target []int32) bool {
+func planRangeRacks(st *state, ord []int32, cons [][]int32, target []memberIdx) bool {
 	rr := &rangeRacks{st: st, ord: ord, cons: cons, target: target, stamp: make([]int32, len(st.rackNames)),
 		cursor: make([]int32, len(st.rackNames)+1)}
 	needs := make([]bool, len(st.topics))
@@ -217,7 +217,7 @@ func (rr *rangeRacks) matchRacks(t int) {
 		if want == 0 {
 			continue
 		}
-		m := rr.ord[rank]
+		m := memberIdx(rr.ord[rank])
 		r := st.memberRack[m]
 		p := cursor[r+1]
 		took := int32(0)
@@ -300,7 +300,7 @@ func (rr *rangeRacks) coPartitioned(g []int) {
 		if best < 0 {
 			continue
 		}
-		m := rr.ord[cons[best]]
+		m := memberIdx(rr.ord[cons[best]])
 		for _, t := range g {
 			rr.target[st.start[t]+p] = m
 			st.noteRackPlacement(st.start[t]+p, m) // reason: rack
@@ -320,7 +320,7 @@ func (rr *rangeRacks) fill(t int) {
 		for ; p < end && took < want; p++ {
 			st.stop.at(int(p))
 			if rr.target[p] < 0 {
-				rr.target[p] = rr.ord[rank]
+				rr.target[p] = memberIdx(rr.ord[rank])
 				took++
 			}
 		}

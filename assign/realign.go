@@ -54,7 +54,7 @@ var realignWorkPerUnit = 32
 // Cost: linear in the partitions and the members' subscriptions, times
 // the replica racks per partition, at most realignPasses walks and a work
 // budget (realignWorkPerUnit).
-func realign(st *state, cl *topicClasses, target, count []int32) {
+func realign(st *state, cl *topicClasses, target []memberIdx, count []int32) {
 	if !st.rackAware || st.opts.keepMisaligned || st.stop.skip() {
 		return
 	}
@@ -111,9 +111,10 @@ func realign(st *state, cl *topicClasses, target, count []int32) {
 
 // realigner is realign's state; see realign.
 type realigner struct {
-	st            *state
-	cl            *topicClasses
-	target, count []int32
+	st     *state
+	cl     *topicClasses
+	target []memberIdx
+	count  []int32
 	// lo and hi are the lowest and highest counts among members that
 	// subscribe to something; realign's moves never change them. even is
 	// hi-lo <= 1: then any move that keeps the counts' multiset keeps the
@@ -154,7 +155,10 @@ func (ra *realigner) look() bool {
 	return ra.budget > 0
 }
 
-type classRack struct{ k, r int32 }
+type classRack struct {
+	k classIdx
+	r int32
+}
 type rackPair struct{ owner, replica int32 }
 
 type partQueue struct {

@@ -37,7 +37,7 @@ func (ra *realigner) index(off []int32) {
 		for m, ks := range cl.memberClasses {
 			step = st.stop.over(step, len(ks))
 			if ra.count[m] == ra.lo {
-				ra.queue(int32(m))
+				ra.queue(memberIdx(m))
 			}
 		}
 	}
@@ -129,7 +129,7 @@ func (ra *realigner) byScarcity(ps []int32) {
 }
 
 // queue makes member m, now at count lo, a receiver of hand-overs.
-func (ra *realigner) queue(m int32) {
+func (ra *realigner) queue(m memberIdx) {
 	r := ra.st.memberRack[m]
 	if r < 0 {
 		return
@@ -147,7 +147,7 @@ func (ra *realigner) queue(m int32) {
 
 // holderRow is the row of placed for partitions held by m: its rack, or
 // racks for a member without one.
-func (ra *realigner) holderRow(m int32) int32 {
+func (ra *realigner) holderRow(m memberIdx) int32 {
 	if r := ra.st.memberRack[m]; r >= 0 {
 		return r
 	}

@@ -45,15 +45,15 @@ func (ra *realigner) exchange(p int32) bool {
 }
 
 // trade gives p's owner o, for p, a partition on its rack (or with no
-// replica rack) that the plan hands to another member v this round, when v's rack hosts a replica of
-// p or, when some subscriber of p's topic is on one of p's racks, v has
-// no rack. A member without a rack is never off its rack, so
-// the trade takes p off o's rack all the same; in the follow-up placeByRack
-// gives p to a member on its rack with room, else to one without a rack
-// with room, so p does not land off its rack again (which took a second
-// follow-up when only rack holders qualified: the repair can hand a
-// member without a rack an on-rack partition of an owner that keeps an
-// off-rack one).
+// replica rack) that the plan hands to another member v this round, when
+// v's rack hosts a replica of p or, when some subscriber of p's topic is
+// on one of p's racks, v has no rack. A member without a rack is never
+// off its rack, so the trade takes p off o's rack all the same; in the
+// follow-up placeByRack gives p to a member on its rack with room, else
+// to one without a rack with room, so p does not land off its rack
+// again. Members without a rack qualify because the repair can hand one
+// an on-rack partition of an owner that keeps an off-rack one: with rack
+// holders only, no trade would bring that one home.
 func (ra *realigner) trade(p int32) bool {
 	if ra.placedAt == nil {
 		return false
@@ -174,10 +174,10 @@ func (ra *realigner) handOver(p int32) bool {
 
 // receiver is the lowest-indexed member at count lo on one of p's replica
 // racks that subscribes to its topic, or -1.
-func (ra *realigner) receiver(p int32) int32 {
+func (ra *realigner) receiver(p int32) memberIdx {
 	st := ra.st
 	k := ra.cl.classOf[st.topicOf[p]]
-	best := int32(-1)
+	best := memberIdx(-1)
 	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
 		h := ra.receivers[classRack{k, r}]
 		if h == nil {
@@ -193,7 +193,7 @@ func (ra *realigner) receiver(p int32) int32 {
 // rehome gives p to member to. A partition its owner kept loses it for its
 // rack (KIP-881); one placed this round keeps the reason it left its
 // previous owner.
-func (ra *realigner) rehome(p, to int32) {
+func (ra *realigner) rehome(p int32, to memberIdx) {
 	if ra.st.prev[p] == ra.target[p] {
 		ra.st.setReason(p, ReasonRack)
 	}

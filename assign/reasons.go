@@ -146,7 +146,7 @@ func (st *state) reasonAt(p int32) MoveReason {
 // given up for balance: m owns more than its quota. Reasons are only read
 // where a partition's target differs from its previous owner, so marking
 // the ones m then keeps is harmless, and cheaper than finding the others.
-func (st *state) markTrimmed(m int32, claims []int32) {
+func (st *state) markTrimmed(m memberIdx, claims []int32) {
 	for _, p := range claims {
 		if st.prev[p] == m {
 			st.setReason(p, ReasonBalance)
@@ -158,7 +158,7 @@ func (st *state) markTrimmed(m int32, claims []int32) {
 // replica of p, that the move is for rack locality (KIP-881) when p leaves
 // an owner that still subscribes to its topic and whose rack hosts no
 // replica; otherwise the assignor's layout moves it.
-func (st *state) noteRackPlacement(p, m int32) {
+func (st *state) noteRackPlacement(p int32, m memberIdx) {
 	if o := st.prev[p]; o >= 0 && o != m && !st.rackMatches(o, p) && st.subscribes(o, st.topicOf[p]) {
 		st.setReason(p, ReasonRack)
 	}
@@ -170,7 +170,7 @@ func (st *state) noteRackPlacement(p, m int32) {
 // subscribes to its topic, or else because the layout, which spreads the
 // topic evenly over its subscribers, gives it to another (balance), unless
 // its placement already recorded a rack move.
-func (st *state) layoutReasons(target []int32) {
+func (st *state) layoutReasons(target []memberIdx) {
 	claimed := false
 	for _, c := range st.claims {
 		claimed = claimed || len(c) > 0
@@ -204,7 +204,7 @@ func (st *state) keptReason(p int32) MoveReason {
 }
 
 // reasonOf is the reason of p whose final target (withheld: -1) is final.
-func (st *state) reasonOf(p, final int32) MoveReason {
+func (st *state) reasonOf(p int32, final memberIdx) MoveReason {
 	o := st.prev[p]
 	switch {
 	case o >= 0 && final == o:
@@ -218,7 +218,7 @@ func (st *state) reasonOf(p, final int32) MoveReason {
 // countStale adds to why the partitions kept by the member whose claim
 // beat a stale one (after the plan and its limits: a partition that moved
 // on counts under its move's reason).
-func (st *state) countStale(target []int32, why *ReasonCounts) {
+func (st *state) countStale(target []memberIdx, why *ReasonCounts) {
 	for p, l := range st.staleLoser {
 		st.stop.at(p)
 		if o := st.prev[p]; l != noStaleClaim && o >= 0 && target[p] == o && st.reasonAt(int32(p)) != ReasonHeld {
@@ -232,7 +232,7 @@ func (st *state) countStale(target []int32, why *ReasonCounts) {
 // target is final (withheld partitions -1). A server keeping a history
 // runs it on every call, so a partition its owner keeps costs a few loads
 // and compares.
-func (st *state) moveDetail(target []int32, limit int) []Move {
+func (st *state) moveDetail(target []memberIdx, limit int) []Move {
 	out := make([]Move, 0, limit)
 	rs, stale := st.reasons, st.staleLoser
 	for t := range int32(len(st.topics)) {

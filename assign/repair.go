@@ -40,7 +40,7 @@ import "slices"
 // searches for a chain; repair_fill.go the scale-out shortcut; and
 // repair_chain.go executing a chain (apply, pick, move), with
 // repair_racks.go the rack tally its picks read.
-func repair(st *state, cl *topicClasses, target, count []int32) {
+func repair(st *state, cl *topicClasses, target []memberIdx, count []int32) {
 	if !unevenSubscribers(cl, count) || st.stop.skip() {
 		return
 	}
@@ -240,8 +240,8 @@ func (r *repairer) homecomingOf(u memberIdx, s slotIdx) bool {
 	for i := 0; i < len(r.holding[s]); i++ {
 		st.stop.at(i)
 		p := r.holding[s][i]
-		v := memberIdx(st.prev[p])
-		if memberIdx(r.target[p]) != u || v < 0 || v == u || !st.keepable(int32(v), int32(p)) {
+		v := st.prev[p]
+		if r.target[p] != u || v < 0 || v == u || !st.keepable(v, int32(p)) {
 			continue
 		}
 		if r.budget <= 0 || st.stop.spent(r.budget) {

@@ -123,7 +123,7 @@ func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []partIdx {
 		r.markEpoch++
 		kept := list[:0]
 		for _, p := range list {
-			if memberIdx(r.target[p]) != u || r.mark[p] == r.markEpoch {
+			if r.target[p] != u || r.mark[p] == r.markEpoch {
 				continue
 			}
 			r.mark[p] = r.markEpoch
@@ -149,7 +149,7 @@ func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []partIdx {
 			break
 		}
 		read++
-		if memberIdx(r.target[p]) != u || r.mark[p] == r.markEpoch {
+		if r.target[p] != u || r.mark[p] == r.markEpoch {
 			continue
 		}
 		switch rank := r.pickRank(p, u, v); {
@@ -170,7 +170,7 @@ func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []partIdx {
 	// pick read all it had given before.
 	w := read
 	for i := read - 1; i >= 0; i-- {
-		if p := list[i]; memberIdx(r.target[p]) == u && r.mark[p] != r.markEpoch {
+		if p := list[i]; r.target[p] == u && r.mark[p] != r.markEpoch {
 			w--
 			list[w] = p
 		}
@@ -224,17 +224,17 @@ const pickRanks = 12
 // then often bring home only a follow-up later.
 func (r *repairer) pickRank(p partIdx, u, v memberIdx) int {
 	rank := 8
-	switch prev := memberIdx(r.st.prev[p]); {
+	switch prev := r.st.prev[p]; {
 	case prev == v:
 		rank = 0
 	case prev != u:
 		rank = 4
 	}
 	if r.st.rackAware {
-		if !r.st.rackMatches(int32(v), int32(p)) {
+		if !r.st.rackMatches(v, int32(p)) {
 			rank++
 		}
-		if r.st.rackMatches(int32(u), int32(p)) {
+		if r.st.rackMatches(u, int32(p)) {
 			rank += 2
 		}
 	}
@@ -244,18 +244,18 @@ func (r *repairer) pickRank(p partIdx, u, v memberIdx) int {
 // move hands p from member u to member v, keeping held, free and holding
 // current; counts are the caller's.
 func (r *repairer) move(p partIdx, u, v memberIdx) {
-	k := classIdx(r.cl.classOf[r.st.topicOf[p]])
+	k := r.cl.classOf[r.st.topicOf[p]]
 	su, sv := r.slot(u, k), r.slot(v, k)
 	r.held[su]--
 	r.held[sv]++
-	if memberIdx(r.st.prev[p]) != u {
+	if r.st.prev[p] != u {
 		r.free[su]--
 	}
-	if memberIdx(r.st.prev[p]) != v {
+	if r.st.prev[p] != v {
 		r.free[sv]++
 	}
-	r.target[p] = int32(v)
-	if memberIdx(r.st.prev[p]) == u {
+	r.target[p] = v
+	if r.st.prev[p] == u {
 		r.st.setReason(int32(p), ReasonBalance) // reason: balance (repair)
 	}
 	if r.racks != nil {
@@ -265,7 +265,7 @@ func (r *repairer) move(p partIdx, u, v memberIdx) {
 		r.unclean[su]++ // p stays listed under u
 	}
 	r.holding[sv] = append(r.holding[sv], p)
-	if o := memberIdx(r.st.prev[p]); o >= 0 {
+	if o := r.st.prev[p]; o >= 0 {
 		if o != u {
 			r.addAway(o, u, k, -1)
 		}

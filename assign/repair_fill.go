@@ -154,12 +154,11 @@ func (f *fillState) reach(gv *fillGiver) bool {
 		}
 		r.budget--
 		for _, k := range r.cl.memberClasses[x] {
-			k := classIdx(k)
 			r.budget--
 			if k < gv.k {
 				continue
 			}
-			if i, ok := slices.BinarySearch(r.cl.memberClasses[gv.m], int32(k)); ok && r.held[r.classOff[gv.m]+slotIdx(i)] > 0 {
+			if i, ok := slices.BinarySearch(r.cl.memberClasses[gv.m], k); ok && r.held[r.classOff[gv.m]+slotIdx(i)] > 0 {
 				gv.k = k
 				return true
 			}
@@ -205,7 +204,7 @@ func (f *fillState) alike(top int32) {
 		c := f.cursor[gv.k]
 		for c < len(f.sources) {
 			x := f.sources[c]
-			if _, ok := slices.BinarySearch(r.cl.memberClasses[x], int32(gv.k)); ok && r.count[x] == f.level {
+			if _, ok := slices.BinarySearch(r.cl.memberClasses[x], gv.k); ok && r.count[x] == f.level {
 				break
 			}
 			r.budget--

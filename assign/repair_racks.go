@@ -43,9 +43,9 @@ func (r *repairer) newRackTally() *rackTally {
 	for p, m := range r.target {
 		st.stop.at(p)
 		if m >= 0 {
-			m, k := memberIdx(m), classIdx(r.cl.classOf[st.topicOf[p]])
+			k := r.cl.classOf[st.topicOf[p]]
 			t.add(r, partIdx(p), r.slot(m, k), m, 1)
-			if o := memberIdx(st.prev[p]); o >= 0 && o != m {
+			if o := st.prev[p]; o >= 0 && o != m {
 				t.addHome(r, partIdx(p), o, m, k, 1)
 			}
 		}
@@ -56,8 +56,8 @@ func (r *repairer) newRackTally() *rackTally {
 // add counts p, held by u in slot s, delta times on each of its racks.
 func (t *rackTally) add(r *repairer, p partIdx, s slotIdx, u memberIdx, delta int32) {
 	st := r.st
-	free := memberIdx(st.prev[p]) != u
-	own := st.rackMatches(int32(u), int32(p))
+	free := st.prev[p] != u
+	own := st.rackMatches(u, int32(p))
 	if own {
 		t.slotOwn[s] += delta
 		if free {
@@ -83,7 +83,7 @@ func (t *rackTally) add(r *repairer, p partIdx, s slotIdx, u memberIdx, delta in
 // each home count whose racks it has a replica on.
 func (t *rackTally) addHome(r *repairer, p partIdx, v, u memberIdx, k classIdx, delta int32) {
 	key := awayKey{v, u, k}
-	onV, onU := r.st.rackMatches(int32(v), int32(p)), r.st.rackMatches(int32(u), int32(p))
+	onV, onU := r.st.rackMatches(v, int32(p)), r.st.rackMatches(u, int32(p))
 	if onV {
 		addCount(t.home, key, delta)
 	}
@@ -108,7 +108,7 @@ func addCount(m map[awayKey]int32, key awayKey, delta int32) {
 func (t *rackTally) move(r *repairer, p partIdx, u, v memberIdx, k classIdx, su, sv slotIdx) {
 	t.add(r, p, su, u, -1)
 	t.add(r, p, sv, v, 1)
-	if o := memberIdx(r.st.prev[p]); o >= 0 {
+	if o := r.st.prev[p]; o >= 0 {
 		if o != u {
 			t.addHome(r, p, o, u, k, -1)
 		}

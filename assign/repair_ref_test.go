@@ -29,7 +29,7 @@ import "slices"
 // counts by at least two, so the loop ends; a work budget bounds it all the
 // same, so that no input can make a refRepair spin (librdkafka #4783), and
 // a plan cut short by it carries a warning.
-func refRepair(st *state, cl *topicClasses, target, count []int32) {
+func refRepair(st *state, cl *topicClasses, target []memberIdx, count []int32) {
 	if !refUnevenSubscribers(cl, count) {
 		return
 	}
@@ -70,7 +70,7 @@ func refUnevenSubscribers(cl *topicClasses, count []int32) bool {
 type refRepairer struct {
 	st     *state
 	cl     *topicClasses
-	target []int32
+	target []memberIdx
 	count  []int32
 
 	// held[classOff[m]+i] counts the partitions member m holds in its i-th
@@ -119,7 +119,7 @@ type refRepairer struct {
 	alike      [][]int32 // relieveAlike's receivers by class, reused
 }
 
-func newRefRepairer(st *state, cl *topicClasses, target, count []int32) *refRepairer {
+func newRefRepairer(st *state, cl *topicClasses, target []memberIdx, count []int32) *refRepairer {
 	n := len(st.members)
 	r := &refRepairer{st: st, cl: cl, target: target, count: count}
 	r.classOff = make([]int32, n+1)
@@ -141,7 +141,7 @@ func newRefRepairer(st *state, cl *topicClasses, target, count []int32) *refRepa
 	begin := make([]int32, slots+1)
 	for p, m := range target {
 		if m >= 0 {
-			i := r.slot(m, cl.classOf[st.topicOf[p]])
+			i := r.slot(int32(m), int32(cl.classOf[st.topicOf[p]]))
 			begin[i+1]++
 			r.held[i]++
 			if st.prev[p] != m {
@@ -156,7 +156,7 @@ func newRefRepairer(st *state, cl *topicClasses, target, count []int32) *refRepa
 	fill := slices.Clone(begin[:slots])
 	for p, m := range target {
 		if m >= 0 {
-			i := r.slot(m, cl.classOf[st.topicOf[p]])
+			i := r.slot(int32(m), int32(cl.classOf[st.topicOf[p]]))
 			flat[fill[i]] = int32(p)
 			fill[i]++
 		}
@@ -166,7 +166,7 @@ func newRefRepairer(st *state, cl *topicClasses, target, count []int32) *refRepa
 		r.holding[i] = flat[begin[i]:begin[i+1]:begin[i+1]]
 	}
 	var total, subscribers int
-	var first []int32
+	var first []classIdx
 	r.uniform = true
 	for m := range n {
 		if ks := cl.memberClasses[m]; len(ks) > 0 {
@@ -187,7 +187,7 @@ func newRefRepairer(st *state, cl *topicClasses, target, count []int32) *refRepa
 	r.awayFrom = make([][]refAwayEdge, n)
 	for p, m := range target {
 		if o := st.prev[p]; o >= 0 && m >= 0 && m != o {
-			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
+			r.addAway(int32(o), int32(m), int32(cl.classOf[st.topicOf[p]]), 1)
 		}
 	}
 	r.budget = max(64*(len(target)+int(r.classOff[n])), 8*n*(n+int(r.classOff[n])), refMinRepairBudget)
@@ -230,7 +230,7 @@ func (r *refRepairer) addAway(v, u, k, delta int32) {
 
 // slot returns the index in held and free of member m's class k.
 func (r *refRepairer) slot(m, k int32) int32 {
-	i, _ := slices.BinarySearch(r.cl.memberClasses[m], k)
+	i, _ := slices.BinarySearch(r.cl.memberClasses[m], classIdx(k))
 	return r.classOff[m] + int32(i)
 }
 
@@ -365,7 +365,7 @@ func (r *refRepairer) pick(u, k, v int32, n int) []int32 {
 		r.markEpoch++
 		kept := list[:0]
 		for _, p := range list {
-			if r.target[p] != u || r.mark[p] == r.markEpoch {
+			if r.target[p] != memberIdx(u) || r.mark[p] == r.markEpoch {
 				continue
 			}
 			r.mark[p] = r.markEpoch
@@ -391,7 +391,7 @@ func (r *refRepairer) pick(u, k, v int32, n int) []int32 {
 			break
 		}
 		read++
-		if r.target[p] != u || r.mark[p] == r.markEpoch {
+		if r.target[p] != memberIdx(u) || r.mark[p] == r.markEpoch {
 			continue
 		}
 		switch rank := r.pickRank(p, u, v); {
@@ -412,7 +412,7 @@ func (r *refRepairer) pick(u, k, v int32, n int) []int32 {
 	// pick read all it had given before.
 	w := read
 	for i := read - 1; i >= 0; i-- {
-		if p := list[i]; r.target[p] == u && r.mark[p] != r.markEpoch {
+		if p := list[i]; r.target[p] == memberIdx(u) && r.mark[p] != r.markEpoch {
 			w--
 			list[w] = p
 		}
@@ -455,16 +455,16 @@ const refPickRanks = 12
 func (r *refRepairer) pickRank(p, u, v int32) int {
 	rank := 8
 	switch prev := r.st.prev[p]; {
-	case prev == v:
+	case prev == memberIdx(v):
 		rank = 0
-	case prev != u:
+	case prev != memberIdx(u):
 		rank = 4
 	}
 	if r.st.rackAware {
-		if !r.st.rackMatches(v, p) {
+		if !r.st.rackMatches(memberIdx(v), p) {
 			rank++
 		}
-		if r.st.rackMatches(u, p) {
+		if r.st.rackMatches(memberIdx(u), p) {
 			rank += 2
 		}
 	}
@@ -474,27 +474,27 @@ func (r *refRepairer) pickRank(p, u, v int32) int {
 // move hands p from member u to member v, keeping held, free and holding
 // current; counts are the caller's.
 func (r *refRepairer) move(p, u, v int32) {
-	k := r.cl.classOf[r.st.topicOf[p]]
+	k := int32(r.cl.classOf[r.st.topicOf[p]])
 	su, sv := r.slot(u, k), r.slot(v, k)
 	r.held[su]--
 	r.held[sv]++
-	if r.st.prev[p] != u {
+	if r.st.prev[p] != memberIdx(u) {
 		r.free[su]--
 	}
-	if r.st.prev[p] != v {
+	if r.st.prev[p] != memberIdx(v) {
 		r.free[sv]++
 	}
-	r.target[p] = v
-	if r.st.prev[p] == u {
+	r.target[p] = memberIdx(v)
+	if r.st.prev[p] == memberIdx(u) {
 		r.st.setReason(p, ReasonBalance)
 	}
 	r.holding[sv] = append(r.holding[sv], p)
 	if o := r.st.prev[p]; o >= 0 {
-		if o != u {
-			r.addAway(o, u, k, -1)
+		if o != memberIdx(u) {
+			r.addAway(int32(o), u, k, -1)
 		}
-		if o != v {
-			r.addAway(o, v, k, 1)
+		if o != memberIdx(v) {
+			r.addAway(int32(o), v, k, 1)
 		}
 	}
 }
@@ -522,8 +522,8 @@ func (r *refRepairer) homecomingOf(u, s int32) bool {
 	st := r.st
 	for i := 0; i < len(r.holding[s]); i++ {
 		p := r.holding[s][i]
-		v := st.prev[p]
-		if r.target[p] != u || v < 0 || v == u || !st.keepable(v, p) {
+		v := int32(st.prev[p])
+		if r.target[p] != memberIdx(u) || v < 0 || v == u || !st.keepable(memberIdx(v), p) {
 			continue
 		}
 		if r.budget <= 0 {
@@ -706,6 +706,7 @@ func (r *refRepairer) search(xs []int32, freeOnly bool, better func(v, best int3
 			best, bestDist = v, d
 		}
 		for _, k := range r.cl.memberClasses[v] {
+			k := int32(k)
 			r.budget--
 			if r.classStamp[k] == r.epoch && r.classDist[k] <= d {
 				continue
@@ -803,6 +804,7 @@ func (r *refRepairer) searchWithReturns(xs []int32, better func(v, best int32) b
 		r.inQueue[v] = 0
 		d := r.dist[v]
 		for _, k := range r.cl.memberClasses[v] {
+			k := int32(k)
 			r.budget--
 			if r.classStamp[k] == epoch && r.classDist[k] <= d {
 				continue
@@ -831,7 +833,7 @@ func (r *refRepairer) searchWithReturns(xs []int32, better func(v, best int32) b
 			// v takes back a partition of e.k only if it still subscribes
 			// to the class (keepable; every topic of a class has the same
 			// subscribers).
-			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], e.k); subscribed {
+			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], classIdx(e.k)); subscribed {
 				relax(e.u, v, e.k, d-1)
 			}
 		}

@@ -56,7 +56,6 @@ func (r *repairer) search(xs []memberIdx, freeOnly bool, better func(o, best mem
 			best, bestDist = v, d
 		}
 		for _, k := range r.cl.memberClasses[v] {
-			k := classIdx(k)
 			r.budget--
 			if r.classStamp[k] == r.epoch && r.classDist[k] <= d {
 				continue

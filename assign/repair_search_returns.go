@@ -60,7 +60,6 @@ func (r *repairer) searchWithReturns(xs []memberIdx, better func(o, best memberI
 		r.inQueue[v] = 0
 		d := r.dist[v]
 		for _, k := range r.cl.memberClasses[v] {
-			k := classIdx(k)
 			r.budget--
 			if r.classStamp[k] == epoch && r.classDist[k] <= d {
 				continue
@@ -90,7 +89,7 @@ func (r *repairer) searchWithReturns(xs []memberIdx, better func(o, best memberI
 			// v takes back a partition of e.k only if it still subscribes
 			// to the class (keepable; every topic of a class has the same
 			// subscribers).
-			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], int32(e.k)); subscribed {
+			if _, subscribed := slices.BinarySearch(r.cl.memberClasses[v], e.k); subscribed {
 				relax(e.u, v, e.k, d-1)
 			}
 		}

@@ -5,7 +5,7 @@ import "slices"
 type repairer struct {
 	st     *state
 	cl     *topicClasses
-	target []int32
+	target []memberIdx
 	count  []int32
 
 	// held[classOff[m]+i] counts the partitions member m holds in its i-th
@@ -55,7 +55,7 @@ type repairer struct {
 	alike         [][]memberIdx // relieveAlike's receivers by class, reused
 }
 
-func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
+func newRepairer(st *state, cl *topicClasses, target []memberIdx, count []int32) *repairer {
 	n := len(st.members)
 	r := &repairer{st: st, cl: cl, target: target, count: count}
 	r.classOff = make([]slotIdx, n+1)
@@ -78,7 +78,7 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	for p, m := range target {
 		st.stop.at(p)
 		if m >= 0 {
-			i := r.slot(memberIdx(m), classIdx(cl.classOf[st.topicOf[p]]))
+			i := r.slot(m, cl.classOf[st.topicOf[p]])
 			begin[i+1]++
 			r.held[i]++
 			if st.prev[p] != m {
@@ -94,7 +94,7 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	for p, m := range target {
 		st.stop.at(p)
 		if m >= 0 {
-			i := r.slot(memberIdx(m), classIdx(cl.classOf[st.topicOf[p]]))
+			i := r.slot(m, cl.classOf[st.topicOf[p]])
 			flat[fill[i]] = partIdx(p)
 			fill[i]++
 		}
@@ -107,7 +107,7 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 		r.holding[i] = flat[begin[i]:begin[i+1]:begin[i+1]]
 	}
 	var total, subscribers int
-	var first []int32
+	var first []classIdx
 	r.uniform = true
 	for m := range n {
 		if ks := cl.memberClasses[m]; len(ks) > 0 {
@@ -130,7 +130,7 @@ func newRepairer(st *state, cl *topicClasses, target, count []int32) *repairer {
 	for p, m := range target {
 		st.stop.at(p)
 		if o := st.prev[p]; o >= 0 && m >= 0 && m != o {
-			r.addAway(memberIdx(o), memberIdx(m), classIdx(cl.classOf[st.topicOf[p]]), 1)
+			r.addAway(o, m, cl.classOf[st.topicOf[p]], 1)
 		}
 	}
 	r.budget = max(repairWorkPerUnit*(len(target)+n+int(r.classOff[n])), minRepairBudget)
@@ -196,6 +196,6 @@ type slotIdx int32
 
 // slot returns the index in held and free of member m's class k.
 func (r *repairer) slot(m memberIdx, k classIdx) slotIdx {
-	i, _ := slices.BinarySearch(r.cl.memberClasses[m], int32(k))
+	i, _ := slices.BinarySearch(r.cl.memberClasses[m], k)
 	return r.classOff[m] + slotIdx(i)
 }

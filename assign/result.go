@@ -4,7 +4,7 @@ package assign
 // partitions leave their previous owner, how far apart the members'
 // partition counts are, and why partitions change owner or stay (why;
 // the post-pass withholds partitions but changes no reason).
-func (st *state) planStats(target []int32, why *ReasonCounts) (moved, imbalance int) {
+func (st *state) planStats(target []memberIdx, why *ReasonCounts) (moved, imbalance int) {
 	counts := st.ints.take(len(st.members))
 	// Partitions nobody owned are counted afterwards, as the assigned ones
 	// less the owned ones and those with a reason (contested): on a first
@@ -52,7 +52,7 @@ func (st *state) planStats(target []int32, why *ReasonCounts) (moved, imbalance 
 // result turns the final target (withheld partitions already -1) into the
 // public Result. Lists share two backing arrays so that a million-partition
 // group costs a handful of allocations, not one per member and topic.
-func (st *state) result(a Assignor, target []int32, pending []int32, moved, imbalance int, why *ReasonCounts) *Result {
+func (st *state) result(a Assignor, target []memberIdx, pending []int32, moved, imbalance int, why *ReasonCounts) *Result {
 	nm := len(st.members)
 	r := &Result{
 		Assignor:         a.Name(),
@@ -157,7 +157,7 @@ func (st *state) appendRuns(dst []TopicPartitions, ps []int32) []TopicPartitions
 // returns their number: the one place Revoked is decided, for EAGER and
 // COOPERATIVE alike. What it owns of topics nobody subscribes to any more
 // is revoked too.
-func (st *state) fillRevoked(r *Result, target []int32) int {
+func (st *state) fillRevoked(r *Result, target []memberIdx) int {
 	total := 0
 	step := 0
 	for i, c := range st.owned {
@@ -165,7 +165,7 @@ func (st *state) fillRevoked(r *Result, target []int32) int {
 		for _, p := range c {
 			st.stop.at(step)
 			step++
-			if target[p] != int32(i) {
+			if target[p] != memberIdx(i) {
 				lost = append(lost, p)
 			}
 		}
@@ -173,7 +173,7 @@ func (st *state) fillRevoked(r *Result, target []int32) int {
 			r.Members[i].Revoked = st.appendRuns(nil, lost)
 			total += len(lost)
 		}
-		if extra := st.unsubscribedOwned[int32(i)]; len(extra) > 0 {
+		if extra := st.unsubscribedOwned[memberIdx(i)]; len(extra) > 0 {
 			before := len(lost)
 			r.Members[i].Revoked = mergeTopicPartitions(r.Members[i].Revoked, extra, &st.stop)
 			// Count after merging: the member may list a partition twice.

@@ -30,7 +30,7 @@ func (roundRobinAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool)
 // partition it finds the first subscriber at or after the pointer once per
 // topic (a binary search over the subscribers' ranks) and then steps
 // through the subscribers circularly.
-func (roundRobinAssignor) plan(st *state, target []int32) {
+func (roundRobinAssignor) plan(st *state, target []memberIdx) {
 	ord := memberInfoOrder(st.members, &st.stop)
 	cons := subscriberRanks(st, ord)
 	next := int32(0) // rank the circular pointer rests on
@@ -43,7 +43,7 @@ func (roundRobinAssignor) plan(st *state, target []int32) {
 		st.stop.at(t)
 		for p := st.start[t]; p < st.start[t+1]; p++ {
 			st.stop.at(int(p))
-			target[p] = ord[subs[k]]
+			target[p] = memberIdx(ord[subs[k]])
 			next = subs[k] + 1
 			if k++; k == len(subs) {
 				k = 0

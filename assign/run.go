@@ -31,7 +31,7 @@ func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
 	if err != nil {
 		return nil, err
 	}
-	target := st.ints.filled(st.numPartitions(), -1)
+	target := filledAs[memberIdx](&st.ints, st.numPartitions(), -1)
 	st.stop.phase = "plan"
 	if len(st.members) > 0 {
 		a.plan(st, target)

@@ -38,7 +38,7 @@ type state struct {
 	// memberData rule after claim resolution, or -1. A partition claimed by
 	// two members in the same (highest) generation has prev -1 and
 	// contested[p] set (KAFKA-12984).
-	prev      []int32
+	prev      []memberIdx
 	contested []bool // nil when nothing is contested
 	// reasons[p] is why p leaves its previous owner (or, ReasonHeld, why
 	// it stays), written where that is decided (setReason); it is only
@@ -48,7 +48,7 @@ type state struct {
 	// staleLoser[p] is the member whose claim on p lost to a higher
 	// generation (-1: several, contested before; noStaleClaim: none); nil
 	// when no claim is stale.
-	staleLoser []int32
+	staleLoser []memberIdx
 	// held counts the partitions freeze and capMoves kept (ReasonHeld).
 	held int
 	// claims[i] lists, ascending and without duplicates, the existing
@@ -61,7 +61,7 @@ type state struct {
 	owned [][]int32
 	// unsubscribedOwned[i] lists what member i reports owning of existing
 	// topics that no member subscribes to any more; it only feeds Revoked.
-	unsubscribedOwned map[int32][]TopicPartitions
+	unsubscribedOwned map[memberIdx][]TopicPartitions
 	// gen[i] is member i's generation from memberData (NoGeneration if none).
 	gen []int32
 
@@ -91,7 +91,7 @@ type state struct {
 func (st *state) numPartitions() int { return int(st.start[len(st.topics)]) }
 
 // subscribes reports whether member m subscribes to topic t.
-func (st *state) subscribes(m int32, t int32) bool {
+func (st *state) subscribes(m memberIdx, t int32) bool {
 	s := st.subs[m]
 	lo, hi := 0, len(s)
 	for lo < hi {
@@ -108,7 +108,7 @@ func (st *state) subscribes(m int32, t int32) bool {
 // rackMatches reports whether member m may consume p without crossing racks:
 // true when rack-aware assignment is off, m has no rack, or a replica of p
 // lives in m's rack.
-func (st *state) rackMatches(m int32, p int32) bool {
+func (st *state) rackMatches(m memberIdx, p int32) bool {
 	if !st.rackAware {
 		return true
 	}

@@ -30,7 +30,7 @@ func (stickyAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 	return ud.Previous, ud.Generation, true
 }
 
-func (stickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target, false) }
+func (stickyAssignor) plan(st *state, target []memberIdx) { stickyPlan(st, target, false) }
 
 func (stickyAssignor) historyFromUserData() {}
 
@@ -54,7 +54,7 @@ func (cooperativeStickyAssignor) memberData(m *Member) ([]TopicPartitions, int32
 	return m.Owned, g, ok
 }
 
-func (cooperativeStickyAssignor) plan(st *state, target []int32) { stickyPlan(st, target, false) }
+func (cooperativeStickyAssignor) plan(st *state, target []memberIdx) { stickyPlan(st, target, false) }
 
 // cooperativeStickyV2 is cooperative-sticky@2: version 1's plan, wire-
 // compatible and with exactly as many moves, but when a member must give
@@ -65,7 +65,7 @@ type cooperativeStickyV2 struct{ cooperativeStickyAssignor }
 
 func (cooperativeStickyV2) Version() int { return 2 }
 
-func (cooperativeStickyV2) plan(st *state, target []int32) { stickyPlan(st, target, true) }
+func (cooperativeStickyV2) plan(st *state, target []memberIdx) { stickyPlan(st, target, true) }
 
 // cooperativeGeneration is the generation of a cooperative member's owned
 // partitions: the subscription's GenerationId (v2+, KIP-792) when present;
@@ -102,11 +102,13 @@ func cooperativeGeneration(m *Member) (generation int32, ok bool) {
 // placement fills racks by least load and its repair moves partitions to
 // rack-local members first, which keeps far more partitions in their
 // consumers' racks than dealing by quota can (docs/engine.md), and it is
-// just as balanced and sticky.
-func stickyPlan(st *state, target []int32, perTopic bool) {
+// just as balanced and sticky. lookahead then makes a rack-aware
+// cooperative round's follow-up its last.
+func stickyPlan(st *state, target []memberIdx, perTopic bool) {
 	if st.equalSubs && !st.rackAware {
 		planEqual(st, target, perTopic)
 		return
 	}
 	planGeneral(st, target)
+	lookahead(st, target)
 }

@@ -121,9 +121,6 @@ func TestCooperativeStickyPropertyConvergence(t *testing.T) {
 				next.Gen(m.ID, g.Generation)
 				limit = 2
 			}
-			if racks {
-				limit++
-			}
 			g, r, _ = converge(t, a, next.Build(), limit)
 		}
 	})

@@ -32,7 +32,7 @@ type partitionRun struct {
 
 // keep marks in target the quota partitions member m keeps out of claims
 // (ascending global partitions, stale claims included).
-func (pt *partitionTrimmer) keep(st *state, m int32, claims []int32, quota int32, target []int32) {
+func (pt *partitionTrimmer) keep(st *state, m memberIdx, claims []int32, quota int32, target []memberIdx) {
 	pt.keepable = pt.keepable[:0]
 	pt.runs = pt.runs[:0]
 	lo, hi := int32(math.MaxInt32), int32(0) // the smallest and largest partition numbers

@@ -22,7 +22,7 @@ type topicRun struct {
 }
 
 // keep marks in target the quota partitions member m keeps out of claims.
-func (tt *topicTrimmer) keep(st *state, m int32, claims []int32, quota int32, target []int32) {
+func (tt *topicTrimmer) keep(st *state, m memberIdx, claims []int32, quota int32, target []memberIdx) {
 	n := int64(len(st.members))
 	nt := int32(len(st.topics))
 	tt.keepable = tt.keepable[:0]
@@ -35,7 +35,7 @@ func (tt *topicTrimmer) keep(st *state, m int32, claims []int32, quota int32, ta
 		st.setReason(p, ReasonBalance) // reason: balance (over quota); read only if not kept
 		t := st.topicOf[p]
 		if k := len(runs); k == 0 || runs[k-1].topic != t {
-			runs = append(runs, topicRun{topic: t, from: int32(len(tt.keepable)), tie: ((t-m%nt)%nt + nt) % nt})
+			runs = append(runs, topicRun{topic: t, from: int32(len(tt.keepable)), tie: ((t-int32(m)%nt)%nt + nt) % nt})
 		}
 		runs[len(runs)-1].kept++
 		tt.keepable = append(tt.keepable, p)
