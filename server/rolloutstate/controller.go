@@ -212,11 +212,13 @@ func (c *Controller) due(p *policy.Policy, staged []policy.StagedRule, now time.
 		if e != nil && e.step == st.Step && now.Before(e.next) {
 			continue
 		}
+		step := Step{Index: st.Step, Since: st.Since}
+		step.Started, _ = c.machine.Started(rev)
 		var groups []history.RuleGroup
 		if c.hist != nil && sr.Gate != nil {
-			groups = c.hist.RuleGroups(sr.Rule, rev, st.Since)
+			groups = c.hist.RuleGroups(sr.Rule, rev, step.Served)
 		}
-		v := Evaluate(p, sr.Rule, sr.Gate, st.Since, groups)
+		v := Evaluate(p, sr.Rule, sr.Gate, step, groups)
 		minGroups := 0
 		if sr.Gate != nil {
 			minGroups = sr.Gate.MinGroups
@@ -295,6 +297,7 @@ func (c *Controller) refresh(p *policy.Policy) {
 	}
 	rev := p.Revision()
 	v := &policy.StepView{Revision: rev, Rules: make(map[string]policy.StepState, len(staged))}
+	v.Started, _ = c.machine.Started(rev)
 	for _, sr := range staged {
 		st, ok := c.machine.Rule(rev, sr.Rule)
 		if !ok {
