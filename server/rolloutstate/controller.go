@@ -174,6 +174,10 @@ func (c *Controller) Tick() {
 	}
 	if len(staged) > 0 {
 		out = c.due(p, staged, now)
+	} else {
+		// No staged rule serves, but other revisions' halts still need
+		// re-publishing (the file may go back to one).
+		out = c.republishDue(rev, nil, now)
 	}
 	c.refresh(p)
 	c.mu.Unlock()
@@ -252,15 +256,22 @@ func (c *Controller) due(p *policy.Policy, staged []policy.StagedRule, now time.
 		ev.Rule, ev.Step, ev.EffectiveAt = sr.Rule, int32(st.Step), ts(now.Add(c.cfg.switchDelay))
 		out = append(out, ev)
 	}
-	if c.cfg.republish > 0 && now.Sub(c.republ) >= c.cfg.republish {
-		c.republ = now
-		names := make([]string, len(staged))
-		for i, sr := range staged {
-			names[i] = sr.Rule
-		}
-		out = append(out, c.machine.StateRecords(rev, names, now)...)
+	return append(out, c.republishDue(rev, staged, now)...)
+}
+
+// republishDue returns the STATE records to re-publish now, if it is time,
+// under c.mu: the halts of other revisions, then the state of rev's
+// staged rules, last so that rev stays the Machine's most recently used.
+func (c *Controller) republishDue(rev string, staged []policy.StagedRule, now time.Time) []*assigndv1.RolloutEvent {
+	if c.cfg.republish <= 0 || now.Sub(c.republ) < c.cfg.republish {
+		return nil
 	}
-	return out
+	c.republ = now
+	names := make([]string, len(staged))
+	for i, sr := range staged {
+		names[i] = sr.Rule
+	}
+	return append(c.machine.StoppedRecords(rev, now), c.machine.StateRecords(rev, names, now)...)
 }
 
 // forget drops what this run noted about other revisions than rev, under
