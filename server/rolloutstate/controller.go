@@ -143,6 +143,10 @@ func (c *Controller) Apply(ev *assigndv1.RolloutEvent) {
 	if own && ev.GetKind() == assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_SERVING {
 		c.agreed[ev.GetRevision()] = true
 	}
+	// A verdict read after this run's own SERVING of the revision is
+	// news; one before it is the log read back after a restart, counted
+	// already by the run that read it live.
+	live := c.agreed[ev.GetRevision()]
 	c.refresh(c.src.Policy())
 	c.mu.Unlock()
 	if !changed {
@@ -150,7 +154,9 @@ func (c *Controller) Apply(ev *assigndv1.RolloutEvent) {
 	}
 	switch ev.GetKind() {
 	case assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_HALT, assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_ROLLBACK:
-		c.m.halt(ev)
+		if live {
+			c.m.halt(ev)
+		}
 		c.cfg.logger.Warn("staged rollout stopped", "revision", ev.GetRevision(), "rule", ev.GetRule(), "step", ev.GetStep()+1,
 			"kind", ev.GetKind().String(), "effective_at", ev.GetEffectiveAt().AsTime(), "reason", ev.GetReason(), "by", ev.GetReplica())
 	case assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_ADVANCE:

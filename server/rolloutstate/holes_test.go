@@ -1,6 +1,7 @@
 package rolloutstate_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/policy"
@@ -405,5 +408,56 @@ func TestReplicaWithoutTheTopicServesTheLastAgreedStep(t *testing.T) {
 	tick(1, true)
 	if s, _ := b.serving("canary", clk.Now()); s != 2 {
 		t.Errorf("b serves step %d once back, want 2", s)
+	}
+}
+
+// The halts counter counts a verdict read live, once per replica; a
+// replica restarting reads the log back without counting its old halts
+// again (an alert on the counter's increase would fire at every restart),
+// and a record's unknown measure is no label value.
+func TestHaltsCountedLiveOnly(t *testing.T) {
+	p := mustParse(t, timedYAML)
+	rev := p.Revision()
+	clk := newClock()
+	l := &sharedLog{}
+	counted := func(reader *sdkmetric.ManualReader) map[string]int64 {
+		t.Helper()
+		var rm metricdata.ResourceMetrics
+		if err := reader.Collect(context.Background(), &rm); err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int64{}
+		for _, sm := range rm.ScopeMetrics {
+			for _, m := range sm.Metrics {
+				if s, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "assignd.policy.rollout.halts" {
+					for _, dp := range s.DataPoints {
+						v, _ := dp.Attributes.Value("reason")
+						out[v.AsString()] += dp.Value
+					}
+				}
+			}
+		}
+		return out
+	}
+	newMetered := func(name string) (*replica, *sdkmetric.ManualReader) {
+		reader := sdkmetric.NewManualReader()
+		return newReplica(t, name, p, nil, l, clk, rolloutstate.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))), reader
+	}
+	a, ra := newMetered("a")
+	run(a, l, clk, 5)
+	h := halt(rev, 0, 10)
+	h.Failures = []*assigndv1.RolloutFailure{{GroupId: "orders-1", Measure: "made-up-measure"}}
+	l.Publish(h)
+	run(a, l, clk, 5)
+	if got := counted(ra); got["gate"] != 1 || len(got) != 1 {
+		t.Errorf("live halt counted %v, want gate: 1", got)
+	}
+	b, rb := newMetered("a") // a restarts
+	run(b, l, clk, 5)
+	if st := b.c.RuleStatus("canary"); !st.GetHalted() {
+		t.Fatalf("the restarted replica did not read the halt back: %v", st)
+	}
+	if got := counted(rb); len(got) != 0 {
+		t.Errorf("the halt read back after a restart was counted again: %v", got)
 	}
 }
