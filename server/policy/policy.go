@@ -148,6 +148,9 @@ func (r *rule) servedStep(revision string, view *StepView, now time.Time) (int, 
 	if step < 0 {
 		return 0, time.Time{}
 	}
+	// Past the last step's final watch the rollout is complete, serving
+	// the last step (as Explain and the step gauge say).
+	step = min(step, len(r.steps)-1)
 	var started time.Time
 	if view != nil && view.Revision == revision {
 		if _, ok := view.Rules[r.name]; ok {

@@ -186,6 +186,8 @@ func TestSelectionNamesTheStep(t *testing.T) {
 		{"switch pending", view(policy.StepState{Step: 0, NextStep: 1, NextBasisPoints: 5000, SwitchAt: time.Now().Add(time.Hour)}), "canary", 1, true},
 		{"switched", view(policy.StepState{Step: 0, NextStep: 1, NextBasisPoints: 5000, SwitchAt: time.Now().Add(-time.Second)}), "canary", 2, true},
 		{"halted at the last step", view(policy.StepState{Step: 2, BasisPoints: 10000}), "canary", 3, true},
+		{"complete after the last step's final watch", view(policy.StepState{Step: 2, BasisPoints: 10000, NextStep: 3, NextBasisPoints: 10000,
+			SwitchAt: time.Now().Add(-time.Second)}), "canary", 3, true},
 		{"rolled back", view(policy.StepState{Step: 1, BasisPoints: 5000, NextStep: 1, NextBasisPoints: -1, SwitchAt: time.Now().Add(-time.Second)}), "default", 0, false},
 	}
 	for _, tt := range tests {
