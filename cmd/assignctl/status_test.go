@@ -26,10 +26,10 @@ func TestPrintStatus(t *testing.T) {
 			"pending      step 3 from 2026-01-02T03:00:03Z (in 3s)", "next check", "last check   gate holds on 7 trusted groups"}},
 		{"halted", &assigndv1.RolloutStatusResponse{Revision: "abc", Rules: []*assigndv1.RolloutRuleState{{
 			Rule: "canary", Step: 0, Steps: 2, Percent: 1, StartedAt: at(-time.Hour), Since: at(-time.Minute), Halted: true, Agreed: true,
-			Reason:   "gate failed: max_moved_ratio failed on 1 groups (orders-2)",
+			Reason:   "gate failed: max_moved_ratio failed on 1 group (orders-2)",
 			Failures: []*assigndv1.RolloutFailure{{GroupId: "orders-2", Measure: "max_moved_ratio", Value: 0.9, Limit: 0.25, Baseline: 0.1}},
 			Warnings: []string{"the policy has no bindings"},
-		}}}, []string{"step         1 of 2, 1% (HALTED)", "reason       gate failed: max_moved_ratio failed on 1 groups (orders-2)",
+		}}}, []string{"step         1 of 2, 1% (HALTED)", "reason       gate failed: max_moved_ratio failed on 1 group (orders-2)",
 			"failing      orders-2 max_moved_ratio = 0.9 > 0.25 (baseline 0.1)", "warning      the policy has no bindings"}},
 		{"not agreed", &assigndv1.RolloutStatusResponse{Revision: "abc", Rules: []*assigndv1.RolloutRuleState{{Rule: "canary", Steps: 3, Percent: 0.5}}},
 			[]string{"step         1 of 3, 0.5% (running)", "not yet agreed", "has not read its own record back"}},

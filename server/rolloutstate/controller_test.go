@@ -162,7 +162,16 @@ func TestGate(t *testing.T) {
 				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
 				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, moved: 9, parts: 10, caller: "leader"},
 			}
-		}, true, 0, []string{"max_moved_ratio failed on 1 groups (orders-2)"}},
+		}, true, 0, []string{"max_moved_ratio failed on 1 group (orders-2)"}},
+		// A cooperative round withholds what it moves: 2 moved of a
+		// 10-partition group is 20%, under the limit, though only 7 are
+		// assigned this round (2 of 7 would be over it).
+		{"a moved ratio is over the group's partitions, withheld ones too", func(s time.Time) []decision {
+			return []decision{
+				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 2, parts: 7, withheld: 3, caller: "leader"},
+				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
+			}
+		}, false, 1, nil},
 		{"as bad as the shadow is no failure", func(s time.Time) []decision {
 			return []decision{
 				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
@@ -183,7 +192,7 @@ func TestGate(t *testing.T) {
 				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, parts: 10, followup: true, caller: "leader"},
 				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(7 * time.Second), gen: 2, parts: 10, followup: true, caller: "leader"},
 			}
-		}, true, 0, []string{"max_followups_per_rebalance failed on 1 groups (orders-2)"}},
+		}, true, 0, []string{"max_followups_per_rebalance failed on 1 group (orders-2)"}},
 		// A rogue client cannot halt the rollout: its decisions, for a
 		// group no binding covers or for a bound group under another
 		// identity, are not counted.
@@ -314,7 +323,7 @@ func TestNewRevisionIsANewRollout(t *testing.T) {
 	run(r, l, clk, 5)
 	// Another replica's gate failed first.
 	l.Publish(&assigndv1.RolloutEvent{Kind: assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_HALT, Revision: first, Rule: "canary",
-		Step: 0, EffectiveAt: timestamppb.New(clk.Now()), Reason: "gate failed: max_moved_ratio failed on 1 groups (orders-2)"})
+		Step: 0, EffectiveAt: timestamppb.New(clk.Now()), Reason: "gate failed: max_moved_ratio failed on 1 group (orders-2)"})
 	run(r, l, clk, 120)
 	if st := c.RuleStatus("canary"); !st.GetHalted() || st.GetStep() != 0 {
 		t.Fatalf("not halted: %v", st)

@@ -127,7 +127,7 @@ func TestRealGroupRolloutAdvances(t *testing.T) {
 	if st.GetHalted() || st.GetPercent() != 100 {
 		t.Fatalf("status = %v", st)
 	}
-	if !strings.Contains(st.GetLastEvaluation(), "gate holds on 1 trusted groups") {
+	if !strings.Contains(st.GetLastEvaluation(), "gate holds on 1 trusted group") {
 		t.Errorf("last evaluation = %q", st.GetLastEvaluation())
 	}
 	if len(st.GetWarnings()) == 0 || !strings.Contains(st.GetWarnings()[0], "no bindings") {
@@ -154,7 +154,7 @@ func TestRealGroupRolloutHalts(t *testing.T) {
 	if f.GetGroupId() != "rollout-lab" || f.GetMeasure() != rolloutstate.MeasureMovedRatio || f.GetValue() <= 0.4 || f.GetBaseline() >= f.GetValue() {
 		t.Errorf("failure = %v", f)
 	}
-	if !strings.Contains(st.GetReason(), "max_moved_ratio failed on 1 groups (rollout-lab)") {
+	if !strings.Contains(st.GetReason(), "max_moved_ratio failed on 1 group (rollout-lab)") {
 		t.Errorf("reason = %q", st.GetReason())
 	}
 	// The halt lasts: the group goes on rebalancing under the rule's

@@ -40,12 +40,12 @@ func (v Verdict) Summary(min int) string {
 	if v.Failed() {
 		return describeFailures(v.Failures)
 	}
-	s := fmt.Sprintf("gate holds on %d trusted groups", v.Groups)
+	s := "gate holds on " + groups(v.Groups, "trusted group")
 	if !v.Enough {
 		s = fmt.Sprintf("waiting: %d of %d trusted groups", v.Groups, min)
 	}
 	if v.Untrusted > 0 {
-		s += fmt.Sprintf(" (%d groups only untrusted callers requested, not counted)", v.Untrusted)
+		s += fmt.Sprintf(" (%s only untrusted callers requested, not counted)", groups(v.Untrusted, "group"))
 	}
 	return s
 }
@@ -68,7 +68,7 @@ func describeFailures(fs []*assigndv1.RolloutFailure) string {
 		if len(gs) > 5 {
 			list += fmt.Sprintf(" and %d more", len(gs)-5)
 		}
-		parts = append(parts, fmt.Sprintf("%s failed on %d groups (%s)", m, len(gs), list))
+		parts = append(parts, fmt.Sprintf("%s failed on %s (%s)", m, groups(len(gs), "group"), list))
 	}
 	return "gate failed: " + strings.Join(parts, "; ")
 }
@@ -164,20 +164,32 @@ type measure struct {
 	value func(d *assigndv1.Decision) float64
 }
 
-func ratio(n, of int32) float64 {
+// shareOfGroup is n over the group's partitions: those assigned this
+// round and those withheld until revoked (a decision's partitions count
+// only the first).
+func shareOfGroup(n int32, d *assigndv1.Decision) float64 {
+	of := d.GetPartitions() + d.GetWithheld()
 	if of <= 0 {
 		return 0
 	}
 	return float64(n) / float64(of)
 }
 
+// groups is "1 group" or "n groups".
+func groups(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
 func gateMeasures(g *policy.Gate) []measure {
 	var ms []measure
 	if g.MaxMovedRatio != nil {
-		ms = append(ms, measure{MeasureMovedRatio, *g.MaxMovedRatio, func(d *assigndv1.Decision) float64 { return ratio(d.GetMoved(), d.GetPartitions()) }})
+		ms = append(ms, measure{MeasureMovedRatio, *g.MaxMovedRatio, func(d *assigndv1.Decision) float64 { return shareOfGroup(d.GetMoved(), d) }})
 	}
 	if g.MaxWithheldRatio != nil {
-		ms = append(ms, measure{MeasureWithheldRatio, *g.MaxWithheldRatio, func(d *assigndv1.Decision) float64 { return ratio(d.GetWithheld(), d.GetPartitions()) }})
+		ms = append(ms, measure{MeasureWithheldRatio, *g.MaxWithheldRatio, func(d *assigndv1.Decision) float64 { return shareOfGroup(d.GetWithheld(), d) }})
 	}
 	if g.MaxImbalance != nil {
 		ms = append(ms, measure{MeasureImbalance, float64(*g.MaxImbalance), func(d *assigndv1.Decision) float64 { return float64(d.GetImbalance()) }})

@@ -118,6 +118,7 @@ type decision struct {
 	group, rule, revision string
 	at                    time.Time
 	gen, moved, parts     int32
+	withheld              int32 // not in parts: parts counts what is assigned this round
 	followup              bool
 	caller                string // common name; "" unauthenticated
 	shadow                bool
@@ -126,7 +127,7 @@ type decision struct {
 func (d decision) record(h *history.Store) {
 	rec := &assigndv1.Decision{
 		Time: timestamppb.New(d.at), GroupId: d.group, GenerationId: d.gen, PolicyRule: d.rule, PolicyRevision: d.revision,
-		Partitions: d.parts, Moved: d.moved, FollowupRequired: d.followup, Shadow: d.shadow, ProtocolName: "cooperative-sticky",
+		Partitions: d.parts, Moved: d.moved, Withheld: d.withheld, FollowupRequired: d.followup, Shadow: d.shadow, ProtocolName: "cooperative-sticky",
 		Assignor: "cooperative-sticky@1",
 	}
 	if d.caller != "" {

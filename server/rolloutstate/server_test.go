@@ -83,7 +83,7 @@ func TestVisibility(t *testing.T) {
 	}
 	r := status.GetRules()[0]
 	if !r.GetHalted() || r.GetStep() != 0 || r.GetPercent() != 50 || len(r.GetFailures()) != 1 || r.GetFailures()[0].GetGroupId() != "orders-2" ||
-		!strings.Contains(r.GetReason(), "max_moved_ratio failed on 1 groups (orders-2)") {
+		!strings.Contains(r.GetReason(), "max_moved_ratio failed on 1 group (orders-2)") {
 		t.Errorf("RolloutStatus rule = %v", r)
 	}
 
