@@ -80,6 +80,10 @@ func New(list Offsets, opts ...Option) *Source {
 // report (if not nil) and only delays that sample's rates: the snapshot
 // ages until a sample succeeds.
 func (s *Source) Run(ctx context.Context, report func(error)) {
+	if s.book != nil {
+		s.book.sources.n.Add(1) // assignd.load.sources
+		defer s.book.sources.n.Add(-1)
+	}
 	t := time.NewTicker(s.o.interval)
 	defer t.Stop()
 	for {
