@@ -361,7 +361,9 @@ func (b *Book) Weights(cluster string, topics []string, now time.Time, stale tim
 			return nil, "", fmt.Errorf("%w: the latest shared snapshot with these topics ended %s ago", ErrStale, age.Round(time.Second))
 		}
 		if b.metrics != nil {
-			b.metrics.recordAge(cluster, age.Seconds())
+			// From the epoch's start: its samples are no older than that,
+			// and not shared the newest epoch has not ended yet.
+			b.metrics.recordAge(cluster, float64(nowMs-e.start)/1000)
 		}
 		out := make([]assign.TopicWeights, len(topics))
 		for j, t := range topics {

@@ -58,7 +58,9 @@ type sourceCount struct{ n atomic.Int64 }
 // Instrument exports the book's metrics through mp:
 //
 //   - assignd.load.snapshot.age (histogram, s, attribute cluster): how long
-//     before the call the epoch of the snapshot a call planned with ended;
+//     before the call the epoch of the snapshot a call planned with
+//     started (its samples are no older); shared, at least an interval
+//     plus the margin;
 //   - assignd.load.snapshot.records.ignored (counter, {record}, attribute
 //     reason: duplicate, too_old, over_cap, invalid, interval, late):
 //     history-topic weight records [Book.Apply] took nothing from;
@@ -69,7 +71,7 @@ type sourceCount struct{ n atomic.Int64 }
 func (b *Book) Instrument(mp metric.MeterProvider) error {
 	m := mp.Meter(meterName)
 	age, err1 := m.Float64Histogram("assignd.load.snapshot.age", metric.WithUnit("s"),
-		metric.WithDescription("Age of the weight snapshot an Assign call planned with: time since its epoch ended."),
+		metric.WithDescription("Age of the weight snapshot an Assign call planned with: time since its epoch started."),
 		metric.WithExplicitBucketBoundaries(1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600))
 	ignored, err2 := m.Int64ObservableCounter("assignd.load.snapshot.records.ignored", metric.WithUnit("{record}"),
 		metric.WithDescription("Weight snapshot records read from the history topic that were ignored, by reason."))
