@@ -308,6 +308,9 @@ func (e *epoch) before(start, interval int64) bool {
 func (b *Book) epochLocked(cluster string, start, interval int64) (*epoch, ignoreReason) {
 	es, known := b.clusters[cluster]
 	if !known && len(b.clusters) >= b.maxClusters {
+		b.forgetStaleLocked(start - int64(b.keep)*interval)
+	}
+	if !known && len(b.clusters) >= b.maxClusters {
 		return nil, ignoredOverCap
 	}
 	i := sort.Search(len(es), func(i int) bool { return !es[i].before(start, interval) })
@@ -324,6 +327,21 @@ func (b *Book) epochLocked(cluster string, start, interval int64) (*epoch, ignor
 	}
 	b.clusters[cluster] = es
 	return e, 0
+}
+
+// forgetStaleLocked drops the clusters whose newest epoch ended by
+// before: clusters a policy no longer names (renamed, removed) would
+// otherwise hold their slots for good. Their snapshots are past the
+// staleness bound as seen from a record that much newer (keep intervals,
+// the stale bound's default), so no call could plan with them: dropping
+// them changes a fallback's reason at most, whatever order the replicas
+// read the clusters' partitions in.
+func (b *Book) forgetStaleLocked(before int64) {
+	for name, es := range b.clusters {
+		if last := es[len(es)-1]; last.start+last.interval <= before {
+			delete(b.clusters, name)
+		}
+	}
 }
 
 // ErrNoSnapshot is returned by [Book.Weights] when no epoch kept has

@@ -1,9 +1,12 @@
 package loadsource_test
 
 import (
+	"context"
 	"math"
 	"testing"
 	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/loadsource"
@@ -85,3 +88,78 @@ func TestBookIntervalsNeverMix(t *testing.T) {
 }
 
 func nan() float64 { return math.NaN() }
+
+// The cap on clusters counts the clusters with recent epochs: one whose
+// newest epoch is past the window kept, as seen from a newer record
+// (a cluster the policy no longer names), gives its slot up.
+func TestBookForgetsStaleClusters(t *testing.T) {
+	b, _ := sharedBook(loadsource.WithMaxClusters(1), loadsource.WithKeep(2))
+	b.Apply(snap("old", base, "a", map[string][]float64{"t": {1}}))
+	b.Apply(snap("new", base.Add(2*iv), "a", map[string][]float64{"t": {1}})) // "old" still within two intervals
+	if got := b.IgnoredBy("over_cap"); got != 1 {
+		t.Fatalf("%d over the cap, want 1: old is recent", got)
+	}
+	b.Apply(snap("new", base.Add(3*iv), "a", map[string][]float64{"t": {1}}))
+	if got := b.IgnoredBy("over_cap"); got != 1 || len(b.Epochs("old")) != 0 || len(b.Epochs("new")) != 1 {
+		t.Fatalf("over the cap %d, epochs old %v new %v; want old forgotten, new taken", got, b.Epochs("old"), b.Epochs("new"))
+	}
+}
+
+// listing is a fake Offsets: the end offsets of "t"'s partitions, as set
+// between samples.
+type listing struct{ ends []int64 }
+
+func (l *listing) list(context.Context, ...string) (kadm.ListedOffsets, error) {
+	ps := map[int32]kadm.ListedOffset{}
+	for p, o := range l.ends {
+		if o >= 0 { // -1: the broker did not answer for it
+			ps[int32(p)] = kadm.ListedOffset{Topic: "t", Partition: int32(p), Offset: o}
+		}
+	}
+	return kadm.ListedOffsets{"t": ps}, nil
+}
+
+// A topic that gains partitions between epochs: each epoch has the
+// partition count of its samples; until the new partitions have a rate
+// (two samples) the newest epoch lacks the topic and calls plan with the
+// older one, of the old count. A partition missing from one listing (a
+// broker did not answer) does not shrink the topic.
+func TestSourceTopicGrows(t *testing.T) {
+	ctx := context.Background()
+	l := &listing{ends: []int64{0, 0}}
+	b := loadsource.NewBook()
+	src := loadsource.New(l.list, loadsource.WithInterval(iv), loadsource.WithStaleAfter(time.Hour), loadsource.WithBook(b, ""))
+	_, _, _ = src.SnapshotWeights([]string{"t"}, base)
+	weights := func(at time.Time) ([]float64, string) {
+		t.Helper()
+		ws, id, err := src.SnapshotWeights([]string{"t"}, at)
+		if err != nil {
+			t.Fatalf("at %s: %v", at, err)
+		}
+		return ws[0].Weights, id
+	}
+	for i, step := range []struct {
+		ends   []int64
+		want   int // rates planned with
+		wantEp int // epoch planned with, in intervals after base
+	}{
+		{[]int64{0, 0}, -1, 0},      // one sample: no rate yet
+		{[]int64{10, 20}, 2, 1},     // two partitions
+		{[]int64{20, 40, 0}, 2, 1},  // a third appears: not ready, the older epoch
+		{[]int64{30, 60, 10}, 3, 3}, // the third has a rate
+		{[]int64{40, 80, -1}, 3, 4}, // no answer for the third: still three
+	} {
+		l.ends = step.ends
+		at := base.Add(time.Duration(i) * iv)
+		if err := src.Sample(ctx, at); err != nil {
+			t.Fatal(err)
+		}
+		if step.want < 0 {
+			continue
+		}
+		ws, id := weights(at)
+		if len(ws) != step.want || id != loadsource.SnapshotID("", base.Add(time.Duration(step.wantEp)*iv).UnixMilli()) {
+			t.Fatalf("sample %d: %d rates from %s, want %d from epoch %d", i, len(ws), id, step.want, step.wantEp)
+		}
+	}
+}
