@@ -71,6 +71,10 @@ type Book struct {
 	clusters map[string][]*epoch // sorted by start, oldest first
 	ignored  [numIgnoreReasons]int64
 	metrics  *bookMetrics
+	// lag is the latest record's time from its writing to its reading
+	// (ms; -1 << 63 before any): the history's delivery time plus the
+	// clock skew between its writer and this replica.
+	lag int64
 }
 
 // epoch is one cluster's agreed rates for one epoch. A topic's rates are
@@ -116,7 +120,7 @@ func WithEpochInterval(d time.Duration) BookOption {
 func NewBook(opts ...BookOption) *Book {
 	d := defaultOptions()
 	b := &Book{margin: DefaultMargin, keep: DefaultKeep, maxClusters: DefaultMaxClusters, maxRates: DefaultMaxRates,
-		maxTopics: d.maxTopics, maxParts: d.maxPartitions, clusters: map[string][]*epoch{}}
+		maxTopics: d.maxTopics, maxParts: d.maxPartitions, clusters: map[string][]*epoch{}, lag: math.MinInt64}
 	for _, o := range opts {
 		o(b)
 	}
@@ -229,6 +233,9 @@ func (b *Book) Apply(ws *assigndv1.WeightSnapshot) { b.ApplyAt(ws, time.Time{}) 
 func (b *Book) ApplyAt(ws *assigndv1.WeightSnapshot, written time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if !written.IsZero() {
+		b.lag = time.Since(written).Milliseconds()
+	}
 	if reason, ignored := b.applyLocked(ws, written); ignored {
 		b.ignored[reason]++
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 
@@ -65,7 +66,12 @@ type sourceCount struct{ n atomic.Int64 }
 //     reason: duplicate, too_old, over_cap, invalid, interval, late):
 //     history-topic weight records [Book.Apply] took nothing from;
 //   - assignd.load.sources (gauge, {source}): sources sampling into the
-//     book (--load-brokers' and the policy's load clusters').
+//     book (--load-brokers' and the policy's load clusters');
+//   - assignd.load.snapshot.record.lag (gauge, s): the latest weight
+//     record's time from its Kafka timestamp to its reading here: the
+//     history's delivery time plus the writer's clock skew against this
+//     replica's (negative: the writer's clock is ahead). Replicas agree
+//     only while it stays well within the margin.
 //
 // Call it once, before the book is used.
 func (b *Book) Instrument(mp metric.MeterProvider) error {
@@ -77,7 +83,9 @@ func (b *Book) Instrument(mp metric.MeterProvider) error {
 		metric.WithDescription("Weight snapshot records read from the history topic that were ignored, by reason."))
 	sources, err3 := m.Int64ObservableUpDownCounter("assignd.load.sources", metric.WithUnit("{source}"),
 		metric.WithDescription("Load sources sampling Kafka (--load-brokers and the policy's load clusters)."))
-	if err := errors.Join(err1, err2, err3); err != nil {
+	lag, err4 := m.Float64ObservableGauge("assignd.load.snapshot.record.lag", metric.WithUnit("s"),
+		metric.WithDescription("The latest weight snapshot record's time from its Kafka timestamp to its reading: delivery time plus the writer's clock skew (negative: the writer's clock is ahead)."))
+	if err := errors.Join(err1, err2, err3, err4); err != nil {
 		return fmt.Errorf("loadsource: creating metrics: %w", err)
 	}
 	opts := make([]metric.ObserveOption, numIgnoreReasons)
@@ -90,8 +98,11 @@ func (b *Book) Instrument(mp metric.MeterProvider) error {
 			o.ObserveInt64(ignored, n, opts[r])
 		}
 		o.ObserveInt64(sources, b.sources.n.Load())
+		if ms := b.recordLag(); ms != math.MinInt64 {
+			o.ObserveFloat64(lag, float64(ms)/1000)
+		}
 		return nil
-	}, ignored, sources); err != nil {
+	}, ignored, sources, lag); err != nil {
 		return fmt.Errorf("loadsource: registering metrics: %w", err)
 	}
 	b.mu.Lock()
@@ -107,6 +118,13 @@ func (m *bookMetrics) recordAge(cluster string, seconds float64) {
 		opts, _ = m.byName.LoadOrStore(cluster, []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("cluster", cluster)))})
 	}
 	m.age.Record(context.Background(), seconds, opts.([]metric.RecordOption)...)
+}
+
+// recordLag is the latest record's lag in ms, math.MinInt64 before any.
+func (b *Book) recordLag() int64 {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.lag
 }
 
 // ignoredCounts copies the counts of records ignored, by reason.

@@ -41,6 +41,15 @@ func TestBookMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Apply(snap("eu", base, "a", map[string][]float64{"t": {1}}))
+	if _, ok := collect(t, reader)["assignd.load.snapshot.record.lag"]; ok {
+		t.Fatal("a record lag before any record with a timestamp")
+	}
+	// A record written by a replica whose clock is a minute ahead: late
+	// for its epoch too.
+	b.ApplyAt(snap("eu", base.Add(-iv), "a", map[string][]float64{"t": {1}}), time.Now().Add(time.Minute))
+	if g, ok := collect(t, reader)["assignd.load.snapshot.record.lag"].(metricdata.Gauge[float64]); !ok || len(g.DataPoints) != 1 || g.DataPoints[0].Value > -59 || g.DataPoints[0].Value < -61 {
+		t.Fatalf("assignd.load.snapshot.record.lag %#v, want about -60 s", g)
+	}
 	b.Apply(snap("eu", base, "b", map[string][]float64{"t": {2}})) // duplicate
 	if _, _, err := b.Weights("eu", []string{"t"}, base.Add(iv+7*time.Second), time.Hour); err != nil {
 		t.Fatal(err)
@@ -82,7 +91,7 @@ func TestBookMetrics(t *testing.T) {
 	}
 	for _, dp := range ign.DataPoints {
 		reason, _ := dp.Attributes.Value("reason")
-		if want := map[bool]int64{true: 1, false: 0}[reason.AsString() == "duplicate"]; dp.Value != want {
+		if want := map[string]int64{"duplicate": 1, "late": 1}[reason.AsString()]; dp.Value != want {
 			t.Errorf("ignored{reason=%s} = %d, want %d", reason.AsString(), dp.Value, want)
 		}
 	}
