@@ -227,7 +227,8 @@ func (b *Book) Apply(ws *assigndv1.WeightSnapshot) { b.ApplyAt(ws, time.Time{}) 
 // its epoch ended and the margin passed: replicas may already plan with
 // that epoch, and would take its new topics at different moments. Every
 // reader refuses the same late records, since they all read the same
-// timestamp. A record that adds some topics is counted only when others
+// timestamp. A record of an epoch that starts more than the margin after
+// this replica's clock is refused too (a writer's clock ahead). A record that adds some topics is counted only when others
 // were dropped for a cap or as invalid; one that adds none because every
 // topic had its first record already counts as a duplicate.
 func (b *Book) ApplyAt(ws *assigndv1.WeightSnapshot, written time.Time) {
@@ -251,6 +252,13 @@ func (b *Book) applyLocked(ws *assigndv1.WeightSnapshot, written time.Time) (ign
 	}
 	if b.pub != nil && !written.IsZero() && written.UnixMilli() > start+iv+b.margin.Milliseconds() {
 		return ignoredLate, true
+	}
+	if start > time.Now().UnixMilli()+b.margin.Milliseconds() {
+		// A writer whose clock is ahead. The one check on this replica's
+		// clock: a replica reading the record much later (catching up)
+		// takes it, but its epoch is then long past and soon evicted,
+		// where taken now it would evict every real epoch.
+		return ignoredFuture, true
 	}
 	e, why := b.epochLocked(ws.GetCluster(), start, iv)
 	if e == nil {

@@ -40,10 +40,14 @@ const (
 	// ignoredLate: the record was written after its epoch ended and the
 	// margin passed (see [Book.ApplyAt]).
 	ignoredLate
+	// ignoredFuture: the record's epoch starts more than the margin after
+	// this replica's clock: its writer's clock is ahead. Taken, such
+	// epochs would be the newest kept and push the real ones out.
+	ignoredFuture
 	numIgnoreReasons
 )
 
-var ignoreReasonNames = [numIgnoreReasons]string{"duplicate", "too_old", "over_cap", "invalid", "interval", "late"}
+var ignoreReasonNames = [numIgnoreReasons]string{"duplicate", "too_old", "over_cap", "invalid", "interval", "late", "future"}
 
 func (r ignoreReason) String() string { return ignoreReasonNames[r] }
 
@@ -63,7 +67,8 @@ type sourceCount struct{ n atomic.Int64 }
 //     started (its samples are no older); shared, at least an interval
 //     plus the margin;
 //   - assignd.load.snapshot.records.ignored (counter, {record}, attribute
-//     reason: duplicate, too_old, over_cap, invalid, interval, late):
+//     reason: duplicate, too_old, over_cap, invalid, interval, late,
+//     future):
 //     history-topic weight records [Book.Apply] took nothing from;
 //   - assignd.load.sources (gauge, {source}): sources sampling into the
 //     book (--load-brokers' and the policy's load clusters');
@@ -135,7 +140,8 @@ func (b *Book) ignoredCounts() [numIgnoreReasons]int64 {
 }
 
 // IgnoredBy is how many records [Book.Apply] ignored for reason
-// ("duplicate", "too_old", "over_cap", "invalid", "interval", "late");
+// ("duplicate", "too_old", "over_cap", "invalid", "interval", "late",
+// "future");
 // for tests and status pages.
 func (b *Book) IgnoredBy(reason string) int64 {
 	counts := b.ignoredCounts()

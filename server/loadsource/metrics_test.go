@@ -86,7 +86,7 @@ func TestBookMetrics(t *testing.T) {
 		t.Fatalf("age: %d calls, sum %v s, cluster %v; want one of %v for eu (7 s after the epoch ended)", dp.Count, dp.Sum, cluster, iv+7*time.Second)
 	}
 	ign, ok := got["assignd.load.snapshot.records.ignored"].(metricdata.Sum[int64])
-	if !ok || len(ign.DataPoints) != 6 {
+	if !ok || len(ign.DataPoints) != 7 {
 		t.Fatalf("assignd.load.snapshot.records.ignored: %#v, want a point per reason", got["assignd.load.snapshot.records.ignored"])
 	}
 	for _, dp := range ign.DataPoints {

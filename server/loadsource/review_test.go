@@ -58,7 +58,7 @@ func TestBookIgnoredReasons(t *testing.T) {
 				b.Apply(r)
 			}
 			b.ApplyAt(tc.rec, tc.at)
-			for _, reason := range []string{"duplicate", "too_old", "over_cap", "invalid", "interval", "late"} {
+			for _, reason := range []string{"duplicate", "too_old", "over_cap", "invalid", "interval", "late", "future"} {
 				want := int64(0)
 				if reason == tc.reason {
 					want = 1
@@ -161,5 +161,26 @@ func TestSourceTopicGrows(t *testing.T) {
 		if len(ws) != step.want || id != loadsource.SnapshotID("", base.Add(time.Duration(step.wantEp)*iv).UnixMilli()) {
 			t.Fatalf("sample %d: %d rates from %s, want %d from epoch %d", i, len(ws), id, step.want, step.wantEp)
 		}
+	}
+}
+
+// A replica whose clock runs ahead publishes epochs of the future; taken,
+// they would be the newest kept and push every real epoch out (each real
+// one then too old): they are refused, and the real ones still count.
+func TestBookRefusesFutureEpochs(t *testing.T) {
+	b, _ := sharedBook(loadsource.WithKeep(2))
+	now := time.Now().Truncate(iv)
+	for i := range 3 {
+		ahead := now.Add(time.Hour + time.Duration(i)*iv)
+		b.ApplyAt(snap("c", ahead, "skewed", map[string][]float64{"t": {9}}), ahead.Add(time.Second))
+	}
+	past := now.Add(-2 * iv)
+	b.ApplyAt(snap("c", past, "a", map[string][]float64{"t": {1}}), past.Add(time.Second))
+	if got := b.IgnoredBy("future"); got != 3 {
+		t.Fatalf("%d refused as future, want 3", got)
+	}
+	ws, _, err := b.Weights("c", []string{"t"}, time.Now(), time.Hour)
+	if err != nil || ws[0].Weights[0] != 1 {
+		t.Fatalf("weights %v, %v; want the real epoch's 1", ws, err)
 	}
 }
