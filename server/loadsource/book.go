@@ -228,9 +228,10 @@ func (b *Book) Apply(ws *assigndv1.WeightSnapshot) { b.ApplyAt(ws, time.Time{}) 
 // that epoch, and would take its new topics at different moments. Every
 // reader refuses the same late records, since they all read the same
 // timestamp. A record of an epoch that starts more than the margin after
-// this replica's clock is refused too (a writer's clock ahead). A record that adds some topics is counted only when others
-// were dropped for a cap or as invalid; one that adds none because every
-// topic had its first record already counts as a duplicate.
+// this replica's clock is refused too (a writer's clock ahead). A record
+// that adds some topics is counted only when others were dropped for a
+// cap or as invalid; one that adds none because every topic had its first
+// record already counts as a duplicate.
 func (b *Book) ApplyAt(ws *assigndv1.WeightSnapshot, written time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
