@@ -126,11 +126,11 @@ build_testbroker() { go build -o .cache/bin/testbroker ./internal/cmd/testbroker
 # packages pinned in client/python/requirements.txt, and the assignd package
 # installed editable (its gRPC stubs are generated from proto/ by
 # grpcio-tools at install time, see client/python/setup.py). Skipped when
-# the requirements, the build files and the .proto are unchanged since the
-# last install.
+# the requirements, the build files and the .proto files are unchanged since
+# the last install.
 PY_VENV=.cache/python/venv
 py_stamp() {
-	cat client/python/requirements.txt client/python/pyproject.toml client/python/setup.py proto/assignd/v1/assignment.proto | sha256sum | cut -d' ' -f1
+	cat client/python/requirements.txt client/python/pyproject.toml client/python/setup.py proto/assignd/v1/*.proto | sha256sum | cut -d' ' -f1
 }
 install_python() {
 	local want

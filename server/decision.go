@@ -100,6 +100,12 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		LoadSnapshot:      in.loadSnapshot,
 		Load:              in.load,
 	}
+	if r.rolloutStep > 0 {
+		d.RolloutStep = int32(r.rolloutStep)
+		if !r.rolloutStarted.IsZero() {
+			d.RolloutStarted = timestamppb.New(r.rolloutStarted)
+		}
+	}
 	if in.caller != (Caller{}) {
 		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/assignd/assignd/assign"
 )
@@ -20,6 +21,10 @@ type callReport struct {
 	policy   string
 	// binding is the policy binding that allowed the caller, if any.
 	binding string
+	// rolloutStep and rolloutStarted name the staged rollout step that
+	// admitted the group (Selection.RolloutStep, RolloutStarted).
+	rolloutStep    int
+	rolloutStarted time.Time
 
 	members, partitions     int
 	moved, revoked, pending int

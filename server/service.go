@@ -122,6 +122,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		proto = sel.Protocol
 	}
 	rep.assignor, rep.policy, rep.binding = sel.Assignor, sel.Policy, sel.Binding
+	rep.rolloutStep, rep.rolloutStarted = sel.RolloutStep, sel.RolloutStarted
 	rep.protocol = proto.String()
 	if proto == assign.ProtocolUnspecified {
 		rep.protocol = sel.Assignor.Protocols()[0].String()

@@ -1,9 +1,10 @@
 """Generates the gRPC stubs from the repository's proto/ at build time.
 
 The stubs are not committed (the repository keeps no generated Python):
-every build, editable or not, runs grpcio-tools' protoc on
-proto/assignd/v1/assignment.proto into src/assignd/v1/, so they always match
-the .proto of the checkout they are built from. Building therefore needs the
+every build, editable or not, runs grpcio-tools' protoc on the .proto files
+of proto/assignd/v1/ (assignment.proto and the files it imports) into
+src/assignd/v1/, so they always match the contract of the checkout they are
+built from. Building therefore needs the
 whole repository (pip install ./client/python from a checkout), not
 client/python alone.
 """
@@ -18,6 +19,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO_ROOT = os.path.join(HERE, "..", "..", "proto")
 PROTO = os.path.join("assignd", "v1", "assignment.proto")
 OUT = os.path.join(HERE, "src")
+
+
+def protos():
+    """Every .proto of the package, so that assignment.proto's imports are
+    generated beside it."""
+    pkg = os.path.dirname(PROTO)
+    return sorted(os.path.join(pkg, f) for f in os.listdir(os.path.join(PROTO_ROOT, pkg)) if f.endswith(".proto"))
 
 
 def generate():
@@ -35,8 +43,7 @@ def generate():
         "--python_out=" + OUT,
         "--pyi_out=" + OUT,
         "--grpc_python_out=" + OUT,
-        PROTO,
-    ])
+    ] + protos())
     if rc != 0:
         raise SystemExit("assignd: protoc failed (%d)" % rc)
 

@@ -174,6 +174,11 @@ func (c *config) validate() error {
 	if err := c.history.validate(); err != nil {
 		return err
 	}
+	if c.history.brokers != "" && (c.historyDecisions == 0 || c.historyGroups == 0) {
+		// Without a history there is no history log: each replica would
+		// decide its staged rollouts alone (docs/staged-rollouts.md).
+		return errors.New("--history-brokers shares the history and the staged rollouts' agreed step through Kafka: it needs --history-decisions and --history-groups above 0")
+	}
 	if _, err := parseLevel(c.logLevel); err != nil {
 		return err
 	}

@@ -37,6 +37,10 @@ func TestHistoryFlags(t *testing.T) {
 		{"SASL without a user", []string{"--history-sasl-mechanism", "plain"}, nil, nil, "needs --history-sasl-user"},
 		{"client cert without key", []string{"--history-tls-cert", "c.pem"}, nil, nil, "go together"},
 		{"no buffer", []string{"--history-buffer", "0"}, nil, nil, "--history-buffer"},
+		// Shared without a history, the replicas would each drive their
+		// staged rollouts alone.
+		{"shared without decisions", []string{"--history-brokers", "k1:9092", "--history-decisions", "0"}, nil, nil, "needs --history-decisions and --history-groups above 0"},
+		{"shared without groups", []string{"--history-brokers", "k1:9092", "--history-groups", "0"}, nil, nil, "needs --history-decisions and --history-groups above 0"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -109,6 +109,11 @@ rules:
     match: {groups: [orders], protocols: [cooperative-sticky]}
     assignor: cooperative-sticky@1
     shadow: {assignor: cooperative-sticky@2}
+  - name: staged
+    match: {groups: [payments], protocols: [cooperative-sticky]}
+    assignor: cooperative-sticky@1
+    rollout:
+      steps: [{percent: 10, hold: 1h}, {percent: 100}]
   - name: loaded
     match: {groups: [loaded], protocols: [cooperative-sticky]}
     assignor: load-sticky@1
@@ -118,9 +123,9 @@ rules:
 // TestOpsPackMetricsExist reads every PromQL expression of the dashboard
 // and the alert rules, and checks that each metric name it reads is served:
 // by a live assignd that served Assign calls (one refused, one rejected
-// before the handler), compared a shadow and reloaded its policy (once
-// rejected), or by applications whose kgoassign and saramaassign leaders
-// fell back. Label values the expressions match on exist too: in the
+// before the handler), compared a shadow, drove a staged rollout (its
+// gauges) and reloaded its policy (once rejected), or by applications
+// whose kgoassign and saramaassign leaders fell back. Label values the expressions match on exist too: in the
 // scrapes, or as an ErrorReason or GroupSignal name.
 func TestOpsPackMetricsExist(t *testing.T) {
 	served := scrapeAssignd(t)
@@ -134,7 +139,7 @@ func TestOpsPackMetricsExist(t *testing.T) {
 	}
 	for _, want := range []string{"assignd_assign_errors_total", "assignd_rpc_refused_total", "assignd_policy_reloads_total",
 		"assignd_policy_reload_failures_total", "assignd_policy_shadow_runs_total", "assignd_history_groups_silent", "assignd_assign_queued",
-		"assignd_load_fallbacks_total", "assignd_load_snapshot_age_seconds_bucket", "assignd_load_sources"} {
+		"assignd_policy_rollout_halted", "assignd_load_fallbacks_total", "assignd_load_snapshot_age_seconds_bucket", "assignd_load_sources"} {
 		if !served.names[want] {
 			t.Errorf("the scrape of assignd lacks %s: the test did not drive what it should", want)
 		}

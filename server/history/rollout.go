@@ -2,7 +2,6 @@ package history
 
 import (
 	"sort"
-	"time"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -17,17 +16,19 @@ type RuleGroup struct {
 }
 
 // RuleGroups lists, sorted by id, the groups with a decision (not a
-// shadow run's) of rule at revision made at or after since, each with all
-// its kept decisions and shadow runs: a staged rollout's gate compares
-// the rule's decisions with the group's earlier ones and with the shadow.
-// It scans every group: meant for a periodic evaluation, not a hot path.
-func (s *Store) RuleGroups(rule, revision string, since time.Time) []RuleGroup {
+// shadow run's) of rule at revision for which in returns true (nil: any),
+// each with all its kept decisions and shadow runs: a staged rollout's
+// gate compares the rule's decisions in its step with the group's earlier
+// ones and with the shadow. in runs under the Store's lock: it must only
+// read the decision. RuleGroups scans every group: meant for a periodic
+// evaluation, not a hot path.
+func (s *Store) RuleGroups(rule, revision string, in func(*assigndv1.Decision) bool) []RuleGroup {
 	var out []RuleGroup
 	s.mu.Lock()
 	for id, g := range s.groups {
 		hit := false
 		for _, d := range g.decisions {
-			if d != nil && d.GetPolicyRule() == rule && d.GetPolicyRevision() == revision && !d.GetTime().AsTime().Before(since) {
+			if d != nil && d.GetPolicyRule() == rule && d.GetPolicyRevision() == revision && (in == nil || in(d)) {
 				hit = true
 				break
 			}

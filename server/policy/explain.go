@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"time"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/server/selection"
@@ -27,12 +28,13 @@ func (p *Policy) Explain(groupID, protocolName string, caller selection.Caller) 
 // explain explains the choice under view (nil: staged rules at their
 // first step).
 func (p *Policy) explain(groupID, protocolName string, caller selection.Caller, view *StepView) (selection.Explanation, error) {
-	r, a, v, skipped, err := p.decide(groupID, protocolName, caller, true, view)
+	now := time.Now()
+	r, a, v, skipped, err := p.decide(groupID, protocolName, caller, true, view, now)
 	if err != nil {
 		return selection.Explanation{Revision: p.revision, Bucket: Bucket("", groupID), Skipped: skipped}, err
 	}
 	bucket := Bucket(r.salt, groupID)
-	step, bp := r.serving(p.revision, view)
+	step, bp := r.serving(p.revision, view, now)
 	e := selection.Explanation{
 		Policy:      r.policy,
 		Rule:        r.name,

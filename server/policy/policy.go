@@ -58,14 +58,15 @@ func (p *Policy) ProtocolNames() []string {
 // decide finds the first rule that applies and its assignor. With
 // explain set it also records why each earlier rule did not.
 // view, when not nil, is the agreed state of the staged rules.
-func (p *Policy) decide(groupID, name string, caller selection.Caller, explain bool, view *StepView) (*rule, assign.Assignor, verdict, []selection.SkippedRule, error) {
+// Staged rules serve the step of view at now.
+func (p *Policy) decide(groupID, name string, caller selection.Caller, explain bool, view *StepView, now time.Time) (*rule, assign.Assignor, verdict, []selection.SkippedRule, error) {
 	if name == "" {
 		return nil, nil, 0, nil, &unknownProtocolError{policy: p, msg: fmt.Sprintf(
 			"%v: the protocol name is empty; policy revision %s answers for %s", selection.ErrUnknownProtocol, p.revision, quoteList(p.ProtocolNames()))}
 	}
 	var skipped []selection.SkippedRule
 	for _, r := range p.rules {
-		step, bp := r.serving(p.revision, view)
+		step, bp := r.serving(p.revision, view, now)
 		v, a, bucket := r.evaluate(groupID, name, caller, bp)
 		if v.applies() {
 			return r, a, v, skipped, nil
@@ -99,11 +100,12 @@ func (p *Policy) Select(q selection.Query) (selection.Selection, error) {
 	if err != nil {
 		return selection.Selection{}, err
 	}
-	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false, nil)
+	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false, nil, time.Time{})
 	if err != nil {
 		return selection.Selection{}, err
 	}
 	sel := r.selection(a, q)
+	sel.RolloutStep, sel.RolloutStarted = r.servedStep(p.revision, nil, time.Time{})
 	sel.Binding = bound
 	return sel, nil
 }
@@ -122,16 +124,38 @@ func (r *rule) selection(a assign.Assignor, q selection.Query) selection.Selecti
 }
 
 // serving returns the step (-1 without steps) and basis points the rule
-// serves now under view: a staged rule without agreed state serves its
+// serves at now under view: a staged rule without agreed state serves its
 // first step.
-func (r *rule) serving(revision string, view *StepView) (step, bp int) {
+func (r *rule) serving(revision string, view *StepView, now time.Time) (step, bp int) {
 	if r.steps == nil {
 		return -1, r.basisPoints
 	}
 	if view != nil && view.Revision == revision {
 		if st, ok := view.Rules[r.name]; ok {
-			return st.At(time.Now())
+			return st.At(now)
 		}
 	}
 	return 0, r.basisPoints
+}
+
+// servedStep is what a Selection reports of the step the rule serves at
+// now under view (see Selection.RolloutStep): the step 1-based, 0 without
+// steps, and the rollout's agreed start, zero when not known. Call it with
+// the now decide was given, so that it names the step that admitted the
+// group even when a switch falls in between.
+func (r *rule) servedStep(revision string, view *StepView, now time.Time) (int, time.Time) {
+	step, _ := r.serving(revision, view, now)
+	if step < 0 {
+		return 0, time.Time{}
+	}
+	// Past the last step's final watch the rollout is complete, serving
+	// the last step (as Explain and the step gauge say).
+	step = min(step, len(r.steps)-1)
+	var started time.Time
+	if view != nil && view.Revision == revision {
+		if _, ok := view.Rules[r.name]; ok {
+			started = view.Started
+		}
+	}
+	return step + 1, started
 }

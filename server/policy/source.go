@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.opentelemetry.io/otel/metric"
 
@@ -82,12 +83,17 @@ func (s *Source) Select(ctx context.Context, q selection.Query) (selection.Selec
 	if err != nil {
 		return selection.Selection{}, err
 	}
-	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false, s.steps.Load())
+	// One view and one instant for the choice and the step it reports, so
+	// that a switch between the two cannot tag the decision with a step
+	// that did not admit the group.
+	view, now := s.steps.Load(), time.Now()
+	r, a, _, _, err := p.decide(q.GroupID, q.ProtocolName, q.Caller, false, view, now)
 	if err != nil {
 		return selection.Selection{}, err
 	}
 	s.m.selections.Add(ctx, 1, r.selected[keyOf(a)]...)
 	sel := r.selection(a, q)
+	sel.RolloutStep, sel.RolloutStarted = r.servedStep(p.revision, view, now)
 	sel.Binding = bound
 	if r.shadow != nil && s.shadows != nil {
 		sel.Observe = s.shadows.observer(shadowJob{group: q.GroupID, rule: r, revision: p.revision, primary: a, protocol: q.ProtocolName})

@@ -100,6 +100,9 @@ type StepView struct {
 	// Revision is the policy revision the view is for; a Source serving
 	// another revision ignores it.
 	Revision string
+	// Started is when the revision's rollouts started, as agreed; a
+	// Selection reports it (Selection.RolloutStarted).
+	Started time.Time
 	// Rules maps a staged rule's name to what it serves.
 	Rules map[string]StepState
 }

@@ -159,3 +159,53 @@ func orderGroup(t *testing.T, in func(int) bool) string {
 	t.Fatal("no such group")
 	return ""
 }
+
+// A Selection names the step that admitted the group, 1-based, and the
+// rollout's agreed start, read at the same instant as the choice: the
+// step before a pending switch, the next one after it; 0 for a rule
+// without steps (a rolled-back rule's groups go to the next rule).
+func TestSelectionNamesTheStep(t *testing.T) {
+	p := mustParse(t, stagedYAML)
+	src, err := policy.NewSource(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	started := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	view := func(st policy.StepState) *policy.StepView {
+		return &policy.StepView{Revision: p.Revision(), Started: started, Rules: map[string]policy.StepState{"canary": st}}
+	}
+	tests := []struct {
+		name        string
+		view        *policy.StepView
+		rule        string
+		step        int
+		wantStarted bool
+	}{
+		{"no view: the first step, start unknown", nil, "canary", 1, false},
+		{"switch pending", view(policy.StepState{Step: 0, NextStep: 1, NextBasisPoints: 5000, SwitchAt: time.Now().Add(time.Hour)}), "canary", 1, true},
+		{"switched", view(policy.StepState{Step: 0, NextStep: 1, NextBasisPoints: 5000, SwitchAt: time.Now().Add(-time.Second)}), "canary", 2, true},
+		{"halted at the last step", view(policy.StepState{Step: 2, BasisPoints: 10000}), "canary", 3, true},
+		{"complete after the last step's final watch", view(policy.StepState{Step: 2, BasisPoints: 10000, NextStep: 3, NextBasisPoints: 10000,
+			SwitchAt: time.Now().Add(-time.Second)}), "canary", 3, true},
+		{"rolled back", view(policy.StepState{Step: 1, BasisPoints: 5000, NextStep: 1, NextBasisPoints: -1, SwitchAt: time.Now().Add(-time.Second)}), "default", 0, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src.SetSteps(tt.view)
+			sel, err := src.Select(context.Background(), selection.Query{GroupID: "orders-always", ProtocolName: "cooperative-sticky"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			name, _, _ := strings.Cut(sel.Policy, "/")
+			if name != tt.rule || sel.RolloutStep != tt.step || sel.RolloutStarted.Equal(started) != tt.wantStarted {
+				t.Errorf("rule %s step %d started %v; want %s, %d, started known %t", name, sel.RolloutStep, sel.RolloutStarted, tt.rule, tt.step, tt.wantStarted)
+			}
+		})
+	}
+	// Policy.Select, without a view, serves and names the first step.
+	sel, err := p.Select(selection.Query{GroupID: "orders-always", ProtocolName: "cooperative-sticky"})
+	if err != nil || sel.RolloutStep != 1 || !sel.RolloutStarted.IsZero() {
+		t.Errorf("Policy.Select: step %d started %v, %v", sel.RolloutStep, sel.RolloutStarted, err)
+	}
+}

@@ -101,6 +101,11 @@ func TestWatchReloadsAValidFile(t *testing.T) {
 	if got := w.rule(t); got != "two" {
 		t.Errorf("serving %q after reload", got)
 	}
+	// The new revision serves first; the count and the log line follow
+	// it, from the watcher's goroutine.
+	eventually(t, 5*time.Second, "the reload's log line", func() bool {
+		return len(w.logs.lines("policy reloaded", "revision="+revisionOf(t, v2))) > 0
+	})
 	if n, _ := w.m.value(t, "assignd.policy.reloads", map[string]string{"revision": revisionOf(t, v2)}); n != 1 {
 		t.Errorf("reloads = %d, want 1", n)
 	}

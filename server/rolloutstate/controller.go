@@ -143,6 +143,10 @@ func (c *Controller) Apply(ev *assigndv1.RolloutEvent) {
 	if own && ev.GetKind() == assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_SERVING {
 		c.agreed[ev.GetRevision()] = true
 	}
+	// A verdict read after this run's own SERVING of the revision is
+	// news; one before it is the log read back after a restart, counted
+	// already by the run that read it live.
+	live := c.agreed[ev.GetRevision()]
 	c.refresh(c.src.Policy())
 	c.mu.Unlock()
 	if !changed {
@@ -150,7 +154,9 @@ func (c *Controller) Apply(ev *assigndv1.RolloutEvent) {
 	}
 	switch ev.GetKind() {
 	case assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_HALT, assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_ROLLBACK:
-		c.m.halt(ev)
+		if live {
+			c.m.halt(ev)
+		}
 		c.cfg.logger.Warn("staged rollout stopped", "revision", ev.GetRevision(), "rule", ev.GetRule(), "step", ev.GetStep()+1,
 			"kind", ev.GetKind().String(), "effective_at", ev.GetEffectiveAt().AsTime(), "reason", ev.GetReason(), "by", ev.GetReplica())
 	case assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_ADVANCE:
@@ -174,6 +180,10 @@ func (c *Controller) Tick() {
 	}
 	if len(staged) > 0 {
 		out = c.due(p, staged, now)
+	} else {
+		// No staged rule serves, but other revisions' halts still need
+		// re-publishing (the file may go back to one).
+		out = c.republishDue(rev, nil, now)
 	}
 	c.refresh(p)
 	c.mu.Unlock()
@@ -212,11 +222,13 @@ func (c *Controller) due(p *policy.Policy, staged []policy.StagedRule, now time.
 		if e != nil && e.step == st.Step && now.Before(e.next) {
 			continue
 		}
+		step := Step{Index: st.Step, Since: st.Since}
+		step.Started, _ = c.machine.Started(rev)
 		var groups []history.RuleGroup
 		if c.hist != nil && sr.Gate != nil {
-			groups = c.hist.RuleGroups(sr.Rule, rev, st.Since)
+			groups = c.hist.RuleGroups(sr.Rule, rev, step.Served)
 		}
-		v := Evaluate(p, sr.Rule, sr.Gate, st.Since, groups)
+		v := Evaluate(p, sr.Rule, sr.Gate, step, groups)
 		minGroups := 0
 		if sr.Gate != nil {
 			minGroups = sr.Gate.MinGroups
@@ -250,15 +262,22 @@ func (c *Controller) due(p *policy.Policy, staged []policy.StagedRule, now time.
 		ev.Rule, ev.Step, ev.EffectiveAt = sr.Rule, int32(st.Step), ts(now.Add(c.cfg.switchDelay))
 		out = append(out, ev)
 	}
-	if c.cfg.republish > 0 && now.Sub(c.republ) >= c.cfg.republish {
-		c.republ = now
-		names := make([]string, len(staged))
-		for i, sr := range staged {
-			names[i] = sr.Rule
-		}
-		out = append(out, c.machine.StateRecords(rev, names, now)...)
+	return append(out, c.republishDue(rev, staged, now)...)
+}
+
+// republishDue returns the STATE records to re-publish now, if it is time,
+// under c.mu: the halts of other revisions, then the state of rev's
+// staged rules, last so that rev stays the Machine's most recently used.
+func (c *Controller) republishDue(rev string, staged []policy.StagedRule, now time.Time) []*assigndv1.RolloutEvent {
+	if c.cfg.republish <= 0 || now.Sub(c.republ) < c.cfg.republish {
+		return nil
 	}
-	return out
+	c.republ = now
+	names := make([]string, len(staged))
+	for i, sr := range staged {
+		names[i] = sr.Rule
+	}
+	return append(c.machine.StoppedRecords(rev, now), c.machine.StateRecords(rev, names, now)...)
 }
 
 // forget drops what this run noted about other revisions than rev, under
@@ -295,6 +314,7 @@ func (c *Controller) refresh(p *policy.Policy) {
 	}
 	rev := p.Revision()
 	v := &policy.StepView{Revision: rev, Rules: make(map[string]policy.StepState, len(staged))}
+	v.Started, _ = c.machine.Started(rev)
 	for _, sr := range staged {
 		st, ok := c.machine.Rule(rev, sr.Rule)
 		if !ok {

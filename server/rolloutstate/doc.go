@@ -32,8 +32,9 @@
 // # Gates
 //
 // A gate reads the history's decisions of the groups the rule served in
-// the current step, counting only trusted decisions: those whose caller
-// the policy's bindings allow to lead the group (see
+// the current step (the step each decision records, see [Step.Served];
+// by time for decisions without it), counting only trusted decisions:
+// those whose caller the policy's bindings allow to lead the group (see
 // [policy.Policy.Trusted]; without bindings every caller counts, and the
 // status warns). It compares each decision with the shadow run on the same
 // input where there is one, else with the group's decisions before the

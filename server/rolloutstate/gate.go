@@ -76,14 +76,42 @@ func describeFailures(fs []*assigndv1.RolloutFailure) string {
 // maxFailures caps the failures a verdict carries (the record stays small).
 const maxFailures = 20
 
-// Evaluate runs a gate on the groups a rule of p served since the step
-// started. Only decisions whose caller p trusts count. Each decision of
-// the rule in the step is compared with the shadow run of the same
-// generation where there is one, else with the group's decisions before
-// its first decision under the rule; a measure fails when the decision
-// exceeds the limit and that baseline (a group that was as bad before is
-// not the rollout's doing).
-func Evaluate(p *policy.Policy, rule string, g *policy.Gate, since time.Time, groups []history.RuleGroup) Verdict {
+// Step names the step of a rollout a gate judges.
+type Step struct {
+	// Index is the step, 0-based.
+	Index int
+	// Started is when the revision's rollouts started, as agreed (the
+	// first SERVING record); Since is when the step began serving.
+	Started, Since time.Time
+}
+
+// Served reports whether d, a decision of the rule and revision, was
+// served in the step. A decision that records its step
+// (Decision.rollout_step) is judged by it alone: it counts in the step
+// that admitted the group, whatever its time, so that one served just
+// before a switch is not counted in the new step; when it records the
+// rollout's start, that must be this rollout's too. A decision without
+// the field (from a replica that predates it) is judged by its time: made
+// at or after the step began.
+func (s Step) Served(d *assigndv1.Decision) bool {
+	if n := d.GetRolloutStep(); n > 0 {
+		if int(n) != s.Index+1 {
+			return false
+		}
+		st := d.GetRolloutStarted()
+		return st == nil || s.Started.IsZero() || st.AsTime().Equal(s.Started)
+	}
+	return !d.GetTime().AsTime().Before(s.Since)
+}
+
+// Evaluate runs a gate on the groups a rule of p served in step (see
+// [Step.Served]). Only decisions whose caller p trusts count. Each
+// decision of the rule in the step is compared with the shadow run of the
+// same generation where there is one, else with the group's decisions
+// before its first decision under the rule; a measure fails when the
+// decision exceeds the limit and that baseline (a group that was as bad
+// before is not the rollout's doing).
+func Evaluate(p *policy.Policy, rule string, g *policy.Gate, step Step, groups []history.RuleGroup) Verdict {
 	var v Verdict
 	rev := p.Revision()
 	for _, rg := range groups {
@@ -91,15 +119,15 @@ func Evaluate(p *policy.Policy, rule string, g *policy.Gate, since time.Time, gr
 		untrusted := false
 		for i := len(rg.Decisions) - 1; i >= 0; i-- {
 			d := rg.Decisions[i]
+			mine := d.GetPolicyRule() == rule && d.GetPolicyRevision() == rev
 			if !p.Trusted(rg.ID, callerOf(d)) {
-				if d.GetPolicyRule() == rule && d.GetPolicyRevision() == rev {
+				if mine && step.Served(d) {
 					untrusted = true
 				}
 				continue
 			}
-			mine := d.GetPolicyRule() == rule && d.GetPolicyRevision() == rev
 			switch {
-			case mine && !d.GetTime().AsTime().Before(since):
+			case mine && step.Served(d):
 				under = append(under, d)
 			case !mine && len(under) == 0:
 				before = append(before, d)

@@ -19,7 +19,8 @@ const meterName = "github.com/assignd/assignd/server/rolloutstate"
 //   - assignd.policy.rollout.halted{rule, revision}: 1 when the rule
 //     halted or rolled back.
 //   - assignd.policy.rollout.halts{rule, reason, on_fail}: verdicts that
-//     stopped a rollout, by the first failing measure
+//     stopped a rollout of the serving revision, read live (not when a
+//     restarted replica reads the log back), by the first failing measure
 //     (assignd_policy_rollout_halts_total).
 type instruments struct {
 	meter  metric.Meter
@@ -79,7 +80,10 @@ func (in *instruments) unregister() error {
 func (in *instruments) halt(ev *assigndv1.RolloutEvent) {
 	reason := "gate"
 	if fs := ev.GetFailures(); len(fs) > 0 {
-		reason = fs[0].GetMeasure()
+		switch m := fs[0].GetMeasure(); m {
+		case MeasureMovedRatio, MeasureWithheldRatio, MeasureFollowups, MeasureImbalance:
+			reason = m // a label value from a record: only the known ones
+		}
 	}
 	onFail := "halt"
 	if ev.GetKind() == assigndv1.RolloutEventKind_ROLLOUT_EVENT_KIND_ROLLBACK {

@@ -128,3 +128,73 @@ func TestVisibility(t *testing.T) {
 		t.Errorf("metrics = %v", got)
 	}
 }
+
+// The Decision of an Assign call served by a staged rule records the
+// step that admitted the group and the rollout's agreed start.
+func TestDecisionRecordsItsStep(t *testing.T) {
+	p := mustParse(t, strings.Replace(stepYAML, "    rollout:\n", "    rollout:\n      include: [orders-in]\n", 1))
+	h, err := history.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := policy.NewSource(p, policy.WithMeterProvider(noop.NewMeterProvider()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	local := &rolloutstate.LocalLog{}
+	c, err := rolloutstate.New(src, h, local, rolloutstate.WithMeterProvider(noop.NewMeterProvider()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	local.Attach(c)
+	c.Tick() // SERVING, applied at once: the rollout starts
+	started := c.RuleStatus("canary").GetStartedAt()
+	if started == nil {
+		t.Fatal("the rollout did not start")
+	}
+	srv, err := server.New(src, slog.New(slog.DiscardHandler), server.WithHistory(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = srv.Serve(lis) }()
+	defer srv.Shutdown(context.Background())
+	conn, err := grpc.NewClient("passthrough:///x", grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, g := range []string{"orders-in", "billing"} {
+		if _, err := assigndv1.NewAssignmentServiceClient(conn).Assign(ctx, &assigndv1.AssignRequest{
+			GroupId: g, GenerationId: 1, ProtocolName: "cooperative-sticky", LeaderId: "a",
+			Members: []*assigndv1.Member{{MemberId: "a", Topics: []string{"orders"}}},
+			Topics:  []*assigndv1.Topic{{Name: "orders", PartitionCount: 4}},
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A Decision is recorded once the response is written.
+	decisionOf := func(g string) *assigndv1.Decision {
+		for {
+			if _, ds, ok := h.Get(g, 1); ok && len(ds) > 0 {
+				return ds[0]
+			}
+			select {
+			case <-ctx.Done():
+				t.Fatalf("no decision of %s recorded", g)
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	if d := decisionOf("orders-in"); d.GetPolicyRule() != "canary" || d.GetRolloutStep() != 1 || !d.GetRolloutStarted().AsTime().Equal(started.AsTime()) {
+		t.Errorf("decision of the staged rule: rule %s step %d started %v; want canary, 1, %v", d.GetPolicyRule(), d.GetRolloutStep(), d.GetRolloutStarted(), started)
+	}
+	if d := decisionOf("billing"); d.GetPolicyRule() == "canary" || d.GetRolloutStep() != 0 || d.GetRolloutStarted() != nil {
+		t.Errorf("decision of a rule without steps: rule %s step %d started %v", d.GetPolicyRule(), d.GetRolloutStep(), d.GetRolloutStarted())
+	}
+}

@@ -106,6 +106,15 @@ type Selection struct {
 	// neither modifies nor reuses g and r after Observe returns, so Observe
 	// may hand them to another goroutine that reads them later.
 	Observe func(ctx context.Context, g *assign.Group, r *assign.Result, took time.Duration)
+	// RolloutStep is the step (1-based) of the rule's staged rollout that
+	// admitted the group, read at the instant the rule was chosen; 0 when
+	// the rule has no rollout steps. The call's Decision records it, so
+	// that a gate counts exactly the decisions of its step.
+	RolloutStep int
+	// RolloutStarted is when the rule's rollout started, as the replicas
+	// agreed it; zero before this replica read it (it then serves the
+	// first step).
+	RolloutStarted time.Time
 }
 
 // Explainer answers the ExplainPolicy RPC: what the policy does for a

@@ -24,15 +24,26 @@ const DEFAULT_TIMEOUT_MS = 3000
 
 let cachedService = null
 
-function loadService(protoPath) {
-  if (protoPath === DEFAULT_PROTO && cachedService) return cachedService
-  const def = protoLoader.loadSync(protoPath, {
-    keepCase: false, // fields in lowerCamelCase: memberId, partitionCount
+/**
+ * How the contract is loaded: fields in lowerCamelCase (memberId,
+ * partitionCount), and its imports ("assignd/v1/...") resolved from the
+ * root of the proto tree, two directories above assignment.proto.
+ * @param {string} protoPath the assignment.proto
+ */
+function loadOptions(protoPath) {
+  return {
+    includeDirs: [path.resolve(path.dirname(protoPath), '..', '..')],
+    keepCase: false,
     longs: Number,
     enums: String,
     defaults: true,
     oneofs: true,
-  })
+  }
+}
+
+function loadService(protoPath) {
+  if (protoPath === DEFAULT_PROTO && cachedService) return cachedService
+  const def = protoLoader.loadSync(protoPath, loadOptions(protoPath))
   const service = grpc.loadPackageDefinition(def).assignd.v1.AssignmentService
   if (protoPath === DEFAULT_PROTO) cachedService = service
   return service
@@ -89,4 +100,4 @@ class AssigndClient {
   }
 }
 
-module.exports = { AssigndClient, DEFAULT_PROTO, DEFAULT_TIMEOUT_MS, USER_AGENT, status: grpc.status }
+module.exports = { AssigndClient, DEFAULT_PROTO, DEFAULT_TIMEOUT_MS, USER_AGENT, loadOptions, status: grpc.status }

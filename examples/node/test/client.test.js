@@ -4,13 +4,13 @@ const test = require('node:test')
 const assert = require('node:assert/strict')
 const grpc = require('@grpc/grpc-js')
 const protoLoader = require('@grpc/proto-loader')
-const { AssigndClient, DEFAULT_PROTO, USER_AGENT } = require('../src/client')
+const { AssigndClient, DEFAULT_PROTO, USER_AGENT, loadOptions } = require('../src/client')
 
 // The client's Assign calls carry the user agent "assignd-node/<version>"
 // first, as the Go client sends "assignd-go/<version>": assignd's group
 // history shows it for each rebalance.
 test('Assign calls carry the assignd-node user agent', async () => {
-  const def = protoLoader.loadSync(DEFAULT_PROTO, { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true })
+  const def = protoLoader.loadSync(DEFAULT_PROTO, loadOptions(DEFAULT_PROTO))
   const { AssignmentService } = grpc.loadPackageDefinition(def).assignd.v1
   const seen = []
   const server = new grpc.Server()

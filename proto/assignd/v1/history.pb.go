@@ -216,9 +216,21 @@ type Decision struct {
 	// The plan's member loads; absent when planned by counts.
 	Load *LoadSummary `protobuf:"bytes,62,opt,name=load,proto3" json:"load,omitempty"`
 	// The shared snapshot (AssignResponse.load_snapshot).
-	LoadSnapshot  string `protobuf:"bytes,63,opt,name=load_snapshot,json=loadSnapshot,proto3" json:"load_snapshot,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	LoadSnapshot string `protobuf:"bytes,63,opt,name=load_snapshot,json=loadSnapshot,proto3" json:"load_snapshot,omitempty"`
+	// The rollout step of policy_rule that served this decision, 1-based, as
+	// the replica served it when it chose the rule (the percentage of that
+	// step admitted the group); 0 when the rule has no rollout steps, or
+	// from a replica that predates the field. A gate counts exactly the
+	// decisions of its step: one served just before a switch belongs to the
+	// step before, whatever its time.
+	RolloutStep int32 `protobuf:"varint,70,opt,name=rollout_step,json=rolloutStep,proto3" json:"rollout_step,omitempty"`
+	// When the rollout of (policy_revision, policy_rule) started, as the
+	// replicas agreed it (the first SERVING record): with rollout_step, it
+	// names the step of one rollout. Absent when the replica had not read
+	// the agreed start yet (it then serves the first step).
+	RolloutStarted *timestamppb.Timestamp `protobuf:"bytes,71,opt,name=rollout_started,json=rolloutStarted,proto3" json:"rollout_started,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Decision) Reset() {
@@ -522,6 +534,20 @@ func (x *Decision) GetLoadSnapshot() string {
 		return x.LoadSnapshot
 	}
 	return ""
+}
+
+func (x *Decision) GetRolloutStep() int32 {
+	if x != nil {
+		return x.RolloutStep
+	}
+	return 0
+}
+
+func (x *Decision) GetRolloutStarted() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RolloutStarted
+	}
+	return nil
 }
 
 // DecisionMember is one member in a Decision.
@@ -1343,7 +1369,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe2\f\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xca\r\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1389,7 +1415,9 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\rweight_source\x18< \x01(\x0e2\x18.assignd.v1.WeightSourceR\fweightSource\x12'\n" +
 	"\x0fweight_snapshot\x18= \x01(\tR\x0eweightSnapshot\x12+\n" +
 	"\x04load\x18> \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\x12#\n" +
-	"\rload_snapshot\x18? \x01(\tR\floadSnapshot\"\xcb\x01\n" +
+	"\rload_snapshot\x18? \x01(\tR\floadSnapshot\x12!\n" +
+	"\frollout_step\x18F \x01(\x05R\vrolloutStep\x12C\n" +
+	"\x0frollout_started\x18G \x01(\v2\x1a.google.protobuf.TimestampR\x0erolloutStarted\"\xcb\x01\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12*\n" +
 	"\x11group_instance_id\x18\x02 \x01(\tR\x0fgroupInstanceId\x12\x12\n" +
@@ -1525,30 +1553,31 @@ var file_assignd_v1_history_proto_depIdxs = []int32{
 	17, // 9: assignd.v1.Decision.moves:type_name -> assignd.v1.PartitionMove
 	18, // 10: assignd.v1.Decision.weight_source:type_name -> assignd.v1.WeightSource
 	19, // 11: assignd.v1.Decision.load:type_name -> assignd.v1.LoadSummary
-	0,  // 12: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
-	12, // 13: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	11, // 14: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
-	3,  // 15: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
-	14, // 16: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
-	0,  // 17: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
-	4,  // 18: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
-	10, // 19: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
-	4,  // 20: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
-	1,  // 21: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
-	1,  // 22: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
-	11, // 23: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
-	11, // 24: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
-	11, // 25: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
-	9,  // 26: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
-	5,  // 27: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
-	7,  // 28: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
-	6,  // 29: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
-	8,  // 30: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
-	29, // [29:31] is the sub-list for method output_type
-	27, // [27:29] is the sub-list for method input_type
-	27, // [27:27] is the sub-list for extension type_name
-	27, // [27:27] is the sub-list for extension extendee
-	0,  // [0:27] is the sub-list for field type_name
+	11, // 12: assignd.v1.Decision.rollout_started:type_name -> google.protobuf.Timestamp
+	0,  // 13: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
+	12, // 14: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	11, // 15: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
+	3,  // 16: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
+	14, // 17: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
+	0,  // 18: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
+	4,  // 19: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
+	10, // 20: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
+	4,  // 21: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
+	1,  // 22: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
+	1,  // 23: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
+	11, // 24: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
+	11, // 25: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
+	11, // 26: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
+	9,  // 27: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
+	5,  // 28: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
+	7,  // 29: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
+	6,  // 30: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
+	8,  // 31: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
+	30, // [30:32] is the sub-list for method output_type
+	28, // [28:30] is the sub-list for method input_type
+	28, // [28:28] is the sub-list for extension type_name
+	28, // [28:28] is the sub-list for extension extendee
+	0,  // [0:28] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_history_proto_init() }

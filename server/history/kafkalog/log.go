@@ -244,7 +244,7 @@ func (l *Log) consume(ctx context.Context) {
 			}
 			n++
 			if ev := rec.GetRolloutEvent(); ev != nil {
-				l.applyRollout(ev)
+				l.applyRollout(r.Key, ev)
 				return
 			}
 			if l.applyWeights(rec, r.Timestamp) {

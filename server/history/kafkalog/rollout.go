@@ -56,8 +56,15 @@ func (l *Log) SetRolloutHandler(f func(*assigndv1.RolloutEvent)) {
 	l.rollouts.handler = f
 }
 
-// applyRollout hands a record read to the handler, or keeps it.
-func (l *Log) applyRollout(ev *assigndv1.RolloutEvent) {
+// applyRollout hands a record read to the handler, or keeps it. A record
+// under another key than RolloutKey is ignored: on another partition, the
+// replicas could read it in different orders with the others.
+func (l *Log) applyRollout(key []byte, ev *assigndv1.RolloutEvent) {
+	if string(key) != RolloutKey {
+		l.cfg.logger.Warn("history: a rollout record under another key than "+RolloutKey+" is ignored", "key", string(key[:min(len(key), 64)]),
+			"kind", ev.GetKind().String(), "replica", ev.GetReplica())
+		return
+	}
 	l.rollouts.mu.Lock()
 	defer l.rollouts.mu.Unlock()
 	if l.rollouts.handler != nil {
