@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
@@ -74,7 +75,7 @@ func (s *service) kafkaWeights(ctx context.Context, sel Selection, g *assign.Gro
 		ws, err = s.load.Weights(topics, time.Now())
 	}
 	if err == nil {
-		g.Weights = ws
+		g.Weights = clipToMetadata(ws, g.Topics)
 		return true, snapshot, ""
 	}
 	s.loadFallbacks.Add(ctx, 1)
@@ -95,4 +96,30 @@ func newLoadFallbacks(mp metric.MeterProvider) (metric.Int64Counter, error) {
 func isSnapshots(l LoadSource) bool {
 	_, ok := l.(LoadSnapshots)
 	return ok
+}
+
+// clipToMetadata drops the rates of partitions the request's metadata
+// does not have: Kafka's snapshot may be newer than the leader's metadata
+// (a topic's partitions were added since), and more weights than
+// partitions would be the request's error (INVALID_ARGUMENT on
+// partition_weights) for weights it never sent. The leader cannot assign
+// partitions it does not know; they are planned at the next rebalance. A
+// shorter list (the snapshot predates the new partitions) is the
+// assignor's to fill, with the topic's mean. The snapshot's slices are
+// shared: they are resliced, never written.
+func clipToMetadata(ws []assign.TopicWeights, topics []assign.Topic) []assign.TopicWeights {
+	parts := make(map[string]int, len(topics))
+	for _, t := range topics {
+		parts[t.Name] = int(t.Partitions)
+	}
+	out, cloned := ws, false
+	for i, tw := range ws {
+		if n, ok := parts[tw.Topic]; ok && len(tw.Weights) > n {
+			if !cloned {
+				out, cloned = slices.Clone(ws), true
+			}
+			out[i].Weights = tw.Weights[:n:n]
+		}
+	}
+	return out
 }

@@ -97,7 +97,7 @@ func newFlagSet(c *config) *flag.FlagSet {
 	fs.DurationVar(&c.loadInterval, "load-interval", 30*time.Second, "how often --load-brokers' (and the policy's load_clusters') log-end offsets are sampled; also the epoch of shared weight snapshots: give every replica the same")
 	c.loadConn.register(fs, "load", "load brokers")
 	fs.DurationVar(&c.loadMargin, "load-margin", loadsource.DefaultMargin, "with --history-brokers, how long after a sampling interval ends its shared weight snapshot waits "+
-		"before replicas plan with it: time for it to reach every replica (docs/load-aware.md)")
+		"before replicas plan with it: time for it to reach every replica; at most twice --load-interval (docs/load-aware.md)")
 	fs.BoolVar(&c.version, "version", false, "print the version and exit")
 	return fs
 }
@@ -161,6 +161,12 @@ func (c *config) validate() error {
 	}
 	if c.loadInterval <= 0 {
 		return fmt.Errorf("--load-interval %s: must be positive", c.loadInterval)
+	}
+	// Shared, a snapshot is planned with once its interval ended and the
+	// margin passed, and a book keeps four intervals: a longer margin
+	// would never plan with Kafka's load (docs/load-aware.md).
+	if keep := loadsource.DefaultKeep - 2; c.history.brokers != "" && c.loadMargin > time.Duration(keep)*c.loadInterval {
+		return fmt.Errorf("--load-margin %s: at most %d × --load-interval (%s) with --history-brokers, or no shared weight snapshot is ever planned with", c.loadMargin, keep, c.loadInterval)
 	}
 	if err := c.loadConn.validate(); err != nil {
 		return err

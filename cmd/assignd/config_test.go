@@ -60,6 +60,11 @@ func TestParseConfig(t *testing.T) {
 		{"load margin by default", nil, nil, func(c config) bool { return c.loadMargin == 10*time.Second }, ""},
 		{"negative load margin", []string{"--load-margin", "-1s"}, nil, nil, "--load-margin"},
 		{"zero load interval", []string{"--load-interval", "0s"}, nil, nil, "--load-interval"},
+		// Shared, the margin must leave an epoch that is past it and still
+		// kept: at most two intervals.
+		{"load margin over two intervals, shared", []string{"--load-interval", "4s", "--history-brokers", "k:9092"}, nil, nil, "--load-margin 10s: at most 2 × --load-interval"},
+		{"load margin of two intervals, shared", []string{"--load-interval", "5s", "--history-brokers", "k:9092"}, nil, func(c config) bool { return c.loadMargin == 10*time.Second }, ""},
+		{"load margin over two intervals, not shared", []string{"--load-interval", "1s"}, nil, func(c config) bool { return c.loadInterval == time.Second }, ""},
 		{"memory budget: derived by default", nil, nil, func(c config) bool {
 			return c.memoryBudget == 0 && c.maxPartitions == 2_000_000 && c.maxRecvBytes == 64<<20
 		}, ""},

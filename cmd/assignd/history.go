@@ -128,7 +128,7 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider, book *lo
 		kafkalog.WithTopic(hc.topic), kafkalog.WithTopicCreation(int32(hc.partitions), int16(hc.replicationFactor), hc.retention),
 		kafkalog.WithBuffer(hc.buffer), kafkalog.WithMaxRecordBytes(hc.maxRecordBytes),
 		kafkalog.WithLogger(logger.With("component", "history")), kafkalog.WithMeterProvider(mp),
-		kafkalog.WithWeights(book.Apply),
+		kafkalog.WithWeights(book.ApplyAt),
 	}
 	tc, err := hc.tlsConfig()
 	if err != nil {

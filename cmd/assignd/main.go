@@ -90,7 +90,10 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	// The weight snapshots the load sources plan with; shared through the
 	// history topic when there is one (docs/load-aware.md).
-	book := loadsource.NewBook(loadsource.WithMargin(cfg.loadMargin))
+	book := loadsource.NewBook(loadsource.WithMargin(cfg.loadMargin), loadsource.WithEpochInterval(cfg.loadInterval))
+	if err := book.Instrument(tel.MeterProvider()); err != nil {
+		return err
+	}
 	var hist *history.Store
 	var histLog *kafkalog.Log
 	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {

@@ -17,6 +17,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
@@ -113,6 +114,10 @@ rules:
     assignor: cooperative-sticky@1
     rollout:
       steps: [{percent: 10, hold: 1h}, {percent: 100}]
+  - name: loaded
+    match: {groups: [loaded], protocols: [cooperative-sticky]}
+    assignor: load-sticky@1
+    params: {load_source: kafka}
 `
 
 // TestOpsPackMetricsExist reads every PromQL expression of the dashboard
@@ -134,7 +139,7 @@ func TestOpsPackMetricsExist(t *testing.T) {
 	}
 	for _, want := range []string{"assignd_assign_errors_total", "assignd_rpc_refused_total", "assignd_policy_reloads_total",
 		"assignd_policy_reload_failures_total", "assignd_policy_shadow_runs_total", "assignd_history_groups_silent", "assignd_assign_queued",
-		"assignd_policy_rollout_halted"} {
+		"assignd_policy_rollout_halted", "assignd_load_fallbacks_total", "assignd_load_snapshot_age_seconds_bucket", "assignd_load_sources"} {
 		if !served.names[want] {
 			t.Errorf("the scrape of assignd lacks %s: the test did not drive what it should", want)
 		}
@@ -236,9 +241,31 @@ func scrapeAssignd(t *testing.T) scrape {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "policy.yaml")
 	writeFile(t, path, shadowPolicy)
-	p := runInProcess(t, "--policy", path, "--max-recv-bytes", "65536")
+	// Load from Kafka (kfake), for the rule "loaded": its first calls are
+	// planned by counts, then with the sampled rates.
+	load, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(6, "orders"), kfake.SeedTopics(3, "payments"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(load.Close)
+	p := runInProcess(t, "--policy", path, "--max-recv-bytes", "65536", "--load-brokers", load.ListenAddrs()[0], "--load-interval", "100ms")
 	c := dialProcess(t, &process{grpcAddr: p.grpcAddr})
 	metrics := func() string { return httpGet(t, "http://"+p.metricsAddr+"/metrics") }
+
+	loaded := exampleRequest(t, "cooperative-metadata.json")
+	loaded.GroupId = "loaded"
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		resp, err := c.Assign(testCtx(t), loaded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.GetWeightSource() == assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no call planned with load from Kafka: %v", resp.GetWarnings())
+		}
+	}
 
 	req := exampleRequest(t, "cooperative-metadata.json")
 	req.GroupId = "orders"

@@ -147,3 +147,36 @@ func (c Config) Opts() ([]kgo.Opt, error) {
 	}
 	return opts, nil
 }
+
+// Files lists the files the connection reads when it connects: the CA,
+// the client certificate and key, the SASL password file.
+func (c Config) Files() []string {
+	var fs []string
+	for _, f := range []string{c.CAFile, c.CertFile, c.KeyFile} {
+		if f != "" {
+			fs = append(fs, f)
+		}
+	}
+	if c.SASLMechanism != "" && c.SASLPasswordFile != "" {
+		fs = append(fs, c.SASLPasswordFile)
+	}
+	return fs
+}
+
+// Stamp describes the state of [Config.Files] as os.Stat sees it (size
+// and modification time, through symbolic links, so that a Kubernetes
+// Secret's swapped link counts), without reading them: when it changes,
+// a file was rotated and a connection made before it uses old
+// credentials. A file that cannot be stated is stamped with the error.
+func (c Config) Stamp() string {
+	var b strings.Builder
+	for _, f := range c.Files() {
+		b.WriteString(f)
+		if fi, err := os.Stat(f); err != nil {
+			fmt.Fprintf(&b, " !%v\n", err)
+		} else {
+			fmt.Fprintf(&b, " %d %d\n", fi.Size(), fi.ModTime().UnixNano())
+		}
+	}
+	return b.String()
+}

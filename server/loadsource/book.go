@@ -31,6 +31,10 @@ const (
 	// DefaultMaxClusters bounds the clusters a book tracks; records of
 	// others are ignored.
 	DefaultMaxClusters = 64
+	// DefaultMaxRates bounds the rates (partitions) one epoch of one
+	// cluster holds, whatever its topics: 8 MiB of rates per epoch, so a
+	// book holds at most DefaultKeep × DefaultMaxClusters × 8 MiB.
+	DefaultMaxRates = 1 << 20
 	// maxSnapshotRecordBytes keeps each published record well under the
 	// history topic's default record cap (512 KiB).
 	maxSnapshotRecordBytes = 256 << 10
@@ -57,12 +61,20 @@ type Book struct {
 	maxClusters int
 	maxTopics   int
 	maxParts    int
+	maxRates    int
+	interval    int64 // ms; 0: records of any interval are taken
+	sources     sourceCount
 
 	mu       sync.RWMutex // Weights, on the Assign path, only reads
 	pub      Publisher
 	replica  string
 	clusters map[string][]*epoch // sorted by start, oldest first
-	ignored  int64               // records ignored: invalid, over a cap or too old
+	ignored  [numIgnoreReasons]int64
+	metrics  *bookMetrics
+	// lag is the latest record's time from its writing to its reading
+	// (ms; -1 << 63 before any): the history's delivery time plus the
+	// clock skew between its writer and this replica.
+	lag int64
 }
 
 // epoch is one cluster's agreed rates for one epoch. A topic's rates are
@@ -72,6 +84,7 @@ type epoch struct {
 	start    int64 // Unix ms
 	interval int64 // ms
 	topics   map[string][]float64
+	rates    int // the rates held, over all topics
 }
 
 // BookOption tunes a [Book].
@@ -88,11 +101,26 @@ func WithKeep(n int) BookOption { return func(b *Book) { b.keep = max(n, 1) } }
 // WithMaxClusters bounds the clusters tracked. Default: [DefaultMaxClusters].
 func WithMaxClusters(n int) BookOption { return func(b *Book) { b.maxClusters = max(n, 1) } }
 
+// WithMaxRates bounds the rates (partitions, over all topics) one
+// cluster's epoch holds; topics beyond are ignored. Default:
+// [DefaultMaxRates].
+func WithMaxRates(n int) BookOption { return func(b *Book) { b.maxRates = max(n, 1) } }
+
+// WithEpochInterval is the sampling interval every replica must use
+// (--load-interval): shared records of another interval are ignored and
+// counted (reason "interval"), so that replicas configured differently
+// never mix their epochs; each then plans with the epochs of its own
+// interval only. Default: 0, records of any interval are taken, each
+// interval's epochs apart.
+func WithEpochInterval(d time.Duration) BookOption {
+	return func(b *Book) { b.interval = max(d.Milliseconds(), 0) }
+}
+
 // NewBook returns a book that is not shared.
 func NewBook(opts ...BookOption) *Book {
 	d := defaultOptions()
-	b := &Book{margin: DefaultMargin, keep: DefaultKeep, maxClusters: DefaultMaxClusters,
-		maxTopics: d.maxTopics, maxParts: d.maxPartitions, clusters: map[string][]*epoch{}}
+	b := &Book{margin: DefaultMargin, keep: DefaultKeep, maxClusters: DefaultMaxClusters, maxRates: DefaultMaxRates,
+		maxTopics: d.maxTopics, maxParts: d.maxPartitions, clusters: map[string][]*epoch{}, lag: math.MinInt64}
 	for _, o := range opts {
 		o(b)
 	}
@@ -115,12 +143,14 @@ func (b *Book) Shared() bool {
 	return b.pub != nil
 }
 
-// Ignored is how many records [Book.Apply] ignored: invalid, for a
-// cluster over the cap, or older than every epoch kept.
+// Ignored is how many records [Book.Apply] ignored, for any reason (see
+// [Book.IgnoredBy]).
 func (b *Book) Ignored() int64 {
-	b.mu.RLock()
-	defer b.mu.RUnlock()
-	return b.ignored
+	var n int64
+	for _, c := range b.ignoredCounts() {
+		n += c
+	}
+	return n
 }
 
 // epochStart is the start of the epoch of at, in Unix ms: the same on
@@ -140,11 +170,13 @@ func (b *Book) Offer(cluster string, at time.Time, interval time.Duration, rates
 	b.mu.Lock()
 	pub, replica := b.pub, b.replica
 	if pub == nil {
-		e := b.epochLocked(cluster, start, iv)
+		e, _ := b.epochLocked(cluster, start, iv)
 		if e != nil {
 			for t, rs := range rates {
-				if _, ok := e.topics[t]; ok || len(e.topics) < b.maxTopics {
+				old, ok := e.topics[t]
+				if ok || (len(e.topics) < b.maxTopics && e.rates+len(rs) <= b.maxRates) {
 					e.topics[t] = rs // the newest sample of the epoch
+					e.rates += len(rs) - len(old)
 				}
 			}
 		}
@@ -152,7 +184,7 @@ func (b *Book) Offer(cluster string, at time.Time, interval time.Duration, rates
 		return
 	}
 	var have map[string][]float64
-	if e := b.findLocked(cluster, start); e != nil {
+	if e := b.findLocked(cluster, start, iv); e != nil {
 		have = e.topics
 	}
 	var missing []string
@@ -182,31 +214,82 @@ func (b *Book) Offer(cluster string, at time.Time, interval time.Duration, rates
 	pub.PublishWeights(rec)
 }
 
-// Apply takes a record read from the history topic, in the topic's
-// order: the topics its (cluster, epoch) does not have yet. Invalid
-// records and records older than every epoch kept are ignored.
-func (b *Book) Apply(ws *assigndv1.WeightSnapshot) {
+// Apply is [Book.ApplyAt] without the record's time: a record is never
+// refused as late.
+func (b *Book) Apply(ws *assigndv1.WeightSnapshot) { b.ApplyAt(ws, time.Time{}) }
+
+// ApplyAt takes a record read from the history topic, in the topic's
+// order, written (its Kafka timestamp, the same for every reader) at
+// written: the topics its (cluster, epoch) does not have yet. Ignored,
+// and counted by reason: an invalid record, one of another interval (see
+// [WithEpochInterval]), one older than every epoch kept, one over a cap,
+// and, when the book is shared and written is not zero, one written after
+// its epoch ended and the margin passed: replicas may already plan with
+// that epoch, and would take its new topics at different moments. Every
+// reader refuses the same late records, since they all read the same
+// timestamp. A record of an epoch that starts more than the margin after
+// this replica's clock is refused too (a writer's clock ahead). A record
+// that adds some topics is counted only when others were dropped for a
+// cap or as invalid; one that adds none because every topic had its first
+// record already counts as a duplicate.
+func (b *Book) ApplyAt(ws *assigndv1.WeightSnapshot, written time.Time) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if ws.GetEpochUnixMs() <= 0 || ws.GetIntervalMs() <= 0 || ws.GetEpochUnixMs()%ws.GetIntervalMs() != 0 {
-		b.ignored++
-		return
+	if !written.IsZero() {
+		b.lag = time.Since(written).Milliseconds()
 	}
-	e := b.epochLocked(ws.GetCluster(), ws.GetEpochUnixMs(), ws.GetIntervalMs())
-	if e == nil {
-		b.ignored++
-		return
-	}
-	for _, tr := range ws.GetTopics() {
-		if _, ok := e.topics[tr.GetTopic()]; ok || tr.GetTopic() == "" || len(e.topics) >= b.maxTopics || !validRates(tr.GetRates(), b.maxParts) {
-			continue // the first record of the epoch won, or over a cap
-		}
-		e.topics[tr.GetTopic()] = slices.Clone(tr.GetRates())
+	if reason, ignored := b.applyLocked(ws, written); ignored {
+		b.ignored[reason]++
 	}
 }
 
+func (b *Book) applyLocked(ws *assigndv1.WeightSnapshot, written time.Time) (ignoreReason, bool) {
+	start, iv := ws.GetEpochUnixMs(), ws.GetIntervalMs()
+	if start <= 0 || iv <= 0 || start%iv != 0 {
+		return ignoredInvalid, true
+	}
+	if b.interval > 0 && iv != b.interval {
+		return ignoredInterval, true
+	}
+	if b.pub != nil && !written.IsZero() && written.UnixMilli() > start+iv+b.margin.Milliseconds() {
+		return ignoredLate, true
+	}
+	if start > time.Now().UnixMilli()+b.margin.Milliseconds() {
+		// A writer whose clock is ahead. The one check on this replica's
+		// clock: a replica reading the record much later (catching up)
+		// takes it, but its epoch is then long past and soon evicted,
+		// where taken now it would evict every real epoch.
+		return ignoredFuture, true
+	}
+	e, why := b.epochLocked(ws.GetCluster(), start, iv)
+	if e == nil {
+		return why, true
+	}
+	took, reason, dropped := false, ignoredDuplicate, false
+	for _, tr := range ws.GetTopics() {
+		rs := tr.GetRates()
+		switch _, ok := e.topics[tr.GetTopic()]; {
+		case ok:
+			// The first record of the epoch won.
+		case tr.GetTopic() == "" || !validRates(rs, b.maxParts):
+			if reason != ignoredOverCap {
+				reason = ignoredInvalid
+			}
+			dropped = true
+		case len(rs) > b.maxParts, len(e.topics) >= b.maxTopics, e.rates+len(rs) > b.maxRates:
+			reason, dropped = ignoredOverCap, true
+		default:
+			e.topics[tr.GetTopic()] = slices.Clone(rs)
+			e.rates += len(rs)
+			took = true
+		}
+	}
+	return reason, !took || dropped
+}
+
+// validRates: a list too long is over a cap, not invalid.
 func validRates(rs []float64, maxParts int) bool {
-	if len(rs) == 0 || len(rs) > maxParts {
+	if len(rs) == 0 {
 		return false
 	}
 	for _, r := range rs {
@@ -217,30 +300,41 @@ func validRates(rs []float64, maxParts int) bool {
 	return true
 }
 
-// findLocked returns cluster's epoch starting at start, or nil.
-func (b *Book) findLocked(cluster string, start int64) *epoch {
+// findLocked returns cluster's epoch of interval starting at start, or
+// nil.
+func (b *Book) findLocked(cluster string, start, interval int64) *epoch {
 	for _, e := range b.clusters[cluster] {
-		if e.start == start {
+		if e.start == start && e.interval == interval {
 			return e
 		}
 	}
 	return nil
 }
 
-// epochLocked returns cluster's epoch starting at start, adding it when
-// missing and evicting the oldest beyond the cap; nil when the epoch is
-// older than every one kept at the cap, or the cluster is over the cap.
-func (b *Book) epochLocked(cluster string, start, interval int64) *epoch {
+// before orders epochs: by start, then by interval (epochs of different
+// intervals are apart, never mixed).
+func (e *epoch) before(start, interval int64) bool {
+	return e.start < start || (e.start == start && e.interval < interval)
+}
+
+// epochLocked returns cluster's epoch of interval starting at start,
+// adding it when missing and evicting the oldest beyond the cap; nil and
+// the reason when the epoch is older than every one kept at the cap, or
+// the cluster is over the cap.
+func (b *Book) epochLocked(cluster string, start, interval int64) (*epoch, ignoreReason) {
 	es, known := b.clusters[cluster]
 	if !known && len(b.clusters) >= b.maxClusters {
-		return nil
+		b.forgetStaleLocked(start - int64(b.keep)*interval)
 	}
-	i := sort.Search(len(es), func(i int) bool { return es[i].start >= start })
-	if i < len(es) && es[i].start == start {
-		return es[i]
+	if !known && len(b.clusters) >= b.maxClusters {
+		return nil, ignoredOverCap
+	}
+	i := sort.Search(len(es), func(i int) bool { return !es[i].before(start, interval) })
+	if i < len(es) && es[i].start == start && es[i].interval == interval {
+		return es[i], 0
 	}
 	if len(es) >= b.keep && i == 0 {
-		return nil
+		return nil, ignoredTooOld
 	}
 	e := &epoch{start: start, interval: interval, topics: map[string][]float64{}}
 	es = slices.Insert(es, i, e)
@@ -248,7 +342,22 @@ func (b *Book) epochLocked(cluster string, start, interval int64) *epoch {
 		es = slices.Delete(es, 0, len(es)-b.keep)
 	}
 	b.clusters[cluster] = es
-	return e
+	return e, 0
+}
+
+// forgetStaleLocked drops the clusters whose newest epoch ended by
+// before: clusters a policy no longer names (renamed, removed) would
+// otherwise hold their slots for good. Their snapshots are past the
+// staleness bound as seen from a record that much newer (keep intervals,
+// the stale bound's default), so no call could plan with them: dropping
+// them changes a fallback's reason at most, whatever order the replicas
+// read the clusters' partitions in.
+func (b *Book) forgetStaleLocked(before int64) {
+	for name, es := range b.clusters {
+		if last := es[len(es)-1]; last.start+last.interval <= before {
+			delete(b.clusters, name)
+		}
+	}
 }
 
 // ErrNoSnapshot is returned by [Book.Weights] when no epoch kept has
@@ -281,8 +390,14 @@ func (b *Book) Weights(cluster string, topics []string, now time.Time, stale tim
 		if !hasAll(e.topics, topics) {
 			continue
 		}
-		if age := time.Duration(nowMs-end) * time.Millisecond; age > stale {
+		age := time.Duration(nowMs-end) * time.Millisecond
+		if age > stale {
 			return nil, "", fmt.Errorf("%w: the latest shared snapshot with these topics ended %s ago", ErrStale, age.Round(time.Second))
+		}
+		if b.metrics != nil {
+			// From the epoch's start: its samples are no older than that,
+			// and not shared the newest epoch has not ended yet.
+			b.metrics.recordAge(cluster, float64(nowMs-e.start)/1000)
 		}
 		out := make([]assign.TopicWeights, len(topics))
 		for j, t := range topics {

@@ -45,9 +45,11 @@ var errClosed = errors.New("load clusters closed")
 // (load_clusters, params.load_cluster), each sampling in the background
 // into one [Book]. A source starts when a rule first asks for its
 // cluster; it is replaced when a policy reload changes the cluster's
-// brokers or connection, and closed at the next sweep when a reload
-// removed it ([WithCurrent]) or no rule asked for it during the idle time,
-// or on Close. Their number is capped.
+// brokers or connection, or at the next sweep when one of the files it
+// connected with (CA, client certificate or key, SASL password file)
+// changed on disk, and closed at the next sweep when a reload removed it
+// ([WithCurrent]) or no rule asked for it during the idle time, or on
+// Close. Their number is capped.
 type Clusters struct {
 	book    *Book
 	opts    []Option
@@ -66,10 +68,11 @@ type Clusters struct {
 }
 
 type clusterSource struct {
-	cfg  selection.LoadCluster
-	src  *Source
-	used time.Time
-	stop func() // cancels Run, waits for it, closes the connection
+	cfg   selection.LoadCluster
+	stamp string // cfg.Conn.Stamp() when it connected
+	src   *Source
+	used  time.Time
+	stop  func() // cancels Run, waits for it, closes the connection
 }
 
 // ClustersOption tunes [Clusters].
@@ -142,7 +145,13 @@ func NewClusters(book *Book, opts ...ClustersOption) *Clusters {
 
 // Sweep closes the sources of clusters the current policy no longer
 // declares as they were (see [WithCurrent]) and those idle since before
-// now minus the idle time. It runs every sweep interval; tests call it.
+// now minus the idle time, and replaces those whose credential files
+// changed on disk (rotated), so that the new ones take effect without a
+// restart or a policy change. Each file is stated once per sweep (size
+// and modification time: internal/kafkaconn's Config.Stamp), not read; the new
+// connection reads it. The book keeps the cluster's snapshots meanwhile,
+// so calls plan with them until the new source has sampled twice. It
+// runs every sweep interval; tests call it.
 func (c *Clusters) Sweep(now time.Time) {
 	var current map[string]selection.LoadCluster
 	if c.current != nil {
@@ -152,11 +161,35 @@ func (c *Clusters) Sweep(now time.Time) {
 		}
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
+	kept := map[string]*clusterSource{}
 	for name, e := range c.sources {
 		lc, declared := current[name]
 		if now.Sub(e.used) > c.idle || (current != nil && (!declared || lc != e.cfg)) {
 			c.stopLocked(name, e)
+			continue
+		}
+		kept[name] = e
+	}
+	c.mu.Unlock()
+	// Outside the lock: Assign must not wait for the file system.
+	rotated := map[string]*clusterSource{}
+	for name, e := range kept {
+		if e.cfg.Conn.Stamp() != e.stamp {
+			rotated[name] = e
+		}
+	}
+	if len(rotated) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, e := range rotated {
+		if c.closed || c.sources[name] != e {
+			continue // replaced or closed meanwhile
+		}
+		c.stopLocked(name, e)
+		if _, err := c.startLocked(e.cfg, e.used); err != nil && c.report != nil {
+			c.report(name, err) // the next call retries, and falls back with the reason
 		}
 	}
 }
@@ -189,6 +222,12 @@ func (c *Clusters) source(lc selection.LoadCluster, now time.Time) (*Source, err
 	if len(c.sources) >= c.max {
 		return nil, fmt.Errorf("%w: %d sampled already", ErrTooManyClusters, len(c.sources))
 	}
+	return c.startLocked(lc, now)
+}
+
+// startLocked connects to lc and starts its source, as used at used.
+func (c *Clusters) startLocked(lc selection.LoadCluster, used time.Time) (*Source, error) {
+	stamp := lc.Conn.Stamp() // before connecting: a change meanwhile is seen by the next sweep
 	list, closeConn, err := c.connect(lc)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to load cluster %s: %w", lc.Name, err)
@@ -204,7 +243,7 @@ func (c *Clusters) source(lc selection.LoadCluster, now time.Time) (*Source, err
 		}
 		src.Run(ctx, report)
 	}()
-	c.sources[lc.Name] = &clusterSource{cfg: lc, src: src, used: now, stop: func() { cancel(); <-done; closeConn() }}
+	c.sources[lc.Name] = &clusterSource{cfg: lc, stamp: stamp, src: src, used: used, stop: func() { cancel(); <-done; closeConn() }}
 	return src, nil
 }
 

@@ -16,10 +16,10 @@ import (
 // negative.
 func FuzzBookApply(f *testing.F) {
 	seed, _ := proto.Marshal(snap("c", base, "a", map[string][]float64{"t": {1, 2}}))
-	f.Add(seed, int64(0))
-	f.Add([]byte{0x10, 0x01, 0x18, 0x01}, int64(7))
-	f.Fuzz(func(t *testing.T, data []byte, shift int64) {
-		b := loadsource.NewBook(loadsource.WithKeep(2), loadsource.WithMaxClusters(2), loadsource.WithMargin(0))
+	f.Add(seed, int64(0), int64(0))
+	f.Add([]byte{0x10, 0x01, 0x18, 0x01}, int64(7), base.UnixMilli())
+	f.Fuzz(func(t *testing.T, data []byte, shift, writtenMs int64) {
+		b := loadsource.NewBook(loadsource.WithKeep(2), loadsource.WithMaxClusters(2), loadsource.WithMargin(0), loadsource.WithMaxRates(64))
 		b.Share(&recorder{}, "me")
 		var clusters []string
 		for i := range 3 {
@@ -28,7 +28,11 @@ func FuzzBookApply(f *testing.F) {
 				return
 			}
 			ws.EpochUnixMs += shift * int64(i)
-			b.Apply(ws)
+			var written time.Time // zero: no timestamp
+			if writtenMs != 0 {
+				written = time.UnixMilli(writtenMs)
+			}
+			b.ApplyAt(ws, written)
 			clusters = append(clusters, ws.GetCluster())
 		}
 		for _, c := range clusters {

@@ -80,6 +80,10 @@ func New(list Offsets, opts ...Option) *Source {
 // report (if not nil) and only delays that sample's rates: the snapshot
 // ages until a sample succeeds.
 func (s *Source) Run(ctx context.Context, report func(error)) {
+	if s.book != nil {
+		s.book.sources.n.Add(1) // assignd.load.sources
+		defer s.book.sources.n.Add(-1)
+	}
 	t := time.NewTicker(s.o.interval)
 	defer t.Stop()
 	for {
@@ -132,7 +136,10 @@ func (s *Source) Sample(ctx context.Context, now time.Time) error {
 		if !ok {
 			continue
 		}
-		n := 0
+		// Partitions are never removed: one a broker did not answer for
+		// (kadm's ShardErrors) keeps its rate until the next sample,
+		// instead of the topic shrinking and regrowing without rates.
+		n := len(s.last[t])
 		for p := range ps {
 			n = max(n, int(p)+1) // a missing topic is listed as partition -1
 		}

@@ -247,7 +247,7 @@ func (l *Log) consume(ctx context.Context) {
 				l.applyRollout(r.Key, ev)
 				return
 			}
-			if l.applyWeights(rec) {
+			if l.applyWeights(rec, r.Timestamp) {
 				return
 			}
 			l.store.Load().Apply(rec)

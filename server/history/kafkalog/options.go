@@ -58,7 +58,7 @@ type config struct {
 	logger            *slog.Logger
 	meters            metric.MeterProvider
 	kgo               []kgo.Opt
-	weights           func(*assigndv1.WeightSnapshot) // WithWeights
+	weights           func(*assigndv1.WeightSnapshot, time.Time) // WithWeights
 }
 
 func defaults() config {

@@ -11,9 +11,10 @@ import (
 )
 
 // WithWeights hands every weight snapshot record read from the topic to
-// sink, in the topic's order (loadsource's Book.Apply). Without it they
-// are skipped. sink must not block.
-func WithWeights(sink func(*assigndv1.WeightSnapshot)) Option {
+// sink, in the topic's order, with the record's Kafka timestamp
+// (loadsource's Book.ApplyAt). Without it they are skipped. sink must not
+// block.
+func WithWeights(sink func(ws *assigndv1.WeightSnapshot, written time.Time)) Option {
 	return optionFunc(func(c *config) { c.weights = sink })
 }
 
@@ -24,13 +25,13 @@ const weightsKeyPrefix = "weights/"
 
 // applyWeights hands a record's weight snapshot to the sink; it reports
 // whether the record was one.
-func (l *Log) applyWeights(rec *assigndv1.HistoryRecord) bool {
+func (l *Log) applyWeights(rec *assigndv1.HistoryRecord, written time.Time) bool {
 	ws := rec.GetWeightSnapshot()
 	if ws == nil {
 		return false
 	}
 	if l.cfg.weights != nil {
-		l.cfg.weights(ws)
+		l.cfg.weights(ws, written)
 	}
 	return true
 }
