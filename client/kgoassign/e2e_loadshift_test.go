@@ -359,8 +359,12 @@ func newShiftGroup(ctx context.Context, t *testing.T, seeds []string, ac *client
 	g := &shiftGroup{owned: map[string]map[int32]bool{}, calls: map[string]int{}, lastChange: time.Now(), names: []string{"a", "b", "c"}, group: group, produced: produced}
 	pollCtx, stop := context.WithCancel(ctx)
 	g.stop = stop
+	// Every member's set exists before the first client starts: a started
+	// client's callbacks read g.owned while the next clients are made.
 	for _, name := range g.names {
 		g.owned[name] = map[int32]bool{}
+	}
+	for _, name := range g.names {
 		cl, err := kgo.NewClient(kgo.SeedBrokers(seeds...), kgo.ConsumerGroup(group), kgo.ConsumeTopics("events"),
 			kgo.Balancers(leaderSpy{GroupBalancer: kgoassign.CooperativeSticky(ac), g: g, name: name}),
 			kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit(),
