@@ -208,21 +208,30 @@ go_test_rest() {
 	pkgs=$(go list ./... | grep -v -E "^github.com/assignd/assignd/($(IFS='|'; echo "${RACE_DIRS[*]}"))(/|$)")
 	go_test_rerun "$(echo $pkgs)" -timeout 30m
 }
-# A race report is long and the step's tail shows only its end; on failure
-# the step prints each report's first lines (both accesses and the
-# goroutines' origins) again, last.
+# The race step reruns a failed test once, as go_test_rerun does, unless
+# the race detector reported anything: a race fails the step even when
+# the rerun passes. A race report is long and the step's tail shows only
+# its end, so the step then prints each report's first lines (both
+# accesses and the goroutines' origins) again, last.
 go_test_race() {
 	[ ${#race_pkgs[@]} -eq 0 ] && return 0
-	local log rc
-	log=$(mktemp)
+	local json rc=0
+	json=$(mktemp)
 	# shellcheck disable=SC2086
-	go test ${GO_TEST_FLAGS:-} -race -timeout 30m "${race_pkgs[@]}" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	if [ "$rc" -ne 0 ] && grep -q 'WARNING: DATA RACE' "$log"; then
+	go tool -modfile=tools/go.mod gotestsum --format standard-quiet --jsonfile "$json" --rerun-fails=1 \
+		--rerun-fails-max-failures=3 --packages "${race_pkgs[*]}" -- ${GO_TEST_FLAGS:-} -race -timeout 30m || rc=$?
+	if grep -q 'WARNING: DATA RACE' "$json"; then
 		echo "--- the race reports, again:"
-		awk '/WARNING: DATA RACE/{n=0; on=1; r++} on && r<=3 && n<60 {print; n++} /^==================$/ && n>1 {on=0}' "$log"
+		python3 -c 'import json, sys
+for line in open(sys.argv[1]):
+    try:
+        sys.stdout.write(json.loads(line).get("Output", ""))
+    except ValueError:
+        pass' "$json" |
+			awk '/WARNING: DATA RACE/{n=0; on=1; r++} on && r<=3 && n<60 {print; n++} /^==================$/ && n>1 {on=0}'
+		rc=1
 	fi
-	rm -f "$log"
+	rm -f "$json"
 	return "$rc"
 }
 # The client's large-group tests (a 1,000,000-partition group through the
