@@ -2,8 +2,6 @@ package kgoassign_test
 
 import (
 	"context"
-	"log/slog"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/internal/shimtest"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
 	"github.com/assignd/assignd/server/policy"
@@ -90,40 +89,13 @@ func runSkewed(ctx context.Context, t *testing.T, group string) (int, time.Durat
 		t.Fatal(err)
 	}
 
-	pol, err := policy.Parse("policy.yaml", []byte(`version: 1
+	ac := serveLoadPolicy(t, `version: 1
 rules:
   - name: load
     match: {group_prefixes: [load-], protocols: [cooperative-sticky]}
     assignor: load-sticky@1
     params: {load_source: kafka, max_count_skew: 8}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel, err := policy.NewSource(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sel.Close()
-	srv, err := server.New(sel, slog.New(slog.DiscardHandler), server.WithLoadSource(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	defer func() {
-		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer scancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	ac, err := client.New(lis.Addr().String(), client.WithTimeout(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ac.Close()
+`, src)
 
 	return drain(ctx, t, c.ListenAddrs(), ac, group, perPartition, total)
 }
@@ -240,4 +212,21 @@ func drain(ctx context.Context, t *testing.T, seeds []string, ac *client.Client,
 	stopPolling()
 	wg.Wait()
 	return busiest, took
+}
+
+// serveLoadPolicy runs assignd with the policy yaml and the load source
+// src until the test ends, and returns a client of it.
+func serveLoadPolicy(t *testing.T, yaml string, src *loadsource.Source) *client.Client {
+	t.Helper()
+	pol, err := policy.Parse("policy.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel, err := policy.NewSource(pol)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sel.Close() })
+	addr := shimtest.ServeSelector(t, sel, server.WithLoadSource(src))
+	return shimtest.NewClient(t, addr, client.WithTimeout(5*time.Second))
 }

@@ -3,9 +3,7 @@ package kgoassign_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"maps"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,9 +19,7 @@ import (
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
-	"github.com/assignd/assignd/server/policy"
 )
 
 // shiftPartitions is the topic's partition count in the shift scenario.
@@ -177,40 +173,13 @@ func runShift(ctx context.Context, t *testing.T, group string) shiftRun {
 		t.Fatal(err)
 	}
 
-	pol, err := policy.Parse("policy.yaml", []byte(fmt.Sprintf(`version: 1
+	ac := serveLoadPolicy(t, fmt.Sprintf(`version: 1
 rules:
   - name: load
     match: {group_prefixes: [load-], protocols: [cooperative-sticky]}
     assignor: load-sticky@1
     params: {load_source: kafka, max_count_skew: 8, max_moves_per_rebalance: %d}
-`, shiftMoveCap)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel, err := policy.NewSource(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sel.Close()
-	srv, err := server.New(sel, slog.New(slog.DiscardHandler), server.WithLoadSource(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	defer func() {
-		sctx, scancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer scancel()
-		_ = srv.Shutdown(sctx)
-	}()
-	ac, err := client.New(lis.Addr().String(), client.WithTimeout(5*time.Second))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ac.Close()
+`, shiftMoveCap), src)
 
 	g := newShiftGroup(ctx, t, c.ListenAddrs(), ac, group, &produced)
 	defer g.close()

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"net"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -395,7 +394,7 @@ func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
 	const topic, partitions = "rk", 12
 	rc := startRackCluster(t, ctx, topic, partitions)
 	sel := newKeepSwitch(t)
-	addr := serveSelector(t, sel)
+	addr := shimtest.ServeSelector(t, sel)
 	g := &rackGroup{ledger: grouplab.NewLedger()}
 	rackOf := map[string]string{"a": "az1", "b": "az2", "c": "az3"}
 	aligned := func() bool {
@@ -518,25 +517,4 @@ func (k *keepSwitch) Select(ctx context.Context, q server.Query) (server.Selecti
 		return k.kept.Select(ctx, q)
 	}
 	return k.realign.Select(ctx, q)
-}
-
-// serveSelector runs assignd with sel on a fresh 127.0.0.1 port until the
-// test ends and returns its address.
-func serveSelector(t *testing.T, sel server.Selector) string {
-	t.Helper()
-	srv, err := server.New(sel, shimtest.Quiet)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	})
-	return lis.Addr().String()
 }

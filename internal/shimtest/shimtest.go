@@ -33,7 +33,15 @@ var Quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // fresh 127.0.0.1 port until the test ends and returns its address.
 func ServeAssignd(t testing.TB, opts ...server.Option) string {
 	t.Helper()
-	srv, err := server.New(server.DefaultSelector(), Quiet, opts...)
+	return ServeSelector(t, server.DefaultSelector(), opts...)
+}
+
+// ServeSelector runs a real assignd choosing assignors with sel (a
+// policy.Source, say) and opts on a fresh 127.0.0.1 port until the test
+// ends and returns its address.
+func ServeSelector(t testing.TB, sel server.Selector, opts ...server.Option) string {
+	t.Helper()
+	srv, err := server.New(sel, Quiet, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
