@@ -53,16 +53,6 @@ func verdictLabel(v assigndv1.MigrationVerdict) string {
 	return "unknown"
 }
 
-func verdictOrder(v assigndv1.MigrationVerdict) int {
-	switch v {
-	case assigndv1.MigrationVerdict_MIGRATION_VERDICT_BLOCKED:
-		return 0
-	case assigndv1.MigrationVerdict_MIGRATION_VERDICT_CAUTION:
-		return 1
-	}
-	return 2
-}
-
 type migrationPageData struct {
 	Groups       []*assigndv1.GroupMigration
 	Shown, Total int
@@ -79,7 +69,7 @@ func (r *rolloutService) migrationPage(w http.ResponseWriter, req *http.Request)
 	}
 	// Blocked first, then caution, then ready, as assignctl lists them.
 	slices.SortStableFunc(resp.Groups, func(a, b *assigndv1.GroupMigration) int {
-		return verdictOrder(a.GetVerdict()) - verdictOrder(b.GetVerdict())
+		return a.GetVerdict().Urgency() - b.GetVerdict().Urgency()
 	})
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	data := migrationPageData{Groups: resp.GetGroups(), Shown: len(resp.GetGroups()), Total: int(resp.GetTotalGroups()), Prefix: prefix}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -56,23 +57,13 @@ pages merged into one.`,
 	return cmd
 }
 
-// verdictRank orders blocked first, then caution, then ready.
-func verdictRank(v assigndv1.MigrationVerdict) int {
-	switch v {
-	case assigndv1.MigrationVerdict_MIGRATION_VERDICT_BLOCKED:
-		return 0
-	case assigndv1.MigrationVerdict_MIGRATION_VERDICT_CAUTION:
-		return 1
-	}
-	return 2
-}
-
+// sortMigration lists blocked groups first, then caution, then ready
+// ([assigndv1.MigrationVerdict.Urgency]); pages come in id order, kept
+// within a verdict.
 func sortMigration(gs []*assigndv1.GroupMigration) {
-	for i := 1; i < len(gs); i++ { // insertion sort: stable, pages are in id order
-		for j := i; j > 0 && verdictRank(gs[j].GetVerdict()) < verdictRank(gs[j-1].GetVerdict()); j-- {
-			gs[j], gs[j-1] = gs[j-1], gs[j]
-		}
-	}
+	slices.SortStableFunc(gs, func(a, b *assigndv1.GroupMigration) int {
+		return a.GetVerdict().Urgency() - b.GetVerdict().Urgency()
+	})
 }
 
 func verdictName(v assigndv1.MigrationVerdict) string {
