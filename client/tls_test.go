@@ -9,9 +9,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/internal/shimtest"
-	"github.com/assignd/assignd/internal/testcerts"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/shimtest"
+	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 func TestMutualTLS(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // The server's group history shows the leader's client software from the

@@ -12,7 +12,7 @@ import (
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 // The topics of the librdkafka tests: two, of different sizes, so that a

@@ -4,7 +4,7 @@ package interop
 
 import (
 	"github.com/assignd/assignd/assign/wire"
-	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 // The interop tests record what each member reports it owns and consumes

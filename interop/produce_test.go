@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 // produceMarkers writes n records with distinct values to every partition

@@ -8,6 +8,9 @@
 #     for their local fallback);
 #   - the engine (assign/...) is pure: no gRPC, no protobuf, no API, no
 #     server, no client;
+#   - internal/ (helpers shared by the server and the clients) stands below
+#     both, and the test benches (testbed/) above them: no package but a
+#     command imports a bench;
 #   - assignctl and the public client packages do not depend on the service
 #     (package server, with its telemetry and middleware); nor does the
 #     policy layer (server/policy implements the seam in server/selection).
@@ -60,9 +63,19 @@ forbid "./cmd/assignctl" "$service" "the CLI must not compile the service"
 forbid "./server/policy" "$service" "the policy layer implements server/selection, not server"
 
 # No client package depends on the server side: test benches that run an
-# assignd in-process live under the module's internal/.
+# assignd in-process live under testbed/, above both.
 for pkg in $(go list ./client/...); do
 	forbid "$pkg" "^${mod}/server(/|$)" "client packages must not import the server"
+done
+
+# internal/ holds helpers shared by the server and the clients: it stands
+# below both, so none of it imports them (or a test bench).
+forbid "./internal/..." "^${mod}/(server|client|testbed|cmd)(/|$)" "internal helpers stand below the server and the clients"
+
+# The test benches are for tests and tools: no server, client or engine
+# package compiles them.
+for dir in assign client server internal proto; do
+	forbid "./${dir}/..." "^${mod}/testbed(/|$)" "only tests and cmd/ may use the test benches"
 done
 
 if [ $rc -eq 0 ]; then

@@ -5,7 +5,7 @@
 # repository. Skipped when the jars are there and the pom has not changed
 # since they were fetched (a copy of the pom beside them says which).
 #
-# internal/kafkabroker starts the broker from that directory
+# testbed/kafkabroker starts the broker from that directory
 # (ASSIGND_KAFKA_LIB names another one).
 set -euo pipefail
 

@@ -61,7 +61,7 @@ APT_PACKAGES+=(python3.11 python3.11-venv)
 # deploy/prometheus. Only promtool runs; the package's service is not
 # started in a container without an init system (policy-rc.d denies it).
 APT_PACKAGES+=(prometheus)
-# Chromium loads the observatory console headless (internal/consoletest);
+# Chromium loads the observatory console headless (testbed/consoletest);
 # under CI=true the test fails when it is missing.
 APT_PACKAGES+=(chromium)
 install_apt() {
@@ -113,14 +113,14 @@ install_maven() {
 		mvn -B -q -ntp -f client/java/broker-plugin/pom.xml -DskipTests verify
 }
 
-# The real Apache Kafka broker (internal/kafkabroker): its jars, pinned in
+# The real Apache Kafka broker (testbed/kafkabroker): its jars, pinned in
 # tools/kafka/pom.xml, fetched by Maven into .cache/kafka/lib (skipped
 # when up to date), and the testbroker command that runs it for suites not
 # written in Go.
 install_kafka() {
 	scripts/kafka-jars.sh && build_testbroker
 }
-build_testbroker() { go build -o .cache/bin/testbroker ./internal/cmd/testbroker; }
+build_testbroker() { go build -o .cache/bin/testbroker ./testbed/cmd/testbroker; }
 
 # client/python: a virtual environment made by python3.11 with exactly the
 # packages pinned in client/python/requirements.txt, and the assignd package
@@ -252,7 +252,7 @@ fi
 # venv install_python made); unset, they look for .cache/python/venv.
 ASSIGND_PYTHON=$(pwd)/$PY_VENV/bin/python
 export ASSIGND_PYTHON
-# The console's screenshots from headless Chromium (internal/consoletest)
+# The console's screenshots from headless Chromium (testbed/consoletest)
 # are kept here as test output (git-ignored).
 ASSIGND_SCREENSHOTS=${ASSIGND_SCREENSHOTS:-$(pwd)/.cache/screenshots}
 export ASSIGND_SCREENSHOTS
@@ -292,7 +292,7 @@ step "go test, large groups (client, no race)" go_test_large
 # and confluent-kafka members (client/python's venv), and the broker helper's
 # own tests. Each test binary starts one broker (~10 s) and shares it between
 # its tests; the packages run one at a time, so one broker runs at a time.
-KAFKA_E2E_PKGS=(./internal/kafkabroker ./internal/cmd/testbroker ./client/kgoassign ./client/saramaassign ./interop)
+KAFKA_E2E_PKGS=(./testbed/kafkabroker ./testbed/cmd/testbroker ./client/kgoassign ./client/saramaassign ./interop)
 KAFKA_E2E_RUN='^(TestBrokerServesAndStops|TestUpDown|TestE2ESteadyGroup|TestE2ERollingRestart|TestE2EScaleOutInAndKill|TestE2EStaticMemberCrash|TestE2ESticky|TestLibrdkafka.*|TestKafkaPython.*|TestConfluentKafka.*)$'
 go_test_kafka() {
 	# shellcheck disable=SC2086
@@ -336,7 +336,7 @@ java_test() {
 	# A broker directory left by an earlier run cannot be formatted again.
 	rm -rf "$KAFKA_RUN_DIR/broker"
 	go build -o "$bin/assignd" ./cmd/assignd &&
-		go build -o "$bin/kgomember" ./internal/cmd/kgomember &&
+		go build -o "$bin/kgomember" ./testbed/cmd/kgomember &&
 		broker_up || {
 		rm -rf "$bin"
 		return 1
@@ -360,8 +360,8 @@ step "java (client/java, mvn test)" java_test
 kip848_plugin_test() {
 	local bin rc=0
 	bin=$(mktemp -d)
-	go build -o "$bin/assignd" ./cmd/assignd && go build -o "$bin/testbroker" ./internal/cmd/testbroker &&
-		go build -o "$bin/kgomember" ./internal/cmd/kgomember || {
+	go build -o "$bin/assignd" ./cmd/assignd && go build -o "$bin/testbroker" ./testbed/cmd/testbroker &&
+		go build -o "$bin/kgomember" ./testbed/cmd/kgomember || {
 		rm -rf "$bin"
 		return 1
 	}

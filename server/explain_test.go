@@ -18,9 +18,9 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/internal/testcerts"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // fakeExplainer answers with a fixed explanation, or an error, and

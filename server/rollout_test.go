@@ -11,11 +11,11 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/assignd/assignd/internal/rollouttest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/rollouttest"
 )
 
 // startFleet serves the rollout test fleet under its current policy, with

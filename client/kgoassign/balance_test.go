@@ -24,9 +24,9 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 func cooperativeGroup() *assign.Group {

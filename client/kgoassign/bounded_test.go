@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // TestFallbackIsBounded: with assignd hung and a fallback bound far too

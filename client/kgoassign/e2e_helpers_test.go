@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/internal/grouplab"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // e2eTopics are the two topics of the scenarios: 48 + 12

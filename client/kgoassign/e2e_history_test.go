@@ -5,10 +5,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/internal/grouplab"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 // TestE2EHistory runs real franz-go consumers through the shim on kfake

@@ -13,10 +13,10 @@ import (
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/internal/shimtest"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // End to end with real franz-go consumers on kfake: a backlog written

@@ -16,10 +16,10 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/internal/grouplab"
-	"github.com/assignd/assignd/internal/shimtest"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // rackCluster is a three-broker kfake that looks rack-aware. kfake itself

@@ -9,7 +9,7 @@ import (
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 // The end-to-end scenarios run real franz-go consumers using the shim in

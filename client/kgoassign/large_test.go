@@ -13,7 +13,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // millionPartitionGroup is the large group of the performance figures:

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/shimtest"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 )

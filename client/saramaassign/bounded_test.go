@@ -8,7 +8,7 @@ import (
 
 	"github.com/assignd/assignd/assign/wire"
 	"github.com/assignd/assignd/client/saramaassign"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // TestFallbackIsBounded: with assignd hung and a fallback bound far too

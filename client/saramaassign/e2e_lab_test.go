@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/internal/grouplab"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // The end-to-end tests run real sarama consumer groups on kfake, franz-go's

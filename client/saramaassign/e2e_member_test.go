@@ -13,7 +13,7 @@ import (
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/saramaassign"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // kind is the strategy a member uses.

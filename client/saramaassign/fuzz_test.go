@@ -8,7 +8,7 @@ import (
 
 	"github.com/assignd/assignd/assign/wire"
 	"github.com/assignd/assignd/client/saramaassign"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // FuzzPlan feeds Plan what sarama decodes from arbitrary JoinGroup

@@ -10,7 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/assignd/assignd/client/saramaassign"
-	"github.com/assignd/assignd/internal/shimtest"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // TestStickyInterop: sarama's sticky strategy and the adapter read each

@@ -26,9 +26,9 @@ import (
 	"github.com/assignd/assignd/assign/wire"
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/saramaassign"
-	"github.com/assignd/assignd/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // stickyGroup is what a sarama leader of an eager sticky group sees after

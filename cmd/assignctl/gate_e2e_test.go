@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/internal/grouplab"
-	"github.com/assignd/assignd/internal/shimtest"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // gateLab is a lab on kfake (or $ASSIGND_BROKER) whose assignd keeps a

@@ -15,14 +15,14 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/protobuf/encoding/protojson"
 
-	"github.com/assignd/assignd/internal/rollouttest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/rollouttest"
 )
 
-// startFleetServer serves the rollout test fleet (internal/rollouttest)
+// startFleetServer serves the rollout test fleet (testbed/rollouttest)
 // under its current policy, recorded, with the candidate policy written
 // to a file; it returns the address and the file.
 func startFleetServer(t *testing.T) (addr, candidate string) {

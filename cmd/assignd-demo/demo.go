@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 // demo is what one run does.

@@ -10,8 +10,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
-	"github.com/assignd/assignd/internal/rollouttest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/testbed/rollouttest"
 )
 
 // TestBinaryRollout: assignd wires the candidate parser and the history

@@ -22,8 +22,8 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/assignd/assignd/assign/wire"
-	"github.com/assignd/assignd/internal/testcerts"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // These tests build the real assignd and assignctl binaries, start assignd

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/internal/testcerts"
+	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // TestBinaryHTTPTLS serves the HTTP listener with TLS and a client CA:

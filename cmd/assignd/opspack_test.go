@@ -27,9 +27,9 @@ import (
 
 	"github.com/assignd/assignd/client/kgoassign"
 	"github.com/assignd/assignd/client/saramaassign"
-	"github.com/assignd/assignd/internal/promnames"
-	"github.com/assignd/assignd/internal/shimtest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/testbed/promnames"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // inProcess is an assignd served by [run] in this test process.

@@ -16,8 +16,8 @@ import (
 	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/peer"
 
-	"github.com/assignd/assignd/internal/testcerts"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // secretDir lays out TLS files as the kubelet mounts a Secret: the files

@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/assignd/assignd/internal/kafkaconn"
-	"github.com/assignd/assignd/internal/testcerts"
+	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 func TestConfig(t *testing.T) {

@@ -10,7 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.common.TopicPartition;
 
-/** The franz-go member (internal/cmd/kgomember, kgoassign's cooperative-sticky) as a process, its lines on the timeline. */
+/** The franz-go member (testbed/cmd/kgomember, kgoassign's cooperative-sticky) as a process, its lines on the timeline. */
 final class KgoMember implements AutoCloseable {
   final String name;
   private final Process process;

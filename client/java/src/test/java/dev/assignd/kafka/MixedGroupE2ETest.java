@@ -89,10 +89,10 @@ class MixedGroupE2ETest {
     Path repo = Path.of("").toAbsolutePath().getParent().getParent();
     Path out = Path.of("target", "assignd-bin", "kgomember").toAbsolutePath();
     Files.createDirectories(out.getParent());
-    Process go = new ProcessBuilder("go", "build", "-o", out.toString(), "./internal/cmd/kgomember")
+    Process go = new ProcessBuilder("go", "build", "-o", out.toString(), "./testbed/cmd/kgomember")
         .directory(repo.toFile()).inheritIO().start();
     if (!go.waitFor(5, TimeUnit.MINUTES) || go.exitValue() != 0) {
-      throw new IllegalStateException("set -Dassignd.kgomember=PATH: go build ./internal/cmd/kgomember failed");
+      throw new IllegalStateException("set -Dassignd.kgomember=PATH: go build ./testbed/cmd/kgomember failed");
     }
     return out.toString();
   }

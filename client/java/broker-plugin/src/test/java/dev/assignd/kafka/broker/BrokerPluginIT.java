@@ -44,7 +44,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The plugin on a real Kafka 4.1.1 broker (KRaft, internal/kafkabroker):
+ * The plugin on a real Kafka 4.1.1 broker (KRaft, testbed/kafkabroker):
  * the broker loads the packaged jar and its lib/ from
  * group.consumer.assignors, and Java consumers on the KIP-848 protocol with
  * group.remote.assignor=assignd join, leave, restart one by one, restart a
@@ -473,7 +473,7 @@ class BrokerPluginIT {
     }
     synchronized (BrokerPluginIT.class) {
       if (kgomemberBin == null) {
-        kgomemberBin = AssigndProcess.goBuild("./internal/cmd/kgomember", "kgomember");
+        kgomemberBin = AssigndProcess.goBuild("./testbed/cmd/kgomember", "kgomember");
       }
       return kgomemberBin;
     }

@@ -10,7 +10,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The real Kafka 4.1.1 broker of internal/kafkabroker, started with the
+ * The real Kafka 4.1.1 broker of testbed/kafkabroker, started with the
  * testbroker command (system property assignd.testbroker; built with go
  * build when unset) with extra jars on its classpath and extra settings.
  */
@@ -68,7 +68,7 @@ final class TestBroker implements AutoCloseable {
     }
     synchronized (TestBroker.class) {
       if (built == null) {
-        built = AssigndProcess.goBuild("./internal/cmd/testbroker", "testbroker");
+        built = AssigndProcess.goBuild("./testbed/cmd/testbroker", "testbroker");
       }
       return built;
     }

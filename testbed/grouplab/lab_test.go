@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 // TestLabRecordsAKill runs two shim members on kfake, kills one and

@@ -16,8 +16,8 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/assignd/assignd/internal/shimtest"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // screenshotsEnv names a directory to keep the browser's screenshots in;

@@ -22,6 +22,6 @@
 // it, as kfake's control hooks do, which is how end-to-end tests check
 // what leaders sent on either broker.
 //
-// The command internal/cmd/testbroker runs the same broker for suites
+// The command testbed/cmd/testbroker runs the same broker for suites
 // that are not written in Go.
 package kafkabroker

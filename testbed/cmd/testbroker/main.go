@@ -1,6 +1,6 @@
 //go:build unix
 
-// Command testbroker runs the real Kafka broker of internal/kafkabroker
+// Command testbroker runs the real Kafka broker of testbed/kafkabroker
 // for test suites that are not written in Go (Java, Python, shell):
 //
 //	testbroker up [-watch PID] [-timeout 90s] [-cp JAR|DIR]... [-set KEY=VALUE]... DIR   # start; prints host:port
@@ -17,7 +17,7 @@
 // DIR/testbroker.log. The broker stops on `testbroker down DIR`, or when
 // the watched process exits (default: the process that ran up, e.g. the
 // test script's shell; with `go run`, pass -watch $$), so that nothing
-// outlives the run. Jars and java are found as internal/kafkabroker finds
+// outlives the run. Jars and java are found as testbed/kafkabroker finds
 // them (scripts/kafka-jars.sh fetches the jars).
 package main
 
@@ -35,7 +35,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/assignd/assignd/internal/kafkabroker"
+	"github.com/assignd/assignd/testbed/kafkabroker"
 )
 
 func main() {

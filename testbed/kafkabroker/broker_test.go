@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/assignd/assignd/internal/kafkabroker"
+	"github.com/assignd/assignd/testbed/kafkabroker"
 )
 
 // needBroker runs the test with ASSIGND_BROKER=kafka, as the real-broker

@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/assignd/assignd/internal/kafkabroker"
+	"github.com/assignd/assignd/testbed/kafkabroker"
 )
 
 // BrokerEnv is the environment variable that selects the broker every
@@ -25,7 +25,7 @@ const (
 	// KFake is franz-go's in-process Kafka-protocol broker: fast, and the
 	// default for the Go packages.
 	KFake BrokerKind = iota + 1
-	// Kafka is a real Apache Kafka 4.x broker (internal/kafkabroker), one
+	// Kafka is a real Apache Kafka 4.x broker (testbed/kafkabroker), one
 	// per test binary, shared by its labs. What assignd does is judged on
 	// it.
 	Kafka

@@ -14,7 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/assignd/assignd/internal/kafkabroker"
+	"github.com/assignd/assignd/testbed/kafkabroker"
 )
 
 // TestMain lets the test binary stand in for testbroker: up starts

@@ -7,7 +7,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/assignd/assignd/internal/grouplab"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 func TestBrokerFromEnv(t *testing.T) {
