@@ -19,9 +19,6 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// ErrorDomain is [assigndv1.ErrorDomain], kept for existing callers.
-const ErrorDomain = assigndv1.ErrorDomain
-
 // fieldError rejects a request because of one field of it. Every
 // INVALID_ARGUMENT the service returns is built from one.
 type fieldError struct {
@@ -135,7 +132,7 @@ func toStatus(err error) error {
 }
 
 func errorInfo(r assigndv1.ErrorReason, meta map[string]string) *errdetails.ErrorInfo {
-	return &errdetails.ErrorInfo{Reason: r.String(), Domain: ErrorDomain, Metadata: meta}
+	return &errdetails.ErrorInfo{Reason: r.String(), Domain: assigndv1.ErrorDomain, Metadata: meta}
 }
 
 func withDetails(c codes.Code, msg string, details ...protoadapt.MessageV1) error {
@@ -174,7 +171,7 @@ func stopped(ctx context.Context, err error) error {
 // reasonOf returns the ErrorReason a toStatus error carries, for metrics.
 func reasonOf(err error) assigndv1.ErrorReason {
 	for _, d := range status.Convert(err).Details() {
-		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == ErrorDomain {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.Domain == assigndv1.ErrorDomain {
 			return assigndv1.ErrorReason(assigndv1.ErrorReason_value[info.Reason])
 		}
 	}

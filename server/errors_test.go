@@ -145,8 +145,8 @@ func TestAssignErrors(t *testing.T) {
 					t.Errorf("message %q does not name the field %q", err.Error(), tt.field)
 				}
 			}
-			if info == nil || info.GetDomain() != server.ErrorDomain || info.GetReason() != tt.reason.String() {
-				t.Errorf("ErrorInfo = %v, want domain %s reason %s", info, server.ErrorDomain, tt.reason)
+			if info == nil || info.GetDomain() != assigndv1.ErrorDomain || info.GetReason() != tt.reason.String() {
+				t.Errorf("ErrorInfo = %v, want domain %s reason %s", info, assigndv1.ErrorDomain, tt.reason)
 			}
 			if tt.member != "" && info.GetMetadata()["member_id"] != tt.member {
 				t.Errorf("ErrorInfo member_id = %q, want %q", info.GetMetadata()["member_id"], tt.member)

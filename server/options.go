@@ -123,13 +123,6 @@ func WithMemoryBudget(bytes int64) Option {
 	return optionFunc(func(c *config) { c.memoryBudget = bytes })
 }
 
-// WithMemoryReturnDelay sets how long after the last large call ends the
-// free heap is given back to the OS (debug.FreeOSMemory); 0 turns it off.
-// Default: DefaultMemoryReturnDelay (1 s).
-func WithMemoryReturnDelay(d time.Duration) Option {
-	return optionFunc(func(c *config) { c.memoryReturn = d })
-}
-
 // WithTLS serves TLS with cfg; set cfg.ClientAuth to
 // tls.RequireAndVerifyClientCert (and cfg.ClientCAs) for mTLS, which also
 // gives the Selector the caller's identity. Default: plaintext.

@@ -26,19 +26,6 @@ func WithInterval(d time.Duration) Option { return func(o *options) { o.interval
 // refuses it. Default: 2 min (four missed samples).
 func WithStaleAfter(d time.Duration) Option { return func(o *options) { o.stale = d } }
 
-// WithSmoothing sets the weight of the newest rate in the moving average,
-// in (0, 1]. Default: 0.3.
-func WithSmoothing(alpha float64) Option {
-	return func(o *options) {
-		if alpha > 0 && alpha <= 1 {
-			o.alpha = alpha
-		}
-	}
-}
-
-// WithMaxTopics bounds how many topics are tracked. Default: 10,000.
-func WithMaxTopics(n int) Option { return func(o *options) { o.maxTopics = n } }
-
 // WithBook hands every sample to b as cluster's (the policy's load
 // cluster name, "" for --load-brokers), and answers
 // [Source.SnapshotWeights] from b. Default: no book.

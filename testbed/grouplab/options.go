@@ -59,25 +59,9 @@ func WithSessionTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.session = d })
 }
 
-// WithRebalanceTimeout sets the members' rebalance timeout. Default: 10 s.
-func WithRebalanceTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) { c.rebalanceTimeout = d })
-}
-
 // WithQuietPeriod sets how long the group must show no rebalance activity
 // to count as settled. Default: 800 ms (four heartbeats).
 func WithQuietPeriod(d time.Duration) Option { return optionFunc(func(c *config) { c.quiet = d }) }
-
-// WithProduceInterval sets the producer's pace: one record every d,
-// cycling through every partition. Default: 10 ms.
-func WithProduceInterval(d time.Duration) Option {
-	return optionFunc(func(c *config) { c.produceEvery = d })
-}
-
-// WithShimTimeout bounds shim leaders' calls to assignd. Default: 1 s.
-func WithShimTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) { c.shimTimeout = d })
-}
 
 // WithLogger receives the lab's, assignd's and the shims' logs. Default:
 // discarded.
@@ -92,12 +76,6 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 // WithBroker selects the broker: [KFake] or [Kafka]. Default: what
 // $ASSIGND_BROKER says ([BrokerFromEnv]), kfake when it is unset.
 func WithBroker(kind BrokerKind) Option { return optionFunc(func(c *config) { c.broker = kind }) }
-
-// WithBrokerStart bounds starting the broker and creating the topics (the
-// real broker's first start takes seconds). Default: 2 min.
-func WithBrokerStart(d time.Duration) Option {
-	return optionFunc(func(c *config) { c.brokerStart = d })
-}
 
 // WithAssigndOptions builds the lab's assignd with these options, e.g.
 // server.WithHistory: the same options, and so the same history store,

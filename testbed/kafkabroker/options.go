@@ -67,17 +67,11 @@ var defaultSettings = map[string]string{
 // directory, removed by Stop unless ASSIGND_KAFKA_KEEP=1.
 func WithDir(dir string) Option { return optionFunc(func(c *config) { c.dir = dir }) }
 
-// WithLibDir names the directory of the broker's jars. Default: [LibDir].
-func WithLibDir(dir string) Option { return optionFunc(func(c *config) { c.libDir = dir }) }
-
 // WithStartTimeout bounds the storage format and the start, until the
 // broker serves. Default: 90 s.
 func WithStartTimeout(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.startTimeout = d })
 }
-
-// WithHeap sets the JVM's maximum heap (-Xmx). Default: 512m.
-func WithHeap(size string) Option { return optionFunc(func(c *config) { c.heap = size }) }
 
 // WithConfig sets one broker setting, overriding [DefaultConfig]'s. The
 // listeners, node.id, process.roles and log.dirs are the package's.
