@@ -11,13 +11,14 @@ import (
 	"github.com/assignd/assignd/client"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // startExampleServer runs an assignd with the default policy on a loopback
 // port, as `go run ./cmd/assignd` would, and returns its address and a stop
 // function.
 func startExampleServer() (string, func()) {
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	srv, err := server.New(selection.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		panic(err)
 	}

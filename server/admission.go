@@ -5,18 +5,14 @@ import (
 	"context"
 	"sync"
 	"time"
-)
 
-// deadlineReserve is how long before the caller's deadline a waiting call
-// gives up, capped at a fifth of the time it had left: answering
-// RESOURCE_EXHAUSTED at the deadline itself would race the caller's own
-// timer, and the caller would only ever see DEADLINE_EXCEEDED.
-const deadlineReserve = 50 * time.Millisecond
+	"github.com/assignd/assignd/server/rpcerr"
+)
 
 // admission decides when an Assign call may compute. It bounds two things:
 // the calls computing at once (slots: an assignment is CPU-bound, so more
 // calls than cores only slow every one), and the sum of their estimated
-// memory ([estimateBytes]) under the budget. A call that does not fit
+// memory ([request.EstimateBytes]) under the budget. A call that does not fit
 // waits in line, until shortly before its deadline or for maxWait.
 //
 // Small calls are never starved by large ones: a call is large when its
@@ -77,8 +73,8 @@ const maxSmallCall = 8 << 20
 func (a *admission) ticketFor(bytes int64) (ticket, error) {
 	t := ticket{bytes: bytes, large: bytes > a.smallBytes}
 	if t.large && bytes > a.budget-a.reserve {
-		return t, &limitError{what: "memory_bytes", limit: a.budget - a.reserve, got: bytes,
-			setting: "estimated from the request's partitions, members and size; --memory-budget less the share kept for small calls"}
+		return t, &rpcerr.LimitError{What: "memory_bytes", Limit: a.budget - a.reserve, Got: bytes,
+			Setting: "estimated from the request's partitions, members and size; --memory-budget less the share kept for small calls"}
 	}
 	return t, nil
 }
@@ -103,7 +99,7 @@ func (a *admission) take(t ticket) {
 
 // acquire admits t, waiting until it fits, until shortly before the
 // call's deadline, or for maxWait (0: no cap), whichever comes first. It
-// returns errOverloaded when the call was not admitted in time and the
+// returns rpcerr.ErrOverloaded when the call was not admitted in time and the
 // call's end ([callEnded]) when the caller went away. On success the
 // caller must call release(t).
 func (a *admission) acquire(ctx context.Context, t ticket) error {
@@ -115,15 +111,20 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 	}
 	if ctx.Err() != nil {
 		a.mu.Unlock()
-		return callEnded(ctx)
+		return rpcerr.CallEnded(ctx)
 	}
 	wait := a.maxWait
 	if d, ok := ctx.Deadline(); ok {
 		left := time.Until(d)
-		w := left - min(deadlineReserve, left/5)
+		// A waiting call gives up DeadlineReserve before the caller's
+		// deadline, capped at a fifth of the time it had left: answering
+		// RESOURCE_EXHAUSTED at the deadline itself would race the
+		// caller's own timer, and the caller would only ever see
+		// DEADLINE_EXCEEDED.
+		w := left - min(rpcerr.DeadlineReserve, left/5)
 		if w <= 0 {
 			a.mu.Unlock()
-			return errOverloaded
+			return rpcerr.ErrOverloaded
 		}
 		if wait <= 0 || w < wait {
 			wait = w
@@ -144,9 +145,9 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 	case <-w.ready:
 		return nil
 	case <-expired:
-		err = errOverloaded
+		err = rpcerr.ErrOverloaded
 	case <-ctx.Done():
-		err = callEnded(ctx)
+		err = rpcerr.CallEnded(ctx)
 	}
 	a.mu.Lock()
 	select {

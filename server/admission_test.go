@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // TestAdmissionWait: a call that does not fit waits until shortly before
@@ -25,13 +27,13 @@ func TestAdmissionWait(t *testing.T) {
 	}{
 		{"deadline", func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 100*time.Millisecond)
-		}, 0, errOverloaded, 100 * time.Millisecond},
+		}, 0, rpcerr.ErrOverloaded, 100 * time.Millisecond},
 		{"max wait before deadline", func() (context.Context, context.CancelFunc) {
 			return context.WithTimeout(context.Background(), 10*time.Second)
-		}, 50 * time.Millisecond, errOverloaded, 60 * time.Millisecond},
+		}, 50 * time.Millisecond, rpcerr.ErrOverloaded, 60 * time.Millisecond},
 		{"max wait without deadline", func() (context.Context, context.CancelFunc) {
 			return context.WithCancel(context.Background())
-		}, 50 * time.Millisecond, errOverloaded, 60 * time.Millisecond},
+		}, 50 * time.Millisecond, rpcerr.ErrOverloaded, 60 * time.Millisecond},
 		{"already past deadline", func() (context.Context, context.CancelFunc) {
 			return context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
 		}, 0, context.DeadlineExceeded, 0},
@@ -94,11 +96,11 @@ func TestAdmissionClasses(t *testing.T) {
 	}
 	for _, tc := range tests {
 		tk, err := a.ticketFor(tc.bytes)
-		var le *limitError
+		var le *rpcerr.LimitError
 		if got := errors.As(err, &le); got != tc.refused || tk.large != tc.large {
 			t.Errorf("ticketFor(%d) = %+v, %v; want large %v, refused %v", tc.bytes, tk, err, tc.large, tc.refused)
 		}
-		if tc.refused && (le.what != "memory_bytes" || le.limit != budget-budget/8 || le.got != tc.bytes || !strings.Contains(le.Error(), "--memory-budget")) {
+		if tc.refused && (le.What != "memory_bytes" || le.Limit != budget-budget/8 || le.Got != tc.bytes || !strings.Contains(le.Error(), "--memory-budget")) {
 			t.Errorf("refusal %+v: %v", le, le)
 		}
 	}
@@ -117,8 +119,8 @@ func TestAdmissionClasses(t *testing.T) {
 	}
 	// Two large calls hold two of three slots: a third large one waits
 	// (no large slot), a small one proceeds.
-	if err := a.acquire(quick(), big3); !errors.Is(err, errOverloaded) {
-		t.Fatalf("third large call: %v, want errOverloaded", err)
+	if err := a.acquire(quick(), big3); !errors.Is(err, rpcerr.ErrOverloaded) {
+		t.Fatalf("third large call: %v, want rpcerr.ErrOverloaded", err)
 	}
 	small := mustTicket(1 << 20)
 	if err := a.acquire(quick(), small); err != nil {

@@ -14,6 +14,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // benchServer serves with the production configuration: Prometheus
@@ -24,7 +25,7 @@ func benchServer(b *testing.B, opts ...server.Option) (assigndv1.AssignmentServi
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.NewTextHandler(io.Discard, nil)),
+	srv, err := server.New(selection.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)),
 		append([]server.Option{server.WithMeterProvider(tel.MeterProvider()), server.WithTracerProvider(tel.TracerProvider())}, opts...)...)
 	if err != nil {
 		b.Fatal(err)

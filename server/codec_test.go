@@ -12,7 +12,7 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/leader"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // TestSameBytesAsLeaderCodec: for a leader's raw-metadata request the
@@ -66,8 +66,8 @@ type fixedSelector struct {
 	proto assign.RebalanceProtocol
 }
 
-func (s fixedSelector) Select(context.Context, server.Query) (server.Selection, error) {
-	return server.Selection{Assignor: s.a, Protocol: s.proto, Policy: "pinned/1"}, nil
+func (s fixedSelector) Select(context.Context, selection.Query) (selection.Selection, error) {
+	return selection.Selection{Assignor: s.a, Protocol: s.proto, Policy: "pinned/1"}, nil
 }
 
 // TestSelectionProtocol: the Selector's protocol runs when the request

@@ -14,6 +14,8 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/rpcerr"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Caps on what one Decision lists, so that a huge group's record stays
@@ -35,7 +37,7 @@ type decisionInput struct {
 	group     *assign.Group
 	res       *assign.Result
 	engine    time.Duration
-	caller    Caller
+	caller    selection.Caller
 	userAgent string
 	// input is req marshaled deterministically, once (see marshaled).
 	input []byte
@@ -49,11 +51,11 @@ type decisionInput struct {
 // noteDecision keeps, in the call's report, what its Decision is built
 // from. It only stores references: the record is built after the
 // response is written.
-func (r *callReport) noteDecision(ctx context.Context, req *assigndv1.AssignRequest, g *assign.Group, res *assign.Result, engine time.Duration, caller Caller) {
+func (r *callReport) noteDecision(ctx context.Context, req *assigndv1.AssignRequest, g *assign.Group, res *assign.Result, engine time.Duration, caller selection.Caller) {
 	in := &decisionInput{at: time.Now(), req: req, group: g, res: res, engine: engine, caller: caller}
 	if md, ok := metadata.FromIncomingContext(ctx); ok {
 		if ua := md.Get("user-agent"); len(ua) > 0 {
-			in.userAgent = clip(ua[0])
+			in.userAgent = rpcerr.Clip(ua[0])
 		}
 	}
 	r.decision = in
@@ -106,12 +108,12 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 			d.RolloutStarted = timestamppb.New(r.rolloutStarted)
 		}
 	}
-	if in.caller != (Caller{}) {
+	if in.caller != (selection.Caller{}) {
 		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}
 	}
 	d.Topics = decisionTopicsOf(in.group)
 	d.Members = decisionMembersOf(in.group, res, d.Topics)
-	d.WorstTopicImbalance, d.WorstImbalanceTopic = worstTopicSkew(in.group, res)
+	d.WorstTopicImbalance, d.WorstImbalanceTopic = assign.WorstTopicSkew(in.group, res)
 	d.WithheldPartitions = capPartitions(nil, res.Pending, decisionPartitions)
 	var revoked []*assigndv1.TopicPartitions
 	for _, m := range res.Members {
@@ -121,7 +123,7 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 	d.MoveReasons = apiconv.MoveReasonsToAPI(&res.Stats.Reasons)
 	d.Moves = apiconv.MovesToAPI(res.Moves[:min(len(res.Moves), decisionMoves)])
 	for _, w := range res.Warnings[:min(len(res.Warnings), decisionWarnings)] {
-		d.Warnings = append(d.Warnings, clipN(w, maxMessage))
+		d.Warnings = append(d.Warnings, rpcerr.ClipMessage(w))
 	}
 	return d
 }

@@ -10,11 +10,11 @@
 // # Choosing what runs
 //
 // The service never picks an assignor itself. For every Assign call it asks
-// a [Selector] which assignor runs for the group, protocol name and caller,
+// a [selection.Selector] which assignor runs for the group, protocol name and caller,
 // with which options, and under which rebalance protocol when the request
 // leaves it open. [DefaultSelector] maps the standard protocol names to the
 // standard assignors ([assign.Standards]); the policy layer (server/policy)
-// is a Selector too. An [Explainer] answers the ExplainPolicy RPC, the
+// is a selection.Selector too. An [selection.Explainer] answers the ExplainPolicy RPC, the
 // read-only twin of Select, so that operators can see what a group gets
 // and why; server/policy implements it.
 //

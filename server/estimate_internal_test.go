@@ -14,6 +14,8 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/request"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // shape is a request of a given size, for the estimate tests.
@@ -154,7 +156,7 @@ func TestEstimateCoversAllocation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		est := estimateBytes(req, len(b))
+		est := request.EstimateBytes(req, len(b))
 		got := allocated(t, svc, b)
 		ratio := float64(est) / float64(got)
 		t.Logf("%-55s request %9d B  allocated %6.1f MiB  estimate %6.1f MiB  ratio %.2f", s.name, len(b),
@@ -167,33 +169,14 @@ func TestEstimateCoversAllocation(t *testing.T) {
 
 // TestSubscribedTopics: the topic count read from raw metadata's head is
 // exact for a real subscription and bounded by the bytes for garbage.
-func TestSubscribedTopics(t *testing.T) {
-	real := wire.AppendSubscription(nil, &wire.Subscription{Version: 3, Topics: []string{"a", "b", "c"}, Generation: 1})
-	tests := []struct {
-		name string
-		md   []byte
-		want int64
-	}{
-		{"subscription v3", real, 3},
-		{"subscription v0", wire.AppendSubscription(nil, &wire.Subscription{Version: 0, Topics: []string{"orders"}}), 1},
-		{"too short", []byte{0, 1, 0}, 0},
-		{"negative count", []byte{0, 1, 0xff, 0xff, 0xff, 0xff, 0, 0}, 0},
-		{"count beyond the bytes", []byte{0, 1, 0x7f, 0xff, 0xff, 0xff, 0, 1, 'a', 0, 1}, 2},
-	}
-	for _, tc := range tests {
-		if got := subscribedTopics(tc.md); got != tc.want {
-			t.Errorf("%s: %d topics, want %d", tc.name, got, tc.want)
-		}
-	}
-}
 
 // loadAwareSelector runs load-sticky@1 for the protocol name "load-sticky"
 // and the standard assignors for the others.
 type loadAwareSelector struct{}
 
-func (loadAwareSelector) Select(ctx context.Context, q Query) (Selection, error) {
+func (loadAwareSelector) Select(ctx context.Context, q selection.Query) (selection.Selection, error) {
 	if q.ProtocolName == assign.NameLoadSticky {
-		return Selection{Assignor: assign.LoadSticky(), Policy: "load/1"}, nil
+		return selection.Selection{Assignor: assign.LoadSticky(), Policy: "load/1"}, nil
 	}
-	return DefaultSelector().Select(ctx, q)
+	return selection.Default().Select(ctx, q)
 }

@@ -10,18 +10,20 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/server/request"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // pinnedSelector runs one assignor behind every protocol name, keeping the
 // protocol each name's clients run, as a policy rule does.
 type pinnedSelector struct{ a assign.Assignor }
 
-func (s pinnedSelector) Select(_ context.Context, q Query) (Selection, error) {
+func (s pinnedSelector) Select(_ context.Context, q selection.Query) (selection.Selection, error) {
 	p := assign.ProtocolUnspecified
-	if eagerOnlyName(q.ProtocolName) {
+	if std, ok := assign.StandardOf(q.ProtocolName); ok && !std.Allows(assign.Cooperative) {
 		p = assign.Eager
 	}
-	return Selection{Assignor: s.a, Protocol: p, Policy: "pinned/test"}, nil
+	return selection.Selection{Assignor: s.a, Protocol: p, Policy: "pinned/test"}, nil
 }
 
 // TestEstimateCoversKIP848Assignors: the admission estimate, made from the
@@ -47,7 +49,7 @@ func TestEstimateCoversKIP848Assignors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			est := estimateBytes(req, len(b))
+			est := request.EstimateBytes(req, len(b))
 			got := allocated(t, svc, b)
 			ratio := float64(est) / float64(got)
 			t.Logf("%s %-55s allocated %6.1f MiB  estimate %6.1f MiB  ratio %.2f", assign.Ref(a), s.name,

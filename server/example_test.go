@@ -12,12 +12,13 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Serve assignd on a loopback port and ask it for an assignment, as a
 // group leader would.
 func Example() {
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler))
+	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		panic(err)
 	}
@@ -53,16 +54,4 @@ func Example() {
 	// range REBALANCE_PROTOCOL_EAGER true
 	// consumer-1 orders [0 1]
 	// consumer-2 orders [2 3]
-}
-
-// A Selector decides which assignor runs behind a protocol name; wrap the
-// default to add rules of your own.
-func ExampleDefaultSelector() {
-	sel, err := server.DefaultSelector().Select(context.Background(), server.Query{GroupID: "orders", ProtocolName: "cooperative-sticky"})
-	fmt.Println(sel.Assignor.Name(), sel.Assignor.Version(), strings.HasPrefix(sel.Policy, "default/"), err)
-	_, err = server.DefaultSelector().Select(context.Background(), server.Query{ProtocolName: "uniform"})
-	fmt.Println(err != nil)
-	// Output:
-	// cooperative-sticky 1 true <nil>
-	// true
 }

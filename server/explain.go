@@ -5,10 +5,11 @@ import (
 	"errors"
 	"fmt"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/replay"
+	"github.com/assignd/assignd/server/rpcerr"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // ExplainPolicy says what the policy does for a group: the Explainer's
@@ -20,25 +21,25 @@ import (
 func (s *service) ExplainPolicy(ctx context.Context, req *assigndv1.ExplainPolicyRequest) (*assigndv1.ExplainPolicyResponse, error) {
 	resp, err := s.explainPolicy(ctx, req)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, rpcerr.ToStatus(err)
 	}
 	return resp, nil
 }
 
 func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolicyRequest) (*assigndv1.ExplainPolicyResponse, error) {
 	if s.explainer == nil {
-		return nil, errNoExplainer
+		return nil, rpcerr.ErrNoExplainer
 	}
 	caller := callerFromContext(ctx)
 	if c := req.GetCaller(); c != nil {
-		caller = Caller{Subject: c.GetSubject(), CommonName: c.GetCommonName()}
+		caller = selection.Caller{Subject: c.GetSubject(), CommonName: c.GetCommonName()}
 	}
-	e, err := s.explainer.ExplainPolicy(ctx, Query{GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Caller: caller})
+	e, err := s.explainer.ExplainPolicy(ctx, selection.Query{GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Caller: caller})
 	switch {
-	case errors.Is(err, ErrUnknownProtocol):
-		return nil, unknownProtocol(err)
+	case errors.Is(err, selection.ErrUnknownProtocol):
+		return nil, rpcerr.UnknownProtocol(err)
 	case err != nil:
-		s.logger.ErrorContext(ctx, "explainer failed", "group", clip(req.GetGroupId()), "error", clipN(err.Error(), maxMessage))
+		s.logger.ErrorContext(ctx, "explainer failed", "group", rpcerr.Clip(req.GetGroupId()), "error", rpcerr.ClipMessage(err.Error()))
 		return nil, fmt.Errorf("explaining the policy: %w", err)
 	}
 	out := explanationOut(e, caller)
@@ -49,26 +50,19 @@ func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolic
 // protocolNames lists the protocol names the policy answers for, for
 // ListAssignors: the Explainer's when the server has one (it describes the
 // policy), else the Selector's, when it can list them (the optional method
-// ProtocolNames() []string, as on ErrUnknownProtocol errors); else none.
+// ProtocolNames() []string, as on selection.ErrUnknownProtocol errors); else none.
 func (s *service) protocolNames() []string {
 	var x any = s.sel
 	if s.explainer != nil {
 		x = s.explainer
 	}
-	if n, ok := x.(protocolNamer); ok {
+	if n, ok := x.(rpcerr.ProtocolNamer); ok {
 		return n.ProtocolNames()
 	}
 	return nil
 }
 
-// unknownProtocol is the client's error for a protocol name no assignor
-// answers to, from Select or ExplainPolicy.
-func unknownProtocol(err error) *fieldError {
-	return &fieldError{field: "protocol_name", reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
-		desc: clipN(err.Error(), maxMessage), err: err}
-}
-
-func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyResponse {
+func explanationOut(e selection.Explanation, caller selection.Caller) *assigndv1.ExplainPolicyResponse {
 	out := &assigndv1.ExplainPolicyResponse{
 		Policy:            e.Policy,
 		Rule:              e.Rule,
@@ -78,11 +72,11 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 		Reason:            e.Reason,
 		Assignor:          e.Assignor,
 		RebalanceProtocol: apiconv.ProtocolToAPI(e.Protocol),
-		Params:            paramsOut(e.Params),
+		Params:            replay.ParamsToAPI(e.Params),
 		Caller:            &assigndv1.CallerIdentity{Subject: caller.Subject, CommonName: caller.CommonName},
 	}
 	if e.Shadow != nil {
-		out.Shadow = &assigndv1.ShadowPolicy{Assignor: e.Shadow.Assignor, Params: paramsOut(e.Shadow.Params)}
+		out.Shadow = &assigndv1.ShadowPolicy{Assignor: e.Shadow.Assignor, Params: replay.ParamsToAPI(e.Shadow.Params)}
 	}
 	for _, sk := range e.Skipped {
 		out.Skipped = append(out.Skipped, &assigndv1.SkippedRule{Rule: sk.Rule, Reason: sk.Reason})
@@ -90,9 +84,11 @@ func explanationOut(e Explanation, caller Caller) *assigndv1.ExplainPolicyRespon
 	return out
 }
 
-func paramsOut(p PolicyParams) *assigndv1.PolicyParams {
-	return &assigndv1.PolicyParams{RackAware: p.RackAware, MaxMovesPerRebalance: int32(p.MaxMovesPerRebalance), Freeze: p.Freeze,
-		KeepMisalignedRacks: p.KeepMisalignedRacks,
-		LoadTolerance:       &p.LoadTolerance, LoadHysteresis: &p.LoadHysteresis, MaxCountSkew: proto.Int32(int32(p.MaxCountSkew)),
-		LoadSource: p.LoadSource, LoadCluster: p.LoadCluster}
+// ruleRollout is the staged rollout of a rule for ExplainPolicy, nil
+// without one.
+func (s *service) ruleRollout(rule string) *assigndv1.RolloutRuleState {
+	if s.rollouts == nil || rule == "" {
+		return nil
+	}
+	return s.rollouts.RuleStatus(rule)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/testcerts"
 )
 
@@ -27,19 +28,19 @@ import (
 // records its queries.
 type fakeExplainer struct {
 	mu      sync.Mutex
-	queries []server.Query
-	answer  server.Explanation
+	queries []selection.Query
+	answer  selection.Explanation
 	err     error
 }
 
-func (f *fakeExplainer) ExplainPolicy(_ context.Context, q server.Query) (server.Explanation, error) {
+func (f *fakeExplainer) ExplainPolicy(_ context.Context, q selection.Query) (selection.Explanation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.queries = append(f.queries, q)
 	return f.answer, f.err
 }
 
-func (f *fakeExplainer) last() server.Query {
+func (f *fakeExplainer) last() selection.Query {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.queries[len(f.queries)-1]
@@ -51,17 +52,17 @@ type namesError struct{ names []string }
 func (e namesError) Error() string {
 	return "unknown protocol name \"x\": try one of " + strings.Join(e.names, ", ")
 }
-func (e namesError) Unwrap() error           { return server.ErrUnknownProtocol }
+func (e namesError) Unwrap() error           { return selection.ErrUnknownProtocol }
 func (e namesError) ProtocolNames() []string { return e.names }
 
 func TestExplainPolicy(t *testing.T) {
-	ex := &fakeExplainer{answer: server.Explanation{
+	ex := &fakeExplainer{answer: selection.Explanation{
 		Policy: "payments-v2/0123456789ab", Rule: "payments-v2", Revision: "0123456789ab", Description: "staged",
 		Bucket: 412, Reason: "bucket 412 is below 1000 (rollout.percent 10)", Assignor: "cooperative-sticky@2",
 		Protocol: assign.Cooperative,
-		Params:   server.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64, LoadTolerance: 0.2, LoadHysteresis: 0.01, MaxCountSkew: 4},
-		Shadow:   &server.ShadowPolicy{Assignor: "cooperative-sticky@1", Params: server.PolicyParams{Freeze: true}},
-		Skipped:  []server.SkippedRule{{Rule: "freeze-billing", Reason: "group \"payments-a\" matches none of match.groups"}},
+		Params:   selection.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64, LoadTolerance: 0.2, LoadHysteresis: 0.01, MaxCountSkew: 4},
+		Shadow:   &selection.ShadowPolicy{Assignor: "cooperative-sticky@1", Params: selection.PolicyParams{Freeze: true}},
+		Skipped:  []selection.SkippedRule{{Rule: "freeze-billing", Reason: "group \"payments-a\" matches none of match.groups"}},
 	}}
 	ts := startServer(t, nil, server.WithExplainer(ex))
 	resp, err := ts.client.ExplainPolicy(callCtx(t), &assigndv1.ExplainPolicyRequest{
@@ -87,7 +88,7 @@ func TestExplainPolicy(t *testing.T) {
 	}
 	q := ex.last()
 	if q.GroupID != "payments-a" || q.ProtocolName != "cooperative-sticky" || q.Protocol != assign.ProtocolUnspecified ||
-		q.Caller != (server.Caller{Subject: "CN=leader-a,O=payments", CommonName: "leader-a"}) {
+		q.Caller != (selection.Caller{Subject: "CN=leader-a,O=payments", CommonName: "leader-a"}) {
 		t.Errorf("explainer query = %+v", q)
 	}
 
@@ -98,7 +99,7 @@ func TestExplainPolicy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if q := ex.last(); q.Caller != (server.Caller{}) || resp.GetShadow() != nil || resp.GetCaller().GetSubject() != "" {
+	if q := ex.last(); q.Caller != (selection.Caller{}) || resp.GetShadow() != nil || resp.GetCaller().GetSubject() != "" {
 		t.Errorf("query %+v, response %v", q, resp)
 	}
 	if lines := ts.logs.lines(t, "finished call"); len(lines) != 2 || lines[0]["grpc.method"] != "ExplainPolicy" {
@@ -117,7 +118,7 @@ func TestExplainPolicyErrors(t *testing.T) {
 	}{
 		{"unknown name, names listed", []server.Option{server.WithExplainer(&fakeExplainer{err: namesError{[]string{"range", "sticky"}}})},
 			codes.InvalidArgument, "protocol_name", "range,sticky", assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME},
-		{"unknown name, wrapped", []server.Option{server.WithExplainer(&fakeExplainer{err: fmt.Errorf("policy: %w", server.ErrUnknownProtocol)})},
+		{"unknown name, wrapped", []server.Option{server.WithExplainer(&fakeExplainer{err: fmt.Errorf("policy: %w", selection.ErrUnknownProtocol)})},
 			codes.InvalidArgument, "protocol_name", "", assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME},
 		{"explainer failure", []server.Option{server.WithExplainer(&fakeExplainer{err: errors.New("policy store password expired")})},
 			codes.Internal, "", "", assigndv1.ErrorReason_ERROR_REASON_INTERNAL},
@@ -152,8 +153,8 @@ func TestExplainPolicyErrors(t *testing.T) {
 // unauthenticated leader.
 func TestExplainPolicyMutualTLS(t *testing.T) {
 	ca := testcerts.New(t)
-	ex := &fakeExplainer{answer: server.Explanation{Policy: "default/x", Rule: "default", Revision: "x", Assignor: "range@1", Protocol: assign.Eager}}
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithExplainer(ex), server.WithTLS(&tls.Config{
+	ex := &fakeExplainer{answer: selection.Explanation{Policy: "default/x", Rule: "default", Revision: "x", Assignor: "range@1", Protocol: assign.Eager}}
+	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithExplainer(ex), server.WithTLS(&tls.Config{
 		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
 	}))
 	if err != nil {
@@ -171,14 +172,14 @@ func TestExplainPolicyMutualTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := (server.Caller{Subject: "CN=ops,O=platform", CommonName: "ops"}); ex.last().Caller != want || resp.GetCaller().GetCommonName() != "ops" {
+	if want := (selection.Caller{Subject: "CN=ops,O=platform", CommonName: "ops"}); ex.last().Caller != want || resp.GetCaller().GetCommonName() != "ops" {
 		t.Errorf("caller %+v / %v, want %+v", ex.last().Caller, resp.GetCaller(), want)
 	}
 	if _, err := client.ExplainPolicy(callCtx(t), &assigndv1.ExplainPolicyRequest{GroupId: "g", ProtocolName: "range",
 		Caller: &assigndv1.CallerIdentity{}}); err != nil {
 		t.Fatal(err)
 	}
-	if c := ex.last().Caller; c != (server.Caller{}) {
+	if c := ex.last().Caller; c != (selection.Caller{}) {
 		t.Errorf("an empty override gave caller %+v", c)
 	}
 }

@@ -16,6 +16,8 @@ import (
 
 	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/rpcerr"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // FuzzAssign feeds arbitrary AssignRequests to the handler: it must never
@@ -49,7 +51,7 @@ func FuzzAssign(f *testing.F) {
 		f.Fatal(err)
 	}
 	svc := &service{
-		sel: DefaultSelector(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
+		sel: selection.Default(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
 		maxPartitions: 5000, run: runEngine, metrics: metrics,
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -63,7 +65,7 @@ func FuzzAssign(f *testing.F) {
 			if st.Code() != codes.InvalidArgument && st.Code() != codes.ResourceExhausted {
 				t.Fatalf("rejected with %s: %v", st.Code(), err)
 			}
-			if reasonOf(err) == assigndv1.ErrorReason_ERROR_REASON_UNSPECIFIED {
+			if rpcerr.ReasonOf(err) == assigndv1.ErrorReason_ERROR_REASON_UNSPECIFIED {
 				t.Fatalf("no ErrorInfo reason: %v", err)
 			}
 			return

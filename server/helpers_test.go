@@ -24,6 +24,7 @@ import (
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // testServer is an in-process assignd on a bufconn listener.
@@ -36,10 +37,10 @@ type testServer struct {
 
 // startServer serves a Server built with sel (DefaultSelector when nil) and
 // opts, and closes it when the test ends.
-func startServer(t testing.TB, sel server.Selector, opts ...server.Option) *testServer {
+func startServer(t testing.TB, sel selection.Selector, opts ...server.Option) *testServer {
 	t.Helper()
 	if sel == nil {
-		sel = server.DefaultSelector()
+		sel = selection.Default()
 	}
 	logs := &logBuffer{}
 	logger := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))

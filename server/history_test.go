@@ -23,6 +23,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/testcerts"
 )
 
@@ -222,7 +223,7 @@ func TestHistoryMetrics(t *testing.T) {
 func TestHistoryCallerIdentity(t *testing.T) {
 	ca := testcerts.New(t)
 	h, _ := history.New()
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithHistory(h), server.WithTLS(&tls.Config{
+	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithHistory(h), server.WithTLS(&tls.Config{
 		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
 	}))
 	if err != nil {

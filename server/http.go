@@ -3,7 +3,7 @@ package server
 import (
 	"net/http"
 
-	"github.com/assignd/assignd/server/console"
+	"github.com/assignd/assignd/server/history/console"
 )
 
 // OpsHandler serves the operations endpoints beside the gRPC port:
@@ -29,7 +29,7 @@ func (s *Server) OpsHandler(metrics http.Handler) http.Handler {
 			opts = append(opts, console.WithRollouts(s.rollouts.Status))
 		}
 		mux.Handle("GET /console/", http.StripPrefix("/console", console.Handler(s.history, opts...)))
-		mux.HandleFunc("GET /console/migration", s.rollout.migrationPage)
+		mux.HandleFunc("GET /console/migration", s.replay.MigrationPage)
 	}
 	if metrics != nil {
 		mux.Handle("GET /metrics", metrics)

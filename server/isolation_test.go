@@ -19,6 +19,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/request"
 )
 
 // TestMemoryBudgetRefusal: a request whose estimate could never fit in
@@ -36,7 +37,7 @@ func TestMemoryBudgetRefusal(t *testing.T) {
 		t.Fatalf("huge request: %v, want RESOURCE_EXHAUSTED with reason LIMIT_EXCEEDED", err)
 	}
 	if md := info.GetMetadata(); md["limit"] != "memory_bytes" || md["max"] != fmt.Sprint(budget-budget/8) ||
-		md["got"] != fmt.Sprint(server.EstimateBytes(huge)) {
+		md["got"] != fmt.Sprint(request.EstimateBytes(huge, 0)) {
 		t.Errorf("metadata %v", md)
 	}
 	if !strings.Contains(status.Convert(err).Message(), "--memory-budget") {

@@ -53,7 +53,7 @@ var errNoLoadClusters = errors.New("the server reads no policy load_clusters")
 // the snapshot's id when the source names it. When it cannot, the group
 // is planned by counts: it returns the warning for the response, logs it
 // and counts it (assignd.load.fallbacks).
-func (s *service) kafkaWeights(ctx context.Context, sel Selection, g *assign.Group) (fromKafka bool, snapshot, warning string) {
+func (s *service) kafkaWeights(ctx context.Context, sel selection.Selection, g *assign.Group) (fromKafka bool, snapshot, warning string) {
 	if !sel.KafkaLoad || len(g.Weights) > 0 {
 		return false, "", ""
 	}

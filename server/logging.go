@@ -14,6 +14,8 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
+
+	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // callLog writes one line per finished call, never payloads:
@@ -85,7 +87,7 @@ func (r *callLogReporter) PostCall(err error, took time.Duration) {
 	if err != nil {
 		// Messages quote what the caller sent clipped already; the whole
 		// is bounded too.
-		attrs = append(attrs, slog.String("grpc.error", clipN(err.Error(), maxMessage)))
+		attrs = append(attrs, slog.String("grpc.error", rpcerr.ClipMessage(err.Error())))
 	}
 	attrs = append(attrs, slog.String("grpc.duration", took.String()))
 	if rep, ok := r.ctx.Value(reportKey{}).(*callReport); ok {

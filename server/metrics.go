@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // meterName scopes the domain instruments.
@@ -114,7 +115,7 @@ func (d *domainMetrics) seriesFor(a assign.Assignor, protocol, policy string) *s
 	return actual.(*series)
 }
 
-// splitPolicy splits "rule/revision" (Selection.Policy) at its first
+// splitPolicy splits "rule/revision" (selection.Selection.Policy) at its first
 // slash; rule names cannot contain one.
 func splitPolicy(policy string) (rule, revision string) {
 	rule, revision, _ = strings.Cut(policy, "/")
@@ -203,7 +204,7 @@ func (d *domainMetrics) record(ctx context.Context, r *callReport, code codes.Co
 	if code != codes.OK {
 		d.errors.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(append(s.attrs.ToSlice(),
 			attribute.String("code", code.String()),
-			attribute.String("reason", reasonOf(err).String()),
+			attribute.String("reason", rpcerr.ReasonOf(err).String()),
 		)...)))
 	}
 	if !r.ok {

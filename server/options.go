@@ -12,6 +12,9 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/replay"
+	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // DefaultMaxRecvBytes is the default request size limit: 64 MiB. A group
@@ -59,12 +62,12 @@ type config struct {
 	meters        metric.MeterProvider
 	tracers       trace.TracerProvider
 	grpcOptions   []grpc.ServerOption
-	explainer     Explainer
+	explainer     selection.Explainer
 	run           runFunc
 	history       *history.Store
-	policyParser  PolicyParser
+	policyParser  replay.PolicyParser
 	load          LoadSource
-	rollouts      RolloutStatuser
+	rollouts      rollout.Statuser
 	loadClusters  LoadClusters
 }
 
@@ -125,7 +128,7 @@ func WithMemoryBudget(bytes int64) Option {
 
 // WithTLS serves TLS with cfg; set cfg.ClientAuth to
 // tls.RequireAndVerifyClientCert (and cfg.ClientCAs) for mTLS, which also
-// gives the Selector the caller's identity. Default: plaintext.
+// gives the selection.Selector the caller's identity. Default: plaintext.
 func WithTLS(cfg *tls.Config) Option { return optionFunc(func(c *config) { c.tls = cfg }) }
 
 // WithMeterProvider sends RPC metrics (otelgrpc) and the domain metrics to
@@ -147,9 +150,11 @@ func WithGRPCServerOptions(opts ...grpc.ServerOption) Option {
 }
 
 // WithExplainer answers ExplainPolicy calls with e, which should explain
-// the same policy as the Server's Selector. Default: none; ExplainPolicy
+// the same policy as the Server's selection.Selector. Default: none; ExplainPolicy
 // then fails with UNIMPLEMENTED.
-func WithExplainer(e Explainer) Option { return optionFunc(func(c *config) { c.explainer = e }) }
+func WithExplainer(e selection.Explainer) Option {
+	return optionFunc(func(c *config) { c.explainer = e })
+}
 
 // withRun replaces the engine, for fault-injection tests.
 func withRun(run runFunc) Option { return optionFunc(func(c *config) { c.run = run }) }
@@ -164,7 +169,7 @@ func WithHistory(h *history.Store) Option { return optionFunc(func(c *config) { 
 // WithPolicyParser lets PreviewPolicy parse a candidate policy file, as
 // the live one is parsed (assignd passes server/policy's Parse). Default:
 // none; PreviewPolicy then fails with UNIMPLEMENTED.
-func WithPolicyParser(p PolicyParser) Option {
+func WithPolicyParser(p replay.PolicyParser) Option {
 	return optionFunc(func(c *config) { c.policyParser = p })
 }
 
@@ -179,4 +184,11 @@ func WithLoadSource(l LoadSource) Option { return optionFunc(func(c *config) { c
 // requests are planned by counts, with a warning.
 func WithLoadClusters(c LoadClusters) Option {
 	return optionFunc(func(cfg *config) { cfg.loadClusters = c })
+}
+
+// WithRolloutStatus reports staged rollouts in RolloutStatus, in
+// ExplainPolicy (ExplainPolicyResponse.rollout) and on the console.
+// Default: none (RolloutStatus is UNIMPLEMENTED).
+func WithRolloutStatus(r rollout.Statuser) Option {
+	return optionFunc(func(c *config) { c.rollouts = r })
 }

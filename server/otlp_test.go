@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/assign/assigntest"
-	"github.com/assignd/assignd/server"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/server"
 )
 
 // otlpReceiver is an in-process OTLP/HTTP trace receiver: it accepts

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // callReport is what one Assign call did, filled in by the handler as it
@@ -22,7 +23,7 @@ type callReport struct {
 	// binding is the policy binding that allowed the caller, if any.
 	binding string
 	// rolloutStep and rolloutStarted name the staged rollout step that
-	// admitted the group (Selection.RolloutStep, RolloutStarted).
+	// admitted the group (selection.Selection.RolloutStep, RolloutStarted).
 	rolloutStep    int
 	rolloutStarted time.Time
 
@@ -76,7 +77,7 @@ func (r *callReport) appendAttrs(attrs []slog.Attr) []slog.Attr {
 	}
 	// The group id is the caller's: clipped like every caller-supplied
 	// string in logs.
-	attrs = append(attrs, slog.String("group", clip(r.group)))
+	attrs = append(attrs, slog.String("group", rpcerr.Clip(r.group)))
 	if r.assignor != nil {
 		attrs = append(attrs, slog.String("assignor", ref(r.assignor)), slog.String("protocol", r.protocol), slog.String("policy", r.policy))
 	}

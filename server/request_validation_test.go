@@ -10,15 +10,15 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // cooperativeBehindEveryName runs cooperative-sticky whatever the name, as a
 // careless policy could.
 type cooperativeBehindEveryName struct{}
 
-func (cooperativeBehindEveryName) Select(context.Context, server.Query) (server.Selection, error) {
-	return server.Selection{Assignor: assign.CooperativeSticky(), Policy: "test/1"}, nil
+func (cooperativeBehindEveryName) Select(context.Context, selection.Query) (selection.Selection, error) {
+	return selection.Selection{Assignor: assign.CooperativeSticky(), Policy: "test/1"}, nil
 }
 
 // Range clients only run EAGER: a COOPERATIVE request under that name is

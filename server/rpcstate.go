@@ -12,6 +12,8 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
+
+	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // rpcState is one RPC's, from the moment gRPC sees its headers to the
@@ -136,7 +138,7 @@ func (h *rpcStats) report(ctx context.Context, end *stats.End) {
 	code := status.Code(end.Error)
 	h.refused.Add(ctx, 1, metric.WithAttributes(attribute.String("method", method), attribute.String("code", code.String())))
 	attrs := []slog.Attr{slog.String("grpc.method", method), slog.String("grpc.code", code.String()),
-		slog.String("grpc.error", clipN(status.Convert(end.Error).Message(), maxMessage)),
+		slog.String("grpc.error", rpcerr.ClipMessage(status.Convert(end.Error).Message())),
 		slog.String("grpc.duration", end.EndTime.Sub(end.BeginTime).Round(time.Microsecond).String())}
 	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
 		attrs = append(attrs, slog.String("peer.address", p.Addr.String()))

@@ -26,6 +26,10 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/replay"
+	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/server/rpcerr"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Server is the assignd gRPC server: the AssignmentService, the
@@ -39,23 +43,23 @@ type Server struct {
 	logger *slog.Logger
 	ready  atomic.Bool
 	// stopCalls ends the context every computation runs under, with
-	// cause errShuttingDown.
+	// cause rpcerr.ErrShuttingDown.
 	stopCalls  context.CancelCauseFunc
 	osReturner *osReturner
 	history    *history.Store
-	rollout    *rolloutService
+	replay     *replay.Service
 	// explainer, when set, tells the console what the policy does now.
-	explainer Explainer
+	explainer selection.Explainer
 	// rollouts, when set, shows the staged rollouts on the console.
-	rollouts RolloutStatuser
+	rollouts rollout.Statuser
 }
 
 // New builds a Server. sel chooses the assignor of every Assign call (use
 // DefaultSelector() without a policy); logger receives one line per call
 // and the server's own events. Both are required.
-func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
+func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	if sel == nil || logger == nil {
-		return nil, errors.New("server: New needs a Selector and a logger")
+		return nil, errors.New("server: New needs a selection.Selector and a logger")
 	}
 	cfg := defaultConfig()
 	for _, o := range opts {
@@ -134,14 +138,15 @@ func New(sel Selector, logger *slog.Logger, opts ...Option) (*Server, error) {
 	}
 	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
 	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
-	assigndv1.RegisterGroupHistoryServiceServer(s.grpc, &historyService{store: cfg.history})
-	rollout := newRolloutService(cfg.history, cfg.explainer, cfg.policyParser, cfg.run, cfg.memoryBudget)
-	rollout.stopOnShutdown = svc.stopOnShutdown
-	assigndv1.RegisterRolloutServiceServer(s.grpc, rollout)
-	s.rollout = rollout
-	assigndv1.RegisterRolloutStateServiceServer(s.grpc, &rolloutStateService{rollouts: cfg.rollouts})
+	assigndv1.RegisterGroupHistoryServiceServer(s.grpc, history.NewService(cfg.history))
+	s.replay = replay.New(replay.Config{
+		Store: cfg.history, Explainer: cfg.explainer, Parse: cfg.policyParser, Run: cfg.run,
+		MemoryBudget: cfg.memoryBudget, Stop: svc.stopOnShutdown,
+	})
+	assigndv1.RegisterReplayServiceServer(s.grpc, s.replay)
+	assigndv1.RegisterRolloutServiceServer(s.grpc, rollout.NewService(cfg.rollouts))
 	if cfg.history != nil {
-		if err := registerHistoryMetrics(cfg.meters, cfg.history); err != nil {
+		if err := history.RegisterMetrics(cfg.meters, cfg.history); err != nil {
 			return nil, fmt.Errorf("server: creating metrics: %w", err)
 		}
 	}
@@ -204,7 +209,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 	}
 	s.logger.WarnContext(ctx, "graceful shutdown timed out; stopping calls in flight")
-	s.stopCalls(errShuttingDown)
+	s.stopCalls(rpcerr.ErrShuttingDown)
 	t := time.NewTimer(stopGrace)
 	defer t.Stop()
 	select {
@@ -228,7 +233,7 @@ const MinMemoryBudget = 16 << 20
 // stack go to the log, never to the client, and the server keeps serving.
 func (s *Server) recovered(ctx context.Context, p any) error {
 	s.logger.ErrorContext(ctx, "recovered from panic", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-	return toStatus(errInternal)
+	return rpcerr.ToStatus(rpcerr.ErrInternal)
 }
 
 // reportInterceptor gives each Assign call a callReport and records the

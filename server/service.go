@@ -13,11 +13,16 @@ import (
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/replay"
+	"github.com/assignd/assignd/server/request"
+	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/server/rpcerr"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // runFunc runs the engine; opts include assign.WithContext(ctx). Tests
 // substitute it to inject faults and slow runs.
-type runFunc func(ctx context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error)
+type runFunc = replay.RunFunc
 
 func runEngine(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
 	return assign.Run(a, g, opts...)
@@ -27,12 +32,12 @@ func runEngine(_ context.Context, a assign.Assignor, g *assign.Group, opts ...as
 type service struct {
 	assigndv1.UnimplementedAssignmentServiceServer
 
-	sel           Selector
-	explainer     Explainer
+	sel           selection.Selector
+	explainer     selection.Explainer
 	logger        *slog.Logger
 	admission     *admission
 	maxPartitions int64
-	// stopping ends, with cause errShuttingDown, when the server's grace
+	// stopping ends, with cause rpcerr.ErrShuttingDown, when the server's grace
 	// period is over; every computation stops with it.
 	stopping context.Context
 	run      runFunc
@@ -45,7 +50,7 @@ type service struct {
 	loadClusters  LoadClusters
 	loadFallbacks metric.Int64Counter
 	// rollouts reports staged rollouts in ExplainPolicy; nil: none.
-	rollouts RolloutStatuser
+	rollouts rollout.Statuser
 }
 
 // Assign computes one group's assignment. Steps, each of which can reject
@@ -57,7 +62,7 @@ type service struct {
 func (s *service) Assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
 	resp, err := s.assign(ctx, req)
 	if err != nil {
-		return nil, toStatus(err)
+		return nil, rpcerr.ToStatus(err)
 	}
 	return resp, nil
 }
@@ -67,55 +72,20 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	rep.group = req.GetGroupId()
 	rep.members = len(req.GetMembers())
 
-	if req.GetProtocolName() == "" {
-		return nil, &fieldError{field: "protocol_name", reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
-			desc: "the group's protocol name is required, e.g. \"cooperative-sticky\""}
-	}
-	proto, err := rebalanceProtocol(req.GetRebalanceProtocol())
+	h, err := request.ReadHeader(req, s.maxPartitions)
 	if err != nil {
 		return nil, err
 	}
-	// The protocol name fixes what its clients run, whatever assignor a
-	// policy puts behind it: range, roundrobin and sticky clients are
-	// EAGER-only in Kafka, and a cooperative plan would hand them
-	// partitions another member still consumes.
-	if proto == assign.Cooperative && eagerOnlyName(req.GetProtocolName()) {
-		return nil, &fieldError{field: "rebalance_protocol", reason: assigndv1.ErrorReason_ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL,
-			desc: fmt.Sprintf("%q clients run the EAGER protocol only", req.GetProtocolName()), err: assign.ErrUnsupportedProtocol}
-	}
-	decoded, err := decodedView(req.GetView())
-	if err != nil {
-		return nil, err
-	}
-	listMoves, err := moveDetailLimit(req.GetMoveDetailLimit())
-	if err != nil {
-		return nil, err
-	}
-	if err := checkLimits(req, s.maxPartitions); err != nil {
-		return nil, err
-	}
-	ticket, err := s.admission.ticketFor(estimateBytes(req, requestBytes(ctx)))
+	ticket, err := s.admission.ticketFor(request.EstimateBytes(req, requestBytes(ctx)))
 	if err != nil {
 		return nil, err
 	}
 	caller := callerFromContext(ctx)
-	sel, err := s.sel.Select(ctx, Query{
-		GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Protocol: proto, Caller: caller,
-	})
-	switch {
-	case errors.Is(err, ErrUnknownProtocol):
-		return nil, unknownProtocol(err)
-	case errors.Is(err, ErrCallerNotAllowed):
-		s.logger.WarnContext(ctx, "caller refused by the policy's binding", "group", clip(req.GetGroupId()),
-			"caller", clip(caller.Subject), "error", clipN(err.Error(), maxMessage))
+	sel, err := s.selectAssignor(ctx, req.GetGroupId(), req.GetProtocolName(), h.Protocol, caller)
+	if err != nil {
 		return nil, err
-	case err != nil:
-		s.logger.ErrorContext(ctx, "selector failed", "group", clip(req.GetGroupId()), "error", clipN(err.Error(), maxMessage))
-		return nil, fmt.Errorf("selecting the assignor: %w", err)
-	case sel.Assignor == nil:
-		s.logger.ErrorContext(ctx, "selector chose no assignor", "group", clip(req.GetGroupId()))
-		return nil, errInternal
 	}
+	proto := h.Protocol
 	if proto == assign.ProtocolUnspecified {
 		// What the group's clients run, as the policy knows it; still
 		// unspecified, the engine runs the assignor's default.
@@ -135,24 +105,17 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	ctx, stop := s.stopOnShutdown(ctx)
 	defer stop()
 
-	ts, err := topics(req)
+	in, err := request.Decode(req, proto)
 	if err != nil {
 		return nil, err
 	}
-	g := &assign.Group{Generation: req.GetGenerationId(), Protocol: proto, Topics: ts}
-	if g.Weights, err = weights(req); err != nil {
-		return nil, err
-	}
+	g := in.Group
 	fromKafka, loadSnapshot, loadWarning := s.kafkaWeights(ctx, sel, g)
-	versions, raw, err := members(req, g)
-	if err != nil {
-		return nil, err
-	}
 	if ctx.Err() != nil {
-		return nil, callEnded(ctx)
+		return nil, rpcerr.CallEnded(ctx)
 	}
 	opts := append(slices.Clip(sel.Options), assign.WithContext(ctx))
-	if detail := s.moveDetail(listMoves); detail > 0 {
+	if detail := s.moveDetail(h.MoveDetail); detail > 0 {
 		opts = append(opts, assign.WithMoveDetail(detail))
 	}
 	if req.GetTargetAssignment() {
@@ -163,7 +126,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	res, err := s.run(ctx, sel.Assignor, g, opts...)
 	took := time.Since(start)
 	if err != nil {
-		return nil, engineError(stopped(ctx, err), req, raw)
+		return nil, in.EngineError(rpcerr.Stopped(ctx, err))
 	}
 	if loadWarning != "" {
 		res.Warnings = append(res.Warnings, loadWarning)
@@ -174,19 +137,40 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		sel.Observe(ctx, g, res, took)
 	}
 	if ctx.Err() != nil {
-		return nil, callEnded(ctx)
+		return nil, rpcerr.CallEnded(ctx)
 	}
 	if s.history != nil {
 		// References only: the record is built once the response is
 		// written (reportInterceptor), off the call's latency.
 		rep.noteDecision(ctx, req, g, res, took, caller)
 	}
-	resp := response(res, sel.Policy, versions, decoded, listMoves)
+	resp := response(res, sel.Policy, in.Versions, h.FullView, h.MoveDetail)
 	resp.TargetAssignment = req.GetTargetAssignment()
 	loadFields(resp, res, req.GetWeightUnit(), fromKafka)
 	resp.LoadSnapshot = loadSnapshot
 	rep.noteLoad(resp)
 	return resp, nil
+}
+
+// selectAssignor asks the Selector what runs for the group, and turns
+// what it refuses into the call's error.
+func (s *service) selectAssignor(ctx context.Context, group, protocolName string, proto assign.RebalanceProtocol, caller selection.Caller) (selection.Selection, error) {
+	sel, err := s.sel.Select(ctx, selection.Query{GroupID: group, ProtocolName: protocolName, Protocol: proto, Caller: caller})
+	switch {
+	case errors.Is(err, selection.ErrUnknownProtocol):
+		return sel, rpcerr.UnknownProtocol(err)
+	case errors.Is(err, selection.ErrCallerNotAllowed):
+		s.logger.WarnContext(ctx, "caller refused by the policy's binding", "group", rpcerr.Clip(group),
+			"caller", rpcerr.Clip(caller.Subject), "error", rpcerr.ClipMessage(err.Error()))
+		return sel, err
+	case err != nil:
+		s.logger.ErrorContext(ctx, "selector failed", "group", rpcerr.Clip(group), "error", rpcerr.ClipMessage(err.Error()))
+		return sel, fmt.Errorf("selecting the assignor: %w", err)
+	case sel.Assignor == nil:
+		s.logger.ErrorContext(ctx, "selector chose no assignor", "group", rpcerr.Clip(group))
+		return sel, rpcerr.ErrInternal
+	}
+	return sel, nil
 }
 
 // moveDetail is how many moves the engine lists: what the caller asked
@@ -198,14 +182,14 @@ func (s *service) moveDetail(listed int) int {
 	return listed
 }
 
-// stopOnShutdown returns ctx, canceled with cause errShuttingDown when the
+// stopOnShutdown returns ctx, canceled with cause rpcerr.ErrShuttingDown when the
 // server's grace period ends, and the function that detaches it.
 func (s *service) stopOnShutdown(ctx context.Context) (context.Context, func()) {
 	if s.stopping == nil {
 		return ctx, func() {}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
-	detach := context.AfterFunc(s.stopping, func() { cancel(errShuttingDown) })
+	detach := context.AfterFunc(s.stopping, func() { cancel(rpcerr.ErrShuttingDown) })
 	return ctx, func() {
 		detach()
 		cancel(nil)
@@ -221,11 +205,4 @@ func (s *service) ListAssignors(context.Context, *assigndv1.ListAssignorsRequest
 	}
 	out.ProtocolNames = s.protocolNames()
 	return out, nil
-}
-
-// eagerOnlyName reports whether Kafka clients of this protocol name only run
-// the EAGER rebalance protocol.
-func eagerOnlyName(name string) bool {
-	std, ok := assign.StandardOf(name)
-	return ok && !std.Allows(assign.Cooperative)
 }

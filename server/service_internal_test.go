@@ -12,6 +12,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/rpcerr"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // TestExpiredDeadlineStartsNoWork: a call whose caller already gave up
@@ -23,7 +25,7 @@ func TestExpiredDeadlineStartsNoWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := &service{
-		sel: DefaultSelector(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
+		sel: selection.Default(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
 		maxPartitions: 100, metrics: metrics,
 		run: func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
 			runs++
@@ -45,21 +47,21 @@ func TestExpiredDeadlineStartsNoWork(t *testing.T) {
 }
 
 // TestSelectorErrors: an unknown name is the client's fault; any other
-// Selector failure is INTERNAL and does not leak its cause.
+// selection.Selector failure is INTERNAL and does not leak its cause.
 func TestSelectorErrors(t *testing.T) {
 	metrics, _ := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 }, func() int64 { return 0 })
 	for _, tc := range []struct {
-		sel  Selector
+		sel  selection.Selector
 		code codes.Code
 	}{
-		{selectorFunc(func(context.Context, Query) (Selection, error) {
-			return Selection{}, context.Canceled // a policy store that failed
+		{selectorFunc(func(context.Context, selection.Query) (selection.Selection, error) {
+			return selection.Selection{}, context.Canceled // a policy store that failed
 		}), codes.Canceled},
-		{selectorFunc(func(context.Context, Query) (Selection, error) {
-			return Selection{}, errSecret
+		{selectorFunc(func(context.Context, selection.Query) (selection.Selection, error) {
+			return selection.Selection{}, errSecret
 		}), codes.Internal},
-		{selectorFunc(func(context.Context, Query) (Selection, error) {
-			return Selection{}, nil // no assignor: a broken policy
+		{selectorFunc(func(context.Context, selection.Query) (selection.Selection, error) {
+			return selection.Selection{}, nil // no assignor: a broken policy
 		}), codes.Internal},
 	} {
 		svc := &service{sel: tc.sel, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
@@ -68,15 +70,17 @@ func TestSelectorErrors(t *testing.T) {
 		if status.Code(err) != tc.code {
 			t.Errorf("got %v, want %s", err, tc.code)
 		}
-		if status.Code(err) == codes.Internal && status.Convert(err).Message() != errInternal.Error() {
+		if status.Code(err) == codes.Internal && status.Convert(err).Message() != rpcerr.ErrInternal.Error() {
 			t.Errorf("INTERNAL leaks: %v", err)
 		}
 	}
 }
 
-type selectorFunc func(context.Context, Query) (Selection, error)
+type selectorFunc func(context.Context, selection.Query) (selection.Selection, error)
 
-func (f selectorFunc) Select(ctx context.Context, q Query) (Selection, error) { return f(ctx, q) }
+func (f selectorFunc) Select(ctx context.Context, q selection.Query) (selection.Selection, error) {
+	return f(ctx, q)
+}
 
 var errSecret = statusError("policy store password expired")
 

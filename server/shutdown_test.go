@@ -17,6 +17,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // blockingServer serves a Server whose assignments of generation 99 block
@@ -31,7 +32,7 @@ func blockingServer(t *testing.T) (*server.Server, *bufconn.Listener, chan struc
 		}
 		return assign.Run(a, g, opts...)
 	}
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithRunFunc(run))
+	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithRunFunc(run))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"os"
 
-	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -20,6 +19,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/assignd/assignd/internal/buildinfo"
 )
 
 // Telemetry holds the OpenTelemetry providers of one assignd process:

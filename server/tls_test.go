@@ -13,20 +13,21 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // recordingSelector remembers the queries it was asked.
 type recordingSelector struct {
 	mu      sync.Mutex
-	queries []server.Query
+	queries []selection.Query
 }
 
-func (r *recordingSelector) Select(ctx context.Context, q server.Query) (server.Selection, error) {
+func (r *recordingSelector) Select(ctx context.Context, q selection.Query) (selection.Selection, error) {
 	r.mu.Lock()
 	r.queries = append(r.queries, q)
 	r.mu.Unlock()
-	return server.DefaultSelector().Select(ctx, q)
+	return selection.Default().Select(ctx, q)
 }
 
 // TestMutualTLSCaller: with mTLS the Selector sees the verified client

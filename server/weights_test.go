@@ -17,6 +17,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // The leader's partition weights reach a load-aware assignor, and the
@@ -92,8 +93,8 @@ func TestAssignRejectsBadWeights(t *testing.T) {
 // kafkaSelector runs load-sticky@1 under a rule that reads load from Kafka.
 type kafkaSelector struct{}
 
-func (kafkaSelector) Select(context.Context, server.Query) (server.Selection, error) {
-	return server.Selection{Assignor: assign.LoadSticky(), Policy: "kafka/1", KafkaLoad: true}, nil
+func (kafkaSelector) Select(context.Context, selection.Query) (selection.Selection, error) {
+	return selection.Selection{Assignor: assign.LoadSticky(), Policy: "kafka/1", KafkaLoad: true}, nil
 }
 
 // fakeLoad is a LoadSource with fixed answers.
@@ -209,8 +210,8 @@ func TestDecisionRecordsLoad(t *testing.T) {
 // the policy's cluster "eu".
 type clusterSelector struct{}
 
-func (clusterSelector) Select(context.Context, server.Query) (server.Selection, error) {
-	return server.Selection{Assignor: assign.LoadSticky(), Policy: "eu/1", KafkaLoad: true,
+func (clusterSelector) Select(context.Context, selection.Query) (selection.Selection, error) {
+	return selection.Selection{Assignor: assign.LoadSticky(), Policy: "eu/1", KafkaLoad: true,
 		LoadCluster: &server.LoadCluster{Name: "eu", Brokers: "eu-1:9092"}}, nil
 }
 

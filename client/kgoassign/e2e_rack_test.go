@@ -16,8 +16,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/grouplab"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
@@ -489,7 +489,7 @@ func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
 // keep is set and with realignment (the default policy) otherwise.
 type keepSwitch struct {
 	keep          atomic.Bool
-	kept, realign server.Selector
+	kept, realign selection.Selector
 }
 
 func newKeepSwitch(t *testing.T) *keepSwitch {
@@ -509,10 +509,10 @@ rules:
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = src.Close() })
-	return &keepSwitch{kept: src, realign: server.DefaultSelector()}
+	return &keepSwitch{kept: src, realign: selection.Default()}
 }
 
-func (k *keepSwitch) Select(ctx context.Context, q server.Query) (server.Selection, error) {
+func (k *keepSwitch) Select(ctx context.Context, q selection.Query) (selection.Selection, error) {
 	if k.keep.Load() {
 		return k.kept.Select(ctx, q)
 	}

@@ -4,10 +4,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/client"
-	"github.com/assignd/assignd/testbed/shimtest"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+
+	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // With the client's own timeout turned off, the balancer still bounds the

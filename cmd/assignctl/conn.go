@@ -81,7 +81,7 @@ type conn struct {
 	assign  assigndv1.AssignmentServiceClient
 	history assigndv1.GroupHistoryServiceClient
 	health  healthpb.HealthClient
-	rollout assigndv1.RolloutServiceClient
+	replay  assigndv1.ReplayServiceClient
 }
 
 func (c *conn) close() { _ = c.cc.Close() }
@@ -97,7 +97,7 @@ func (c *connFlags) dial() (*conn, error) {
 		return nil, fmt.Errorf("--addr %s: %w", c.addr, err)
 	}
 	return &conn{cc: cc, assign: assigndv1.NewAssignmentServiceClient(cc), history: assigndv1.NewGroupHistoryServiceClient(cc),
-		health: healthpb.NewHealthClient(cc), rollout: assigndv1.NewRolloutServiceClient(cc)}, nil
+		health: healthpb.NewHealthClient(cc), replay: assigndv1.NewReplayServiceClient(cc)}, nil
 }
 
 func (c *connFlags) credentials() (credentials.TransportCredentials, error) {

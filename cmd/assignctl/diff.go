@@ -95,7 +95,7 @@ partitions; the reasons are printed (and in -o json, gateFailures).
 			res := &assigndv1.PreviewPolicyResponse{}
 			req := &assigndv1.PreviewPolicyRequest{Policy: data, FileName: filepath.Base(file), GroupIdPrefix: f.prefix, PageSize: 100}
 			for {
-				resp, err := c.rollout.PreviewPolicy(ctx, req)
+				resp, err := c.replay.PreviewPolicy(ctx, req)
 				if err != nil {
 					return err
 				}

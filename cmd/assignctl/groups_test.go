@@ -11,6 +11,7 @@ import (
 
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // startHistoryServer serves assignd with a group history.
@@ -20,7 +21,7 @@ func startHistoryServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithHistory(h))
+	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithHistory(h))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,12 +18,13 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // startServer serves assignd in-process on a loopback port.
 func startServer(t *testing.T) string {
 	t.Helper()
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler))
+	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,7 @@ pages merged into one.`,
 			all := &assigndv1.MigrationReportResponse{}
 			req := &assigndv1.MigrationReportRequest{GroupIdPrefix: prefix, PageSize: 100}
 			for {
-				resp, err := c.rollout.MigrationReport(ctx, req)
+				resp, err := c.replay.MigrationReport(ctx, req)
 				if err != nil {
 					return err
 				}

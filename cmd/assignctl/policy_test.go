@@ -15,6 +15,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 func TestPolicyCheck(t *testing.T) {
@@ -67,30 +68,30 @@ type listingExplainer struct{ fixedExplainer }
 
 func (l listingExplainer) ProtocolNames() []string { return l.names }
 
-func (f fixedExplainer) ExplainPolicy(_ context.Context, q server.Query) (server.Explanation, error) {
+func (f fixedExplainer) ExplainPolicy(_ context.Context, q selection.Query) (selection.Explanation, error) {
 	if q.ProtocolName == "" {
 		f.unnamed.Add(1)
 	}
 	for _, n := range f.names {
 		if n == q.ProtocolName {
-			return server.Explanation{
+			return selection.Explanation{
 				Policy: "staged/abc", Rule: "staged", Revision: "abc", Description: "v2 for some",
 				Bucket: 12, Reason: "bucket 12 is below 1000 (rollout.percent 10)", Assignor: "cooperative-sticky@2", Protocol: assign.Cooperative,
-				Params: server.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64,
+				Params: selection.PolicyParams{RackAware: true, MaxMovesPerRebalance: 64,
 					LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis},
-				Shadow: &server.ShadowPolicy{Assignor: "load-sticky@1", Params: server.PolicyParams{RackAware: true,
+				Shadow: &selection.ShadowPolicy{Assignor: "load-sticky@1", Params: selection.PolicyParams{RackAware: true,
 					LoadTolerance: 0.25, LoadHysteresis: assign.DefaultLoadHysteresis, MaxCountSkew: 3}},
-				Skipped: []server.SkippedRule{{Rule: "frozen", Reason: "group matches none"}, {Rule: "other", Reason: "caller ..."}},
+				Skipped: []selection.SkippedRule{{Rule: "frozen", Reason: "group matches none"}, {Rule: "other", Reason: "caller ..."}},
 			}, nil
 		}
 	}
-	return server.Explanation{}, namesError(f.names)
+	return selection.Explanation{}, namesError(f.names)
 }
 
 type namesError []string
 
 func (e namesError) Error() string           { return "unknown protocol name" }
-func (e namesError) Unwrap() error           { return server.ErrUnknownProtocol }
+func (e namesError) Unwrap() error           { return selection.ErrUnknownProtocol }
 func (e namesError) ProtocolNames() []string { return e }
 
 // startExplainServer serves a listingExplainer of names, or with listing
@@ -99,11 +100,11 @@ func (e namesError) ProtocolNames() []string { return e }
 func startExplainServer(t *testing.T, listing bool, names ...string) (string, *atomic.Int32) {
 	t.Helper()
 	f := fixedExplainer{names: names, unnamed: new(atomic.Int32)}
-	var e server.Explainer = f
+	var e selection.Explainer = f
 	if listing {
 		e = listingExplainer{f}
 	}
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithExplainer(e))
+	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithExplainer(e))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/rollouttest"
 )
 
@@ -47,7 +48,7 @@ func startRecorded(t *testing.T, current, cand string, record func(context.Conte
 	if err != nil {
 		t.Fatal(err)
 	}
-	parse := func(file string, data []byte) (server.Explainer, error) { return policy.Parse(file, data) }
+	parse := func(file string, data []byte) (selection.Explainer, error) { return policy.Parse(file, data) }
 	srv, err := server.New(src, slog.New(slog.DiscardHandler), server.WithHistory(h), server.WithExplainer(src), server.WithPolicyParser(parse))
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ max_moves_per_rebalance, freeze, keep_misaligned_racks. -o json prints the Simul
 				return err
 			}
 			defer c.close()
-			resp, err := c.rollout.SimulateGroup(ctx, &assigndv1.SimulateGroupRequest{GroupId: args[0], Assignor: assignor, Params: kv})
+			resp, err := c.replay.SimulateGroup(ctx, &assigndv1.SimulateGroupRequest{GroupId: args[0], Assignor: assignor, Params: kv})
 			if err != nil {
 				return err
 			}

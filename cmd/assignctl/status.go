@@ -32,7 +32,7 @@ RolloutStatusResponse.`,
 				return err
 			}
 			defer c.close()
-			resp, err := assigndv1.NewRolloutStateServiceClient(c.cc).RolloutStatus(ctx, &assigndv1.RolloutStatusRequest{})
+			resp, err := assigndv1.NewRolloutServiceClient(c.cc).RolloutStatus(ctx, &assigndv1.RolloutStatusRequest{})
 			if err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // serveEnv, set in the environment of this program, makes it serve
@@ -104,7 +105,7 @@ func newServer(ctx context.Context) (*server.Server, func() error, error) {
 		return nil, nil, err
 	}
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	srv, err := server.New(server.DefaultSelector(), logger,
+	srv, err := server.New(selection.Default(), logger,
 		server.WithMeterProvider(tel.MeterProvider()), server.WithTracerProvider(tel.TracerProvider()))
 	if err != nil {
 		return nil, nil, errors.Join(err, tel.Shutdown(ctx))

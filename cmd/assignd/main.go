@@ -19,13 +19,14 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/loadsource"
 	"github.com/assignd/assignd/server/selection"
-	"go.opentelemetry.io/otel"
 )
 
 func main() {

@@ -21,6 +21,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // serveBufconn serves src as assignd wires it (Selector and Explainer) on
@@ -80,9 +81,9 @@ func TestExplainPolicyOverGRPC(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s/%s: %v", tc.group, tc.name, err)
 		}
-		var caller server.Caller
+		var caller selection.Caller
 		if tc.caller != nil {
-			caller = server.Caller{Subject: tc.caller.GetSubject(), CommonName: tc.caller.GetCommonName()}
+			caller = selection.Caller{Subject: tc.caller.GetSubject(), CommonName: tc.caller.GetCommonName()}
 		}
 		want, err := p.Explain(tc.group, tc.name, caller)
 		if err != nil {

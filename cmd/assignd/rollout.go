@@ -11,7 +11,7 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/policy"
-	"github.com/assignd/assignd/server/rolloutstate"
+	"github.com/assignd/assignd/server/rollout"
 )
 
 // rolloutConfig configures the staged rollouts (docs/staged-rollouts.md).
@@ -22,21 +22,21 @@ type rolloutConfig struct {
 }
 
 func rolloutFlags(fs *flag.FlagSet, c *rolloutConfig) {
-	fs.DurationVar(&c.switchDelay, "rollout-switch-delay", rolloutstate.DefaultSwitchDelay, "how long after a staged rollout's verdict (advance, halt, rollback) it takes effect, so that every replica reads it first and all switch at once")
-	fs.DurationVar(&c.evaluateEvery, "rollout-evaluate-every", rolloutstate.DefaultEvaluateEvery, "how often a staged rollout's gate is evaluated")
-	fs.DurationVar(&c.republish, "rollout-republish", rolloutstate.DefaultRepublish, "how often the agreed state of the staged rollouts is re-published to the history topic, so that it outlives the topic's retention; keep it well under --history-retention")
+	fs.DurationVar(&c.switchDelay, "rollout-switch-delay", rollout.DefaultSwitchDelay, "how long after a staged rollout's verdict (advance, halt, rollback) it takes effect, so that every replica reads it first and all switch at once")
+	fs.DurationVar(&c.evaluateEvery, "rollout-evaluate-every", rollout.DefaultEvaluateEvery, "how often a staged rollout's gate is evaluated")
+	fs.DurationVar(&c.republish, "rollout-republish", rollout.DefaultRepublish, "how often the agreed state of the staged rollouts is re-published to the history topic, so that it outlives the topic's retention; keep it well under --history-retention")
 }
 
 // startRollouts drives the policy's staged rollouts: through the shared
 // history topic when hlog is not nil, else alone in the process.
-func startRollouts(c rolloutConfig, src *policy.Source, hist *history.Store, hlog *kafkalog.Log, replica string, logger *slog.Logger, mp metric.MeterProvider) (*rolloutstate.Controller, error) {
-	opts := []rolloutstate.Option{
-		rolloutstate.WithSwitchDelay(c.switchDelay), rolloutstate.WithEvaluateEvery(c.evaluateEvery),
-		rolloutstate.WithReplica(replica), rolloutstate.WithLogger(logger.With("component", "rollout")), rolloutstate.WithMeterProvider(mp),
+func startRollouts(c rolloutConfig, src *policy.Source, hist *history.Store, hlog *kafkalog.Log, replica string, logger *slog.Logger, mp metric.MeterProvider) (*rollout.Controller, error) {
+	opts := []rollout.Option{
+		rollout.WithSwitchDelay(c.switchDelay), rollout.WithEvaluateEvery(c.evaluateEvery),
+		rollout.WithReplica(replica), rollout.WithLogger(logger.With("component", "rollout")), rollout.WithMeterProvider(mp),
 	}
 	if hlog == nil {
-		local := &rolloutstate.LocalLog{}
-		ctl, err := rolloutstate.New(src, hist, local, append(opts, rolloutstate.WithRepublish(0))...)
+		local := &rollout.LocalLog{}
+		ctl, err := rollout.New(src, hist, local, append(opts, rollout.WithRepublish(0))...)
 		if err != nil {
 			return nil, fmt.Errorf("staged rollouts: %w", err)
 		}
@@ -44,7 +44,7 @@ func startRollouts(c rolloutConfig, src *policy.Source, hist *history.Store, hlo
 		ctl.Start()
 		return ctl, nil
 	}
-	ctl, err := rolloutstate.New(src, hist, rolloutstate.LogFunc(hlog.PublishRollout), append(opts, rolloutstate.WithRepublish(c.republish))...)
+	ctl, err := rollout.New(src, hist, rollout.LogFunc(hlog.PublishRollout), append(opts, rollout.WithRepublish(c.republish))...)
 	if err != nil {
 		return nil, fmt.Errorf("staged rollouts: %w", err)
 	}

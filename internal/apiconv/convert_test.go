@@ -1,8 +1,6 @@
 package apiconv_test
 
 import (
-	"errors"
-	"reflect"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -35,26 +33,5 @@ func TestProtocolToAPI(t *testing.T) {
 		if got := apiconv.ProtocolToAPI(in); got != want {
 			t.Errorf("ProtocolToAPI(%v) = %v, want %v", in, got, want)
 		}
-	}
-}
-
-func TestProtocolFromAPIRoundTrip(t *testing.T) {
-	for _, p := range []assign.RebalanceProtocol{assign.ProtocolUnspecified, assign.Eager, assign.Cooperative} {
-		got, err := apiconv.ProtocolFromAPI(apiconv.ProtocolToAPI(p))
-		if err != nil || got != p {
-			t.Errorf("ProtocolFromAPI(ProtocolToAPI(%v)) = %v, %v", p, got, err)
-		}
-	}
-	var fe *apiconv.FieldError
-	if _, err := apiconv.ProtocolFromAPI(99); !errors.As(err, &fe) || fe.Field != "rebalance_protocol" {
-		t.Errorf("ProtocolFromAPI(99) = %v, want a FieldError on rebalance_protocol", err)
-	}
-}
-
-func TestTopicsFromAPIRoundTrip(t *testing.T) {
-	in := assign.Topic{Name: "orders", Partitions: 4, Racks: [][]string{{"az1"}, nil, nil, {"az2", "az3"}}}
-	got, err := apiconv.TopicsFromAPI([]*assigndv1.Topic{apiconv.TopicToAPI(in)})
-	if err != nil || len(got) != 1 || !reflect.DeepEqual(got[0], in) {
-		t.Errorf("TopicsFromAPI(TopicToAPI(%v)) = %v, %v", in, got, err)
 	}
 }

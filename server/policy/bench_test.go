@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // benchPolicy has n rules that a query for "orders" falls through, each
@@ -41,7 +41,7 @@ func BenchmarkSelect(b *testing.B) {
 			}
 			defer src.Close()
 			ctx := context.Background()
-			q := server.Query{GroupID: "orders-eu", ProtocolName: "cooperative-sticky"}
+			q := selection.Query{GroupID: "orders-eu", ProtocolName: "cooperative-sticky"}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := src.Select(ctx, q); err != nil {

@@ -7,8 +7,8 @@ import (
 
 	"pgregory.net/rapid"
 
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // The buckets are part of the contract: replicas, restarts and releases
@@ -76,7 +76,7 @@ rules:
 }
 
 func inRollout(t *rapid.T, p *policy.Policy, group string) bool {
-	e, err := p.Explain(group, "cooperative-sticky", server.Caller{})
+	e, err := p.Explain(group, "cooperative-sticky", selection.Caller{})
 	if err != nil {
 		t.Fatalf("Explain: %v", err)
 	}

@@ -36,7 +36,7 @@
 //	      salt: ""                # optional; see Bucket
 //	      include: [payments-critical]   # always in (if the rule matches them)
 //	      exclude: [payments-legacy]     # never in; wins over include and percent
-//	      # instead of percent: a staged rollout (server/rolloutstate drives it)
+//	      # instead of percent: a staged rollout (server/rollout drives it)
 //	      # steps: [{percent: 1, hold: 1h}, {percent: 10, hold: 6h}, {percent: 100}]
 //	      # gate: {min_groups: 5, max_moved_ratio: 0.05, max_withheld_ratio: 0.2,
 //	      #        max_followups_per_rebalance: 1, max_imbalance: 1, on_fail: halt}  # or rollback

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 const examplePolicy = `version: 1
@@ -36,7 +36,7 @@ func ExampleParse() {
 	}
 	fmt.Println(p.RuleNames())
 	for _, group := range []string{"payments-ledger", "payments-eu-1", "orders"} {
-		e, _ := p.Explain(group, "cooperative-sticky", server.Caller{})
+		e, _ := p.Explain(group, "cooperative-sticky", selection.Caller{})
 		fmt.Printf("%s: %s runs %s (%s)\n", group, e.Rule, e.Assignor, e.Reason)
 	}
 	// Output:
@@ -71,7 +71,7 @@ func ExampleBucket() {
 
 func ExamplePolicy_Explain() {
 	p, _ := policy.Parse("policy.yaml", []byte(examplePolicy))
-	e, _ := p.Explain("payments-ledger", "cooperative-sticky", server.Caller{CommonName: "leader-a"})
+	e, _ := p.Explain("payments-ledger", "cooperative-sticky", selection.Caller{CommonName: "leader-a"})
 	fmt.Println("rule:", e.Rule)
 	fmt.Println("bucket:", e.Bucket)
 	fmt.Println("assignor:", e.Assignor, e.Protocol)
@@ -91,7 +91,7 @@ func ExampleSource_Select() {
 	defer src.Close()
 
 	// This is what the server does on every Assign call.
-	sel, err := src.Select(context.Background(), server.Query{
+	sel, err := src.Select(context.Background(), selection.Query{
 		GroupID: "payments-ledger", ProtocolName: "cooperative-sticky", Protocol: assign.Cooperative,
 	})
 	if err != nil {
@@ -100,8 +100,8 @@ func ExampleSource_Select() {
 	}
 	fmt.Println(assign.Ref(sel.Assignor), sel.Policy == "payments-canary/"+p.Revision(), sel.Observe != nil)
 
-	_, err = src.Select(context.Background(), server.Query{GroupID: "g", ProtocolName: "my-protocol"})
-	fmt.Println(errors.Is(err, server.ErrUnknownProtocol))
+	_, err = src.Select(context.Background(), selection.Query{GroupID: "g", ProtocolName: "my-protocol"})
+	fmt.Println(errors.Is(err, selection.ErrUnknownProtocol))
 	// Output:
 	// cooperative-sticky@1 true true
 	// true

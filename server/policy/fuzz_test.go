@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // FuzzParse feeds arbitrary files to the policy decoder: it must never
@@ -38,7 +38,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil || again.Revision() != p.Revision() {
 			t.Fatalf("parsing twice: %v, revisions %s and %s", err, p.Revision(), again.Revision())
 		}
-		callers := []server.Caller{{}, {Subject: "CN=c,O=o", CommonName: "c"}}
+		callers := []selection.Caller{{}, {Subject: "CN=c,O=o", CommonName: "c"}}
 		for _, name := range p.ProtocolNames() {
 			for _, group := range []string{"", "x-1", "x-2", "orders"} {
 				for _, c := range callers {
@@ -49,7 +49,7 @@ func FuzzParse(f *testing.F) {
 						}
 						continue
 					}
-					sel, err := p.Select(server.Query{GroupID: group, ProtocolName: name, Protocol: e.Protocol, Caller: c})
+					sel, err := p.Select(selection.Query{GroupID: group, ProtocolName: name, Protocol: e.Protocol, Caller: c})
 					if err != nil {
 						t.Fatalf("Explain chose %s but Select failed: %v", e.Policy, err)
 					}

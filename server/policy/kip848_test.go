@@ -6,8 +6,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // A classic group can run the broker's KIP-848 algorithm before it
@@ -43,7 +43,7 @@ rules:
 		{"cooperative-sticky", "kip848-uniform@1", assign.Cooperative},
 	}
 	for _, tt := range tests {
-		sel, err := src.Select(context.Background(), server.Query{GroupID: "migrating-orders", ProtocolName: tt.name})
+		sel, err := src.Select(context.Background(), selection.Query{GroupID: "migrating-orders", ProtocolName: tt.name})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
@@ -62,7 +62,7 @@ rules:
 		if err := assigntest.Check(g, r, assigntest.Balanced()); err != nil {
 			t.Errorf("%s: %v", tt.name, err)
 		}
-		other, err := src.Select(context.Background(), server.Query{GroupID: "orders", ProtocolName: tt.name})
+		other, err := src.Select(context.Background(), selection.Query{GroupID: "orders", ProtocolName: tt.name})
 		if err != nil || other.Assignor.Name() != tt.name {
 			t.Errorf("%s: a group outside the prefix runs %v (%v), want the standard assignor", tt.name, other.Assignor, err)
 		}

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // TestParseRejects lists every kind of invalid policy. Each expected
@@ -335,7 +335,7 @@ rules:
 	if got := strings.Join(p.RuleNames(), ","); got != "all-but-one,coop-only,for-x,default" {
 		t.Errorf("rules = %s", got)
 	}
-	e, err := p.Explain("x", assign.NameCooperativeSticky, server.Caller{})
+	e, err := p.Explain("x", assign.NameCooperativeSticky, selection.Caller{})
 	if err != nil || e.Rule != "coop-only" || e.Params.RackAware {
 		t.Errorf("x: %+v, %v", e, err)
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // A rule that names a load cluster selects that cluster's brokers and
@@ -29,7 +29,7 @@ rules:
     assignor: load-sticky@1
     params: {load_source: kafka}
 `)
-	sel, err := p.Select(server.Query{GroupID: "eu-1", ProtocolName: assign.NameCooperativeSticky})
+	sel, err := p.Select(selection.Query{GroupID: "eu-1", ProtocolName: assign.NameCooperativeSticky})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +39,14 @@ rules:
 		c.Conn.SASLPasswordFile != "eu.pass" || c.Conn.SASLPassword != "" {
 		t.Fatalf("cluster %+v", c)
 	}
-	sel, err = p.Select(server.Query{GroupID: "own-1", ProtocolName: assign.NameCooperativeSticky})
+	sel, err = p.Select(selection.Query{GroupID: "own-1", ProtocolName: assign.NameCooperativeSticky})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sel.LoadCluster != nil || !sel.KafkaLoad {
 		t.Fatalf("own: cluster %+v, KafkaLoad %t", sel.LoadCluster, sel.KafkaLoad)
 	}
-	e, err := p.Explain("eu-1", assign.NameCooperativeSticky, server.Caller{})
+	e, err := p.Explain("eu-1", assign.NameCooperativeSticky, selection.Caller{})
 	if err != nil {
 		t.Fatal(err)
 	}

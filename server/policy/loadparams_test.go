@@ -5,7 +5,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
-	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // A rule's load-aware parameters reach the engine: with a tolerance of
@@ -30,7 +30,7 @@ rules:
 		group string
 		moved int
 	}{{"loose-1", 0}, {"tight-1", 1}} {
-		sel, err := p.Select(server.Query{GroupID: tc.group, ProtocolName: assign.NameCooperativeSticky})
+		sel, err := p.Select(selection.Query{GroupID: tc.group, ProtocolName: assign.NameCooperativeSticky})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ rules:
 			t.Errorf("%s: KafkaLoad %t", tc.group, sel.KafkaLoad)
 		}
 	}
-	e, err := p.Explain("loose-1", assign.NameCooperativeSticky, server.Caller{})
+	e, err := p.Explain("loose-1", assign.NameCooperativeSticky, selection.Caller{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // matchPolicy has one rule per kind of match; inc and exc are the rollout
@@ -57,13 +57,13 @@ func TestRuleMatching(t *testing.T) {
 	out := groupsInBuckets(t, 2, func(b int) bool { return b >= 1000 })
 	inc, exc := out[1], in[1] // include one that the percentage leaves out, exclude one it takes
 	p := matchPolicy(t, inc, exc)
-	anon := server.Caller{}
+	anon := selection.Caller{}
 	cs := assign.NameCooperativeSticky
 	tests := []struct {
 		name     string
 		group    string
 		protocol string
-		caller   server.Caller
+		caller   selection.Caller
 		rule     string
 		reason   string
 	}{
@@ -88,11 +88,11 @@ func TestRuleMatching(t *testing.T) {
 		{"second protocol", "proto-1", assign.NameRoundRobin, anon, "protocol", ""},
 		{"protocol mismatch falls through", "proto-1", cs, anon, "default", ""},
 		{"protocol mismatch to default range", "proto-1", assign.NameSticky, anon, "default", ""},
-		{"caller common name", "sec-1", cs, server.Caller{Subject: "CN=leader-a,O=z", CommonName: "leader-a"}, "common-name", ""},
-		{"caller subject", "sec-1", cs, server.Caller{Subject: "CN=leader-b,O=x", CommonName: "leader-b"}, "subject", ""},
-		{"caller subject must be exact", "sec-1", cs, server.Caller{Subject: "CN=leader-b,O=other", CommonName: "leader-b"}, "default", ""},
-		{"caller both fields", "sec-1", cs, server.Caller{Subject: "CN=c,O=y", CommonName: "c"}, "subject-and-cn", ""},
-		{"caller both fields, one differs", "sec-1", cs, server.Caller{Subject: "CN=c,O=y", CommonName: "d"}, "default", ""},
+		{"caller common name", "sec-1", cs, selection.Caller{Subject: "CN=leader-a,O=z", CommonName: "leader-a"}, "common-name", ""},
+		{"caller subject", "sec-1", cs, selection.Caller{Subject: "CN=leader-b,O=x", CommonName: "leader-b"}, "subject", ""},
+		{"caller subject must be exact", "sec-1", cs, selection.Caller{Subject: "CN=leader-b,O=other", CommonName: "leader-b"}, "default", ""},
+		{"caller both fields", "sec-1", cs, selection.Caller{Subject: "CN=c,O=y", CommonName: "c"}, "subject-and-cn", ""},
+		{"caller both fields, one differs", "sec-1", cs, selection.Caller{Subject: "CN=c,O=y", CommonName: "d"}, "default", ""},
 		{"anonymous caller matches no caller clause", "sec-1", cs, anon, "default", ""},
 		{"rollout bucket in", in[0], cs, anon, "rollout", "is below 1000"},
 		{"rollout bucket out falls through", out[0], cs, anon, "after-rollout", ""},
@@ -120,7 +120,7 @@ func TestRuleMatching(t *testing.T) {
 			if len(e.Skipped)+1 > len(p.RuleNames()) || (len(e.Skipped) > 0 && e.Skipped[0].Rule != "exact") {
 				t.Errorf("skipped = %+v, want the rules before %q in order", e.Skipped, tt.rule)
 			}
-			sel, err := p.Select(server.Query{GroupID: tt.group, ProtocolName: tt.protocol, Caller: tt.caller, Protocol: e.Protocol})
+			sel, err := p.Select(selection.Query{GroupID: tt.group, ProtocolName: tt.protocol, Caller: tt.caller, Protocol: e.Protocol})
 			if err != nil {
 				t.Fatalf("Select: %v", err)
 			}
@@ -134,14 +134,14 @@ func TestRuleMatching(t *testing.T) {
 func TestDefaultRuleMapsStandardNames(t *testing.T) {
 	for _, p := range []*policy.Policy{policy.Default(), mustParse(t, "version: 1\n")} {
 		for _, name := range []string{assign.NameCooperativeSticky, assign.NameRange, assign.NameRoundRobin, assign.NameSticky} {
-			e, err := p.Explain("any", name, server.Caller{})
+			e, err := p.Explain("any", name, selection.Caller{})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if e.Rule != policy.DefaultRule || e.Assignor != name+"@1" {
 				t.Errorf("%s: rule %q assignor %q, want default and %s@1", name, e.Rule, e.Assignor, name)
 			}
-			want := server.PolicyParams{RackAware: true, LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis}
+			want := selection.PolicyParams{RackAware: true, LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis}
 			if e.Params != want {
 				t.Errorf("%s: params %+v, want the engine defaults", name, e.Params)
 			}
@@ -151,12 +151,12 @@ func TestDefaultRuleMapsStandardNames(t *testing.T) {
 
 func TestUnknownProtocolName(t *testing.T) {
 	p := matchPolicy(t, "g-a", "g-b")
-	_, err := p.Select(server.Query{GroupID: "zzz", ProtocolName: "nope", Protocol: assign.Cooperative})
-	if !errors.Is(err, server.ErrUnknownProtocol) {
+	_, err := p.Select(selection.Query{GroupID: "zzz", ProtocolName: "nope", Protocol: assign.Cooperative})
+	if !errors.Is(err, selection.ErrUnknownProtocol) {
 		t.Fatalf("Select error = %v, want ErrUnknownProtocol", err)
 	}
-	e, err := p.Explain("zzz", "nope", server.Caller{})
-	if !errors.Is(err, server.ErrUnknownProtocol) {
+	e, err := p.Explain("zzz", "nope", selection.Caller{})
+	if !errors.Is(err, selection.ErrUnknownProtocol) {
 		t.Fatalf("Explain error = %v, want ErrUnknownProtocol", err)
 	}
 	if len(e.Skipped) != len(p.RuleNames()) {
@@ -165,7 +165,7 @@ func TestUnknownProtocolName(t *testing.T) {
 	if last := e.Skipped[len(e.Skipped)-1]; last.Rule != "default" || !strings.Contains(last.Reason, "no standard assignor") {
 		t.Errorf("default rule skipped as %+v", last)
 	}
-	if _, err := p.Explain("orders", "", server.Caller{}); !errors.Is(err, server.ErrUnknownProtocol) || !strings.Contains(err.Error(), "my-assignor") {
+	if _, err := p.Explain("orders", "", selection.Caller{}); !errors.Is(err, selection.ErrUnknownProtocol) || !strings.Contains(err.Error(), "my-assignor") {
 		t.Errorf("Explain without a protocol name: %v", err)
 	}
 	if got := p.ProtocolNames(); strings.Join(got, ",") != "cooperative-sticky,my-assignor,range,roundrobin,sticky" {
@@ -201,11 +201,11 @@ rules:
 		{assign.NameSticky, assign.ProtocolUnspecified, assign.Eager, assign.Eager},
 	}
 	for _, tt := range tests {
-		sel, err := p.Select(server.Query{GroupID: "g", ProtocolName: tt.protocol, Protocol: tt.req})
+		sel, err := p.Select(selection.Query{GroupID: "g", ProtocolName: tt.protocol, Protocol: tt.req})
 		if err != nil || sel.Protocol != tt.want {
 			t.Errorf("%s/%s: Select protocol %s (%v), want %s", tt.protocol, tt.req, sel.Protocol, err, tt.want)
 		}
-		e, err := p.Explain("g", tt.protocol, server.Caller{})
+		e, err := p.Explain("g", tt.protocol, selection.Caller{})
 		if err != nil || e.Protocol != tt.explain {
 			t.Errorf("%s: Explain protocol %s (%v), want %s", tt.protocol, e.Protocol, err, tt.explain)
 		}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // params.keep_misaligned_racks reaches the engine: by default a balanced
@@ -36,7 +36,7 @@ rules:
 		group string
 		moved int
 	}{{"keep-orders", 0}, {"orders", 4}} {
-		sel, err := src.Select(context.Background(), server.Query{GroupID: tc.group, ProtocolName: "cooperative-sticky", Protocol: assign.Cooperative})
+		sel, err := src.Select(context.Background(), selection.Query{GroupID: tc.group, ProtocolName: "cooperative-sticky", Protocol: assign.Cooperative})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +47,7 @@ rules:
 		if r.Stats.Moved != tc.moved {
 			t.Errorf("%s: moved %d, want %d", tc.group, r.Stats.Moved, tc.moved)
 		}
-		e, err := src.ExplainPolicy(context.Background(), server.Query{GroupID: tc.group, ProtocolName: "cooperative-sticky", Protocol: assign.Cooperative})
+		e, err := src.ExplainPolicy(context.Background(), selection.Query{GroupID: tc.group, ProtocolName: "cooperative-sticky", Protocol: assign.Cooperative})
 		if err != nil {
 			t.Fatal(err)
 		}

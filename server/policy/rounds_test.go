@@ -7,8 +7,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // cappableAssignors are the runnable assignors a capped or frozen rule for
@@ -81,7 +81,7 @@ func rounds(t *testing.T, src *policy.Source, group string, g *assign.Group, lim
 	t.Helper()
 	var results []*assign.Result
 	for round := 1; round <= limit; round++ {
-		sel, err := src.Select(context.Background(), server.Query{GroupID: group, ProtocolName: "cooperative-sticky", Protocol: g.Protocol})
+		sel, err := src.Select(context.Background(), selection.Query{GroupID: group, ProtocolName: "cooperative-sticky", Protocol: g.Protocol})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // shadowPolicy runs cooperative-sticky@1 capped at one move per rebalance
@@ -60,9 +60,9 @@ func newShadowEnv(t *testing.T, opts ...policy.Option) *shadowEnv {
 }
 
 // assign selects, runs the primary and calls Observe, as the server does.
-func (e *shadowEnv) assign(t *testing.T, g *assign.Group) (server.Selection, *assign.Result) {
+func (e *shadowEnv) assign(t *testing.T, g *assign.Group) (selection.Selection, *assign.Result) {
 	t.Helper()
-	sel, err := e.src.Select(context.Background(), server.Query{GroupID: "orders", ProtocolName: "cooperative-sticky", Protocol: g.Protocol})
+	sel, err := e.src.Select(context.Background(), selection.Query{GroupID: "orders", ProtocolName: "cooperative-sticky", Protocol: g.Protocol})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +216,7 @@ func TestShadowFailuresAreContained(t *testing.T) {
 
 func TestShadowDisabled(t *testing.T) {
 	env := newShadowEnv(t, policy.WithShadowConcurrency(0))
-	sel, err := env.src.Select(context.Background(), server.Query{GroupID: "g", ProtocolName: "cooperative-sticky"})
+	sel, err := env.src.Select(context.Background(), selection.Query{GroupID: "g", ProtocolName: "cooperative-sticky"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,8 +7,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 const sourcePolicy = `version: 1
@@ -30,18 +30,18 @@ func TestSourceSelect(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = src.Close() })
-	var _ server.Selector = src
+	var _ selection.Selector = src
 	ctx := context.Background()
 
 	tests := []struct {
-		query    server.Query
+		query    selection.Query
 		policy   string
 		assignor string
 	}{
-		{server.Query{GroupID: "capped-1", ProtocolName: "cooperative-sticky", Protocol: assign.Cooperative}, "capped/", "cooperative-sticky@1"},
-		{server.Query{GroupID: "capped-1", ProtocolName: "range"}, "eager-rr/", "roundrobin@1"},
-		{server.Query{GroupID: "other", ProtocolName: "cooperative-sticky"}, "default/", "cooperative-sticky@1"},
-		{server.Query{GroupID: "other", ProtocolName: "sticky", Protocol: assign.Eager}, "default/", "sticky@1"},
+		{selection.Query{GroupID: "capped-1", ProtocolName: "cooperative-sticky", Protocol: assign.Cooperative}, "capped/", "cooperative-sticky@1"},
+		{selection.Query{GroupID: "capped-1", ProtocolName: "range"}, "eager-rr/", "roundrobin@1"},
+		{selection.Query{GroupID: "other", ProtocolName: "cooperative-sticky"}, "default/", "cooperative-sticky@1"},
+		{selection.Query{GroupID: "other", ProtocolName: "sticky", Protocol: assign.Eager}, "default/", "sticky@1"},
 	}
 	for _, tt := range tests {
 		sel, err := src.Select(ctx, tt.query)
@@ -55,7 +55,7 @@ func TestSourceSelect(t *testing.T) {
 			t.Errorf("%+v: Observe set for a rule without shadow", tt.query)
 		}
 	}
-	if _, err := src.Select(ctx, server.Query{GroupID: "g", ProtocolName: "nope"}); !errors.Is(err, server.ErrUnknownProtocol) {
+	if _, err := src.Select(ctx, selection.Query{GroupID: "g", ProtocolName: "nope"}); !errors.Is(err, selection.ErrUnknownProtocol) {
 		t.Errorf("unknown name: %v", err)
 	}
 
@@ -101,7 +101,7 @@ func TestNewSourceDefaultsToDefaultPolicy(t *testing.T) {
 	if err := src.Reload(context.Background()); err == nil {
 		t.Error("Reload on a fixed source should fail")
 	}
-	e, err := src.Explain("g", "range", server.Caller{})
+	e, err := src.Explain("g", "range", selection.Caller{})
 	if err != nil || e.Assignor != "range@1" || e.Policy != "default/"+policy.Default().Revision() {
 		t.Errorf("Explain = %+v, %v", e, err)
 	}

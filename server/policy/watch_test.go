@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // revisionOf parses content the way the watcher will, for its revision.
@@ -67,7 +67,7 @@ func startWatch(t *testing.T, initial string, opts ...policy.Option) *watchEnv {
 // rule is the rule that serves group "orders" now.
 func (w *watchEnv) rule(t *testing.T) string {
 	t.Helper()
-	sel, err := w.src.Select(context.Background(), server.Query{GroupID: "orders", ProtocolName: "cooperative-sticky"})
+	sel, err := w.src.Select(context.Background(), selection.Query{GroupID: "orders", ProtocolName: "cooperative-sticky"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Assignd is an in-process assignd server (default policy) that can be
@@ -19,7 +20,7 @@ import (
 type Assignd struct {
 	logger *slog.Logger
 	opts   []server.Option
-	sel    server.Selector
+	sel    selection.Selector
 
 	mu   sync.Mutex
 	addr string // fixed after the first start
@@ -35,7 +36,7 @@ func StartAssignd(logger *slog.Logger, opts ...server.Option) (*Assignd, error) 
 }
 
 // startAssignd is StartAssignd with a Selector (nil: the default policy).
-func startAssignd(logger *slog.Logger, sel server.Selector, opts ...server.Option) (*Assignd, error) {
+func startAssignd(logger *slog.Logger, sel selection.Selector, opts ...server.Option) (*Assignd, error) {
 	a := &Assignd{logger: logger, opts: opts, sel: sel}
 	if err := a.Start(); err != nil {
 		return nil, err
@@ -69,7 +70,7 @@ func (a *Assignd) Start() error {
 	}
 	sel := a.sel
 	if sel == nil {
-		sel = server.DefaultSelector()
+		sel = selection.Default()
 	}
 	srv, err := server.New(sel, a.logger, a.opts...)
 	if err != nil {

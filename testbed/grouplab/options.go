@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Option configures a Lab. Options are sealed: only this package defines
@@ -27,7 +28,7 @@ type config struct {
 	broker           BrokerKind
 	brokerStart      time.Duration
 	assigndOptions   []server.Option
-	selector         server.Selector
+	selector         selection.Selector
 }
 
 func defaultConfig() config {
@@ -85,7 +86,7 @@ func WithAssigndOptions(opts ...server.Option) Option {
 }
 
 // WithSelector builds the lab's assignd with this Selector, e.g. a
-// policy.Source. Default: server.DefaultSelector().
-func WithSelector(sel server.Selector) Option {
+// policy.Source. Default: selection.Default().
+func WithSelector(sel selection.Selector) Option {
 	return optionFunc(func(c *config) { c.selector = sel })
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/assignd/assignd/client"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // Quiet is a logger that discards everything.
@@ -33,13 +34,13 @@ var Quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 // fresh 127.0.0.1 port until the test ends and returns its address.
 func ServeAssignd(t testing.TB, opts ...server.Option) string {
 	t.Helper()
-	return ServeSelector(t, server.DefaultSelector(), opts...)
+	return ServeSelector(t, selection.Default(), opts...)
 }
 
 // ServeSelector runs a real assignd choosing assignors with sel (a
 // policy.Source, say) and opts on a fresh 127.0.0.1 port until the test
 // ends and returns its address.
-func ServeSelector(t testing.TB, sel server.Selector, opts ...server.Option) string {
+func ServeSelector(t testing.TB, sel selection.Selector, opts ...server.Option) string {
 	t.Helper()
 	srv, err := server.New(sel, Quiet, opts...)
 	if err != nil {

@@ -2112,7 +2112,7 @@ var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bassignd/v1/assignment.proto\x12\n" +
-	"assignd.v1\x1a\x1eassignd/v1/rollout_state.proto\"G\n" +
+	"assignd.v1\x1a\x18assignd/v1/rollout.proto\"G\n" +
 	"\x0fTopicPartitions\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1e\n" +
 	"\n" +
@@ -2382,7 +2382,7 @@ func file_assignd_v1_assignment_proto_init() {
 	if File_assignd_v1_assignment_proto != nil {
 		return
 	}
-	file_assignd_v1_rollout_state_proto_init()
+	file_assignd_v1_rollout_proto_init()
 	file_assignd_v1_assignment_proto_msgTypes[3].OneofWrappers = []any{}
 	file_assignd_v1_assignment_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}

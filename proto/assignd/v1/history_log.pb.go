@@ -166,7 +166,7 @@ var File_assignd_v1_history_log_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_log_proto_rawDesc = "" +
 	"\n" +
 	"\x1cassignd/v1/history_log.proto\x12\n" +
-	"assignd.v1\x1a\x18assignd/v1/history.proto\x1a\x1eassignd/v1/rollout_state.proto\x1a\x18assignd/v1/weights.proto\"\x97\x02\n" +
+	"assignd.v1\x1a\x18assignd/v1/history.proto\x1a\x18assignd/v1/rollout.proto\x1a\x18assignd/v1/weights.proto\"\x97\x02\n" +
 	"\rHistoryRecord\x122\n" +
 	"\bdecision\x18\x01 \x01(\v2\x14.assignd.v1.DecisionH\x00R\bdecision\x12*\n" +
 	"\x03gap\x18\x02 \x01(\v2\x16.assignd.v1.HistoryGapH\x00R\x03gap\x12?\n" +
@@ -214,7 +214,7 @@ func file_assignd_v1_history_log_proto_init() {
 		return
 	}
 	file_assignd_v1_history_proto_init()
-	file_assignd_v1_rollout_state_proto_init()
+	file_assignd_v1_rollout_proto_init()
 	file_assignd_v1_weights_proto_init()
 	file_assignd_v1_history_log_proto_msgTypes[0].OneofWrappers = []any{
 		(*HistoryRecord_Decision)(nil),

@@ -1,6 +1,5 @@
-// Rollout control: what a policy revision, another assignor or the switch
-// to KIP-848 would do to the groups assignd has served, computed on their
-// recorded inputs before anything changes.
+// Staged rollouts that stop themselves: the records replicas agree on a
+// rollout's step through, and the state they report.
 //
 // Compatibility: as assignment.proto; fields, messages and RPCs may be
 // added, none is ever changed, renumbered or reused.
@@ -29,94 +28,123 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
-// MigrationVerdict is the report's advice for one group.
-type MigrationVerdict int32
+// RolloutEventKind is what a RolloutEvent says.
+type RolloutEventKind int32
 
 const (
-	MigrationVerdict_MIGRATION_VERDICT_UNSPECIFIED MigrationVerdict = 0
-	// Nothing or little moves, balance and rack locality hold.
-	MigrationVerdict_MIGRATION_VERDICT_READY MigrationVerdict = 1
-	// It can move, but read the reason first (moves, skew, racks, user data).
-	MigrationVerdict_MIGRATION_VERDICT_CAUTION MigrationVerdict = 2
-	// Do not switch as is (a custom assignor, or the run failed).
-	MigrationVerdict_MIGRATION_VERDICT_BLOCKED MigrationVerdict = 3
+	// Not used.
+	RolloutEventKind_ROLLOUT_EVENT_KIND_UNSPECIFIED RolloutEventKind = 0
+	// A replica serves the revision. The first such record of a revision
+	// in the log starts all its rollouts: its effective_at is step 0's
+	// start.
+	RolloutEventKind_ROLLOUT_EVENT_KIND_SERVING RolloutEventKind = 1
+	// The rule's step `step` passed its gate: step + 1 serves from
+	// effective_at.
+	RolloutEventKind_ROLLOUT_EVENT_KIND_ADVANCE RolloutEventKind = 2
+	// The rule's gate failed at `step`: the rule stays at that step's
+	// percent and never advances (on_fail: halt).
+	RolloutEventKind_ROLLOUT_EVENT_KIND_HALT RolloutEventKind = 3
+	// The rule's gate failed at `step`: the rule serves no group from
+	// effective_at (on_fail: rollback).
+	RolloutEventKind_ROLLOUT_EVENT_KIND_ROLLBACK RolloutEventKind = 4
+	// The agreed state of one rule, re-published periodically so that it
+	// outlives the history topic's retention.
+	RolloutEventKind_ROLLOUT_EVENT_KIND_STATE RolloutEventKind = 5
 )
 
-// Enum value maps for MigrationVerdict.
+// Enum value maps for RolloutEventKind.
 var (
-	MigrationVerdict_name = map[int32]string{
-		0: "MIGRATION_VERDICT_UNSPECIFIED",
-		1: "MIGRATION_VERDICT_READY",
-		2: "MIGRATION_VERDICT_CAUTION",
-		3: "MIGRATION_VERDICT_BLOCKED",
+	RolloutEventKind_name = map[int32]string{
+		0: "ROLLOUT_EVENT_KIND_UNSPECIFIED",
+		1: "ROLLOUT_EVENT_KIND_SERVING",
+		2: "ROLLOUT_EVENT_KIND_ADVANCE",
+		3: "ROLLOUT_EVENT_KIND_HALT",
+		4: "ROLLOUT_EVENT_KIND_ROLLBACK",
+		5: "ROLLOUT_EVENT_KIND_STATE",
 	}
-	MigrationVerdict_value = map[string]int32{
-		"MIGRATION_VERDICT_UNSPECIFIED": 0,
-		"MIGRATION_VERDICT_READY":       1,
-		"MIGRATION_VERDICT_CAUTION":     2,
-		"MIGRATION_VERDICT_BLOCKED":     3,
+	RolloutEventKind_value = map[string]int32{
+		"ROLLOUT_EVENT_KIND_UNSPECIFIED": 0,
+		"ROLLOUT_EVENT_KIND_SERVING":     1,
+		"ROLLOUT_EVENT_KIND_ADVANCE":     2,
+		"ROLLOUT_EVENT_KIND_HALT":        3,
+		"ROLLOUT_EVENT_KIND_ROLLBACK":    4,
+		"ROLLOUT_EVENT_KIND_STATE":       5,
 	}
 )
 
-func (x MigrationVerdict) Enum() *MigrationVerdict {
-	p := new(MigrationVerdict)
+func (x RolloutEventKind) Enum() *RolloutEventKind {
+	p := new(RolloutEventKind)
 	*p = x
 	return p
 }
 
-func (x MigrationVerdict) String() string {
+func (x RolloutEventKind) String() string {
 	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
 }
 
-func (MigrationVerdict) Descriptor() protoreflect.EnumDescriptor {
+func (RolloutEventKind) Descriptor() protoreflect.EnumDescriptor {
 	return file_assignd_v1_rollout_proto_enumTypes[0].Descriptor()
 }
 
-func (MigrationVerdict) Type() protoreflect.EnumType {
+func (RolloutEventKind) Type() protoreflect.EnumType {
 	return &file_assignd_v1_rollout_proto_enumTypes[0]
 }
 
-func (x MigrationVerdict) Number() protoreflect.EnumNumber {
+func (x RolloutEventKind) Number() protoreflect.EnumNumber {
 	return protoreflect.EnumNumber(x)
 }
 
-// Deprecated: Use MigrationVerdict.Descriptor instead.
-func (MigrationVerdict) EnumDescriptor() ([]byte, []int) {
+// Deprecated: Use RolloutEventKind.Descriptor instead.
+func (RolloutEventKind) EnumDescriptor() ([]byte, []int) {
 	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{0}
 }
 
-// PreviewPolicyRequest carries the candidate policy file.
-type PreviewPolicyRequest struct {
+// RolloutEvent is one record of a staged rollout in the shared history
+// log (HistoryRecord.rollout_event), keyed "rollout" so that all of them
+// are on one partition, in one total order. Every replica applies them in
+// that order, and the first record for a (revision, rule, step) wins.
+type RolloutEvent struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The candidate policy file's content (YAML), validated as the live file
-	// is: an invalid file is INVALID_ARGUMENT listing every problem.
-	Policy []byte `protobuf:"bytes,1,opt,name=policy,proto3" json:"policy,omitempty"`
-	// The file's name, for error messages.
-	FileName string `protobuf:"bytes,2,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
-	// Only groups whose id starts with this.
-	GroupIdPrefix string `protobuf:"bytes,3,opt,name=group_id_prefix,json=groupIdPrefix,proto3" json:"group_id_prefix,omitempty"`
-	// At most this many groups per page; 0 means 100; at most 1000.
-	PageSize int32 `protobuf:"varint,4,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// From a previous response's next_page_token; "" for the first page.
-	PageToken     string `protobuf:"bytes,5,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	Kind  RolloutEventKind       `protobuf:"varint,1,opt,name=kind,proto3,enum=assignd.v1.RolloutEventKind" json:"kind,omitempty"`
+	// The policy revision and rule; rule is empty for SERVING.
+	Revision string `protobuf:"bytes,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	Rule     string `protobuf:"bytes,3,opt,name=rule,proto3" json:"rule,omitempty"`
+	// The step the verdict is about (ADVANCE, HALT, ROLLBACK), or the step
+	// the rule is at (STATE).
+	Step int32 `protobuf:"varint,4,opt,name=step,proto3" json:"step,omitempty"`
+	// When the record was made, and when it takes effect: a little later,
+	// so that every replica reads it before, and all switch at once.
+	Time        *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=time,proto3" json:"time,omitempty"`
+	EffectiveAt *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=effective_at,json=effectiveAt,proto3" json:"effective_at,omitempty"`
+	// Who made it.
+	Replica     string `protobuf:"bytes,7,opt,name=replica,proto3" json:"replica,omitempty"`
+	Incarnation uint64 `protobuf:"varint,8,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	// Why (a verdict's summary) and the failing groups and measures.
+	Reason   string            `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	Failures []*RolloutFailure `protobuf:"bytes,10,rep,name=failures,proto3" json:"failures,omitempty"`
+	// STATE only: the revision's agreed start, whether the rule halted or
+	// rolled back (then `step` is where).
+	StartedAt     *timestamppb.Timestamp `protobuf:"bytes,11,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	Halted        bool                   `protobuf:"varint,12,opt,name=halted,proto3" json:"halted,omitempty"`
+	RolledBack    bool                   `protobuf:"varint,13,opt,name=rolled_back,json=rolledBack,proto3" json:"rolled_back,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *PreviewPolicyRequest) Reset() {
-	*x = PreviewPolicyRequest{}
+func (x *RolloutEvent) Reset() {
+	*x = RolloutEvent{}
 	mi := &file_assignd_v1_rollout_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *PreviewPolicyRequest) String() string {
+func (x *RolloutEvent) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*PreviewPolicyRequest) ProtoMessage() {}
+func (*RolloutEvent) ProtoMessage() {}
 
-func (x *PreviewPolicyRequest) ProtoReflect() protoreflect.Message {
+func (x *RolloutEvent) ProtoReflect() protoreflect.Message {
 	mi := &file_assignd_v1_rollout_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -128,953 +156,134 @@ func (x *PreviewPolicyRequest) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use PreviewPolicyRequest.ProtoReflect.Descriptor instead.
-func (*PreviewPolicyRequest) Descriptor() ([]byte, []int) {
+// Deprecated: Use RolloutEvent.ProtoReflect.Descriptor instead.
+func (*RolloutEvent) Descriptor() ([]byte, []int) {
 	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{0}
 }
 
-func (x *PreviewPolicyRequest) GetPolicy() []byte {
+func (x *RolloutEvent) GetKind() RolloutEventKind {
 	if x != nil {
-		return x.Policy
+		return x.Kind
 	}
-	return nil
+	return RolloutEventKind_ROLLOUT_EVENT_KIND_UNSPECIFIED
 }
 
-func (x *PreviewPolicyRequest) GetFileName() string {
-	if x != nil {
-		return x.FileName
-	}
-	return ""
-}
-
-func (x *PreviewPolicyRequest) GetGroupIdPrefix() string {
-	if x != nil {
-		return x.GroupIdPrefix
-	}
-	return ""
-}
-
-func (x *PreviewPolicyRequest) GetPageSize() int32 {
-	if x != nil {
-		return x.PageSize
-	}
-	return 0
-}
-
-func (x *PreviewPolicyRequest) GetPageToken() string {
-	if x != nil {
-		return x.PageToken
-	}
-	return ""
-}
-
-// PolicyOutcome is what one policy does to a group's next rebalance.
-type PolicyOutcome struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The rule that applies, its assignor ("name@version") and parameters.
-	Rule     string        `protobuf:"bytes,1,opt,name=rule,proto3" json:"rule,omitempty"`
-	Assignor string        `protobuf:"bytes,2,opt,name=assignor,proto3" json:"assignor,omitempty"`
-	Params   *PolicyParams `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
-	// The policy's revision.
-	Revision string `protobuf:"bytes,4,opt,name=revision,proto3" json:"revision,omitempty"`
-	// The rebalance's figures; see RebalanceFigures.
-	Figures *RebalanceFigures `protobuf:"bytes,5,opt,name=figures,proto3" json:"figures,omitempty"`
-	// Why the run failed ("" when it ran); the figures are then empty.
-	Error         string `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *PolicyOutcome) Reset() {
-	*x = PolicyOutcome{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[1]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PolicyOutcome) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PolicyOutcome) ProtoMessage() {}
-
-func (x *PolicyOutcome) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[1]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PolicyOutcome.ProtoReflect.Descriptor instead.
-func (*PolicyOutcome) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{1}
-}
-
-func (x *PolicyOutcome) GetRule() string {
-	if x != nil {
-		return x.Rule
-	}
-	return ""
-}
-
-func (x *PolicyOutcome) GetAssignor() string {
-	if x != nil {
-		return x.Assignor
-	}
-	return ""
-}
-
-func (x *PolicyOutcome) GetParams() *PolicyParams {
-	if x != nil {
-		return x.Params
-	}
-	return nil
-}
-
-func (x *PolicyOutcome) GetRevision() string {
+func (x *RolloutEvent) GetRevision() string {
 	if x != nil {
 		return x.Revision
 	}
 	return ""
 }
 
-func (x *PolicyOutcome) GetFigures() *RebalanceFigures {
+func (x *RolloutEvent) GetRule() string {
 	if x != nil {
-		return x.Figures
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *RolloutEvent) GetStep() int32 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *RolloutEvent) GetTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Time
 	}
 	return nil
 }
 
-func (x *PolicyOutcome) GetError() string {
+func (x *RolloutEvent) GetEffectiveAt() *timestamppb.Timestamp {
 	if x != nil {
-		return x.Error
-	}
-	return ""
-}
-
-// RebalanceFigures measure one computed rebalance.
-type RebalanceFigures struct {
-	state protoimpl.MessageState `protogen:"open.v1"`
-	// The group's partitions: assigned this round or withheld.
-	Partitions int32 `protobuf:"varint,1,opt,name=partitions,proto3" json:"partitions,omitempty"`
-	// Partitions whose owner changes.
-	Moved int32 `protobuf:"varint,2,opt,name=moved,proto3" json:"moved,omitempty"`
-	// Partitions withheld until their owner revokes them (cooperative).
-	Withheld int32 `protobuf:"varint,3,opt,name=withheld,proto3" json:"withheld,omitempty"`
-	// Whether a follow-up rebalance is needed.
-	FollowupRequired bool `protobuf:"varint,4,opt,name=followup_required,json=followupRequired,proto3" json:"followup_required,omitempty"`
-	// Largest minus smallest partition count among members (the plan,
-	// withheld partitions included).
-	Imbalance int32 `protobuf:"varint,5,opt,name=imbalance,proto3" json:"imbalance,omitempty"`
-	// The worst per-topic skew of the settled plan (after the follow-ups):
-	// largest minus smallest count of one topic's partitions among the
-	// topic's subscribers, and the topic.
-	WorstTopicSkew int32  `protobuf:"varint,6,opt,name=worst_topic_skew,json=worstTopicSkew,proto3" json:"worst_topic_skew,omitempty"`
-	WorstTopic     string `protobuf:"bytes,7,opt,name=worst_topic,json=worstTopic,proto3" json:"worst_topic,omitempty"`
-	// Partitions of the settled plan whose member has a rack that none of
-	// the partition's replicas is on (only counted where both are known).
-	OffRack int32 `protobuf:"varint,8,opt,name=off_rack,json=offRack,proto3" json:"off_rack,omitempty"`
-	// Follow-up rounds until the plan settled.
-	FollowupRounds int32 `protobuf:"varint,9,opt,name=followup_rounds,json=followupRounds,proto3" json:"followup_rounds,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
-}
-
-func (x *RebalanceFigures) Reset() {
-	*x = RebalanceFigures{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[2]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *RebalanceFigures) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*RebalanceFigures) ProtoMessage() {}
-
-func (x *RebalanceFigures) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[2]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use RebalanceFigures.ProtoReflect.Descriptor instead.
-func (*RebalanceFigures) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{2}
-}
-
-func (x *RebalanceFigures) GetPartitions() int32 {
-	if x != nil {
-		return x.Partitions
-	}
-	return 0
-}
-
-func (x *RebalanceFigures) GetMoved() int32 {
-	if x != nil {
-		return x.Moved
-	}
-	return 0
-}
-
-func (x *RebalanceFigures) GetWithheld() int32 {
-	if x != nil {
-		return x.Withheld
-	}
-	return 0
-}
-
-func (x *RebalanceFigures) GetFollowupRequired() bool {
-	if x != nil {
-		return x.FollowupRequired
-	}
-	return false
-}
-
-func (x *RebalanceFigures) GetImbalance() int32 {
-	if x != nil {
-		return x.Imbalance
-	}
-	return 0
-}
-
-func (x *RebalanceFigures) GetWorstTopicSkew() int32 {
-	if x != nil {
-		return x.WorstTopicSkew
-	}
-	return 0
-}
-
-func (x *RebalanceFigures) GetWorstTopic() string {
-	if x != nil {
-		return x.WorstTopic
-	}
-	return ""
-}
-
-func (x *RebalanceFigures) GetOffRack() int32 {
-	if x != nil {
-		return x.OffRack
-	}
-	return 0
-}
-
-func (x *RebalanceFigures) GetFollowupRounds() int32 {
-	if x != nil {
-		return x.FollowupRounds
-	}
-	return 0
-}
-
-// GroupPreview compares the current and the candidate policy on one
-// group's latest recorded input.
-type GroupPreview struct {
-	state        protoimpl.MessageState `protogen:"open.v1"`
-	GroupId      string                 `protobuf:"bytes,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
-	ProtocolName string                 `protobuf:"bytes,2,opt,name=protocol_name,json=protocolName,proto3" json:"protocol_name,omitempty"`
-	// When the input was recorded, and its generation.
-	InputTime    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=input_time,json=inputTime,proto3" json:"input_time,omitempty"`
-	GenerationId int32                  `protobuf:"varint,4,opt,name=generation_id,json=generationId,proto3" json:"generation_id,omitempty"`
-	Current      *PolicyOutcome         `protobuf:"bytes,5,opt,name=current,proto3" json:"current,omitempty"`
-	Candidate    *PolicyOutcome         `protobuf:"bytes,6,opt,name=candidate,proto3" json:"candidate,omitempty"`
-	// Whether the candidate picks another rule, assignor or parameters.
-	RuleChanged     bool `protobuf:"varint,7,opt,name=rule_changed,json=ruleChanged,proto3" json:"rule_changed,omitempty"`
-	AssignorChanged bool `protobuf:"varint,8,opt,name=assignor_changed,json=assignorChanged,proto3" json:"assignor_changed,omitempty"`
-	ParamsChanged   bool `protobuf:"varint,9,opt,name=params_changed,json=paramsChanged,proto3" json:"params_changed,omitempty"`
-	// The candidate's moved partitions over the group's partitions (0 when
-	// it has none).
-	MovedRatio    float64 `protobuf:"fixed64,10,opt,name=moved_ratio,json=movedRatio,proto3" json:"moved_ratio,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GroupPreview) Reset() {
-	*x = GroupPreview{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[3]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GroupPreview) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GroupPreview) ProtoMessage() {}
-
-func (x *GroupPreview) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[3]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GroupPreview.ProtoReflect.Descriptor instead.
-func (*GroupPreview) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{3}
-}
-
-func (x *GroupPreview) GetGroupId() string {
-	if x != nil {
-		return x.GroupId
-	}
-	return ""
-}
-
-func (x *GroupPreview) GetProtocolName() string {
-	if x != nil {
-		return x.ProtocolName
-	}
-	return ""
-}
-
-func (x *GroupPreview) GetInputTime() *timestamppb.Timestamp {
-	if x != nil {
-		return x.InputTime
+		return x.EffectiveAt
 	}
 	return nil
 }
 
-func (x *GroupPreview) GetGenerationId() int32 {
+func (x *RolloutEvent) GetReplica() string {
 	if x != nil {
-		return x.GenerationId
+		return x.Replica
+	}
+	return ""
+}
+
+func (x *RolloutEvent) GetIncarnation() uint64 {
+	if x != nil {
+		return x.Incarnation
 	}
 	return 0
 }
 
-func (x *GroupPreview) GetCurrent() *PolicyOutcome {
-	if x != nil {
-		return x.Current
-	}
-	return nil
-}
-
-func (x *GroupPreview) GetCandidate() *PolicyOutcome {
-	if x != nil {
-		return x.Candidate
-	}
-	return nil
-}
-
-func (x *GroupPreview) GetRuleChanged() bool {
-	if x != nil {
-		return x.RuleChanged
-	}
-	return false
-}
-
-func (x *GroupPreview) GetAssignorChanged() bool {
-	if x != nil {
-		return x.AssignorChanged
-	}
-	return false
-}
-
-func (x *GroupPreview) GetParamsChanged() bool {
-	if x != nil {
-		return x.ParamsChanged
-	}
-	return false
-}
-
-func (x *GroupPreview) GetMovedRatio() float64 {
-	if x != nil {
-		return x.MovedRatio
-	}
-	return 0
-}
-
-// PreviewPolicyResponse is one page of groups, in group id order.
-type PreviewPolicyResponse struct {
-	state             protoimpl.MessageState `protogen:"open.v1"`
-	CurrentRevision   string                 `protobuf:"bytes,1,opt,name=current_revision,json=currentRevision,proto3" json:"current_revision,omitempty"`
-	CandidateRevision string                 `protobuf:"bytes,2,opt,name=candidate_revision,json=candidateRevision,proto3" json:"candidate_revision,omitempty"`
-	Groups            []*GroupPreview        `protobuf:"bytes,3,rep,name=groups,proto3" json:"groups,omitempty"`
-	// "" on the last page.
-	NextPageToken string `protobuf:"bytes,4,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
-	// Groups with a recorded input that match the prefix, on all pages.
-	TotalGroups   int32 `protobuf:"varint,5,opt,name=total_groups,json=totalGroups,proto3" json:"total_groups,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *PreviewPolicyResponse) Reset() {
-	*x = PreviewPolicyResponse{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[4]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *PreviewPolicyResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*PreviewPolicyResponse) ProtoMessage() {}
-
-func (x *PreviewPolicyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[4]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use PreviewPolicyResponse.ProtoReflect.Descriptor instead.
-func (*PreviewPolicyResponse) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{4}
-}
-
-func (x *PreviewPolicyResponse) GetCurrentRevision() string {
-	if x != nil {
-		return x.CurrentRevision
-	}
-	return ""
-}
-
-func (x *PreviewPolicyResponse) GetCandidateRevision() string {
-	if x != nil {
-		return x.CandidateRevision
-	}
-	return ""
-}
-
-func (x *PreviewPolicyResponse) GetGroups() []*GroupPreview {
-	if x != nil {
-		return x.Groups
-	}
-	return nil
-}
-
-func (x *PreviewPolicyResponse) GetNextPageToken() string {
-	if x != nil {
-		return x.NextPageToken
-	}
-	return ""
-}
-
-func (x *PreviewPolicyResponse) GetTotalGroups() int32 {
-	if x != nil {
-		return x.TotalGroups
-	}
-	return 0
-}
-
-// SimulateGroupRequest names the group and the assignor to replay it
-// under.
-type SimulateGroupRequest struct {
-	state   protoimpl.MessageState `protogen:"open.v1"`
-	GroupId string                 `protobuf:"bytes,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
-	// "name@version"; "name" alone means version 1.
-	Assignor string `protobuf:"bytes,2,opt,name=assignor,proto3" json:"assignor,omitempty"`
-	// Parameters as in a policy file: rack_aware (default true),
-	// max_moves_per_rebalance (default 0), freeze (default false),
-	// keep_misaligned_racks (default false).
-	Params        map[string]string `protobuf:"bytes,3,rep,name=params,proto3" json:"params,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *SimulateGroupRequest) Reset() {
-	*x = SimulateGroupRequest{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[5]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *SimulateGroupRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*SimulateGroupRequest) ProtoMessage() {}
-
-func (x *SimulateGroupRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[5]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use SimulateGroupRequest.ProtoReflect.Descriptor instead.
-func (*SimulateGroupRequest) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{5}
-}
-
-func (x *SimulateGroupRequest) GetGroupId() string {
-	if x != nil {
-		return x.GroupId
-	}
-	return ""
-}
-
-func (x *SimulateGroupRequest) GetAssignor() string {
-	if x != nil {
-		return x.Assignor
-	}
-	return ""
-}
-
-func (x *SimulateGroupRequest) GetParams() map[string]string {
-	if x != nil {
-		return x.Params
-	}
-	return nil
-}
-
-// SimulatedRound is one recorded input replayed.
-type SimulatedRound struct {
-	state        protoimpl.MessageState `protogen:"open.v1"`
-	InputTime    *timestamppb.Timestamp `protobuf:"bytes,1,opt,name=input_time,json=inputTime,proto3" json:"input_time,omitempty"`
-	GenerationId int32                  `protobuf:"varint,2,opt,name=generation_id,json=generationId,proto3" json:"generation_id,omitempty"`
-	// What ran: the recorded assignor replayed on the recorded input (the
-	// engine is deterministic, so it reproduces the decision).
-	Actual *RebalanceFigures `protobuf:"bytes,3,opt,name=actual,proto3" json:"actual,omitempty"`
-	// The other assignor on the same input, its owners replaced by what it
-	// gave in the round before.
-	Simulated *RebalanceFigures `protobuf:"bytes,4,opt,name=simulated,proto3" json:"simulated,omitempty"`
-	// The recorded assignor ("name@version").
-	ActualAssignor string `protobuf:"bytes,5,opt,name=actual_assignor,json=actualAssignor,proto3" json:"actual_assignor,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
-}
-
-func (x *SimulatedRound) Reset() {
-	*x = SimulatedRound{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[6]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *SimulatedRound) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*SimulatedRound) ProtoMessage() {}
-
-func (x *SimulatedRound) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[6]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use SimulatedRound.ProtoReflect.Descriptor instead.
-func (*SimulatedRound) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{6}
-}
-
-func (x *SimulatedRound) GetInputTime() *timestamppb.Timestamp {
-	if x != nil {
-		return x.InputTime
-	}
-	return nil
-}
-
-func (x *SimulatedRound) GetGenerationId() int32 {
-	if x != nil {
-		return x.GenerationId
-	}
-	return 0
-}
-
-func (x *SimulatedRound) GetActual() *RebalanceFigures {
-	if x != nil {
-		return x.Actual
-	}
-	return nil
-}
-
-func (x *SimulatedRound) GetSimulated() *RebalanceFigures {
-	if x != nil {
-		return x.Simulated
-	}
-	return nil
-}
-
-func (x *SimulatedRound) GetActualAssignor() string {
-	if x != nil {
-		return x.ActualAssignor
-	}
-	return ""
-}
-
-// SimulateGroupResponse sums the replay.
-type SimulateGroupResponse struct {
-	state    protoimpl.MessageState `protogen:"open.v1"`
-	GroupId  string                 `protobuf:"bytes,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
-	Assignor string                 `protobuf:"bytes,2,opt,name=assignor,proto3" json:"assignor,omitempty"`
-	Params   *PolicyParams          `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
-	Rounds   []*SimulatedRound      `protobuf:"bytes,4,rep,name=rounds,proto3" json:"rounds,omitempty"`
-	// Totals over the rounds: moves and rounds that needed a follow-up; and
-	// the worst per-topic skew of the last round.
-	ActualMoved        int32 `protobuf:"varint,5,opt,name=actual_moved,json=actualMoved,proto3" json:"actual_moved,omitempty"`
-	SimulatedMoved     int32 `protobuf:"varint,6,opt,name=simulated_moved,json=simulatedMoved,proto3" json:"simulated_moved,omitempty"`
-	ActualFollowups    int32 `protobuf:"varint,7,opt,name=actual_followups,json=actualFollowups,proto3" json:"actual_followups,omitempty"`
-	SimulatedFollowups int32 `protobuf:"varint,8,opt,name=simulated_followups,json=simulatedFollowups,proto3" json:"simulated_followups,omitempty"`
-	ActualFinalSkew    int32 `protobuf:"varint,9,opt,name=actual_final_skew,json=actualFinalSkew,proto3" json:"actual_final_skew,omitempty"`
-	SimulatedFinalSkew int32 `protobuf:"varint,10,opt,name=simulated_final_skew,json=simulatedFinalSkew,proto3" json:"simulated_final_skew,omitempty"`
-	unknownFields      protoimpl.UnknownFields
-	sizeCache          protoimpl.SizeCache
-}
-
-func (x *SimulateGroupResponse) Reset() {
-	*x = SimulateGroupResponse{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[7]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *SimulateGroupResponse) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*SimulateGroupResponse) ProtoMessage() {}
-
-func (x *SimulateGroupResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[7]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use SimulateGroupResponse.ProtoReflect.Descriptor instead.
-func (*SimulateGroupResponse) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{7}
-}
-
-func (x *SimulateGroupResponse) GetGroupId() string {
-	if x != nil {
-		return x.GroupId
-	}
-	return ""
-}
-
-func (x *SimulateGroupResponse) GetAssignor() string {
-	if x != nil {
-		return x.Assignor
-	}
-	return ""
-}
-
-func (x *SimulateGroupResponse) GetParams() *PolicyParams {
-	if x != nil {
-		return x.Params
-	}
-	return nil
-}
-
-func (x *SimulateGroupResponse) GetRounds() []*SimulatedRound {
-	if x != nil {
-		return x.Rounds
-	}
-	return nil
-}
-
-func (x *SimulateGroupResponse) GetActualMoved() int32 {
-	if x != nil {
-		return x.ActualMoved
-	}
-	return 0
-}
-
-func (x *SimulateGroupResponse) GetSimulatedMoved() int32 {
-	if x != nil {
-		return x.SimulatedMoved
-	}
-	return 0
-}
-
-func (x *SimulateGroupResponse) GetActualFollowups() int32 {
-	if x != nil {
-		return x.ActualFollowups
-	}
-	return 0
-}
-
-func (x *SimulateGroupResponse) GetSimulatedFollowups() int32 {
-	if x != nil {
-		return x.SimulatedFollowups
-	}
-	return 0
-}
-
-func (x *SimulateGroupResponse) GetActualFinalSkew() int32 {
-	if x != nil {
-		return x.ActualFinalSkew
-	}
-	return 0
-}
-
-func (x *SimulateGroupResponse) GetSimulatedFinalSkew() int32 {
-	if x != nil {
-		return x.SimulatedFinalSkew
-	}
-	return 0
-}
-
-// MigrationReportRequest selects the groups.
-type MigrationReportRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	GroupIdPrefix string                 `protobuf:"bytes,1,opt,name=group_id_prefix,json=groupIdPrefix,proto3" json:"group_id_prefix,omitempty"`
-	// At most this many groups per page; 0 means 100; at most 1000.
-	PageSize      int32  `protobuf:"varint,2,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	PageToken     string `protobuf:"bytes,3,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *MigrationReportRequest) Reset() {
-	*x = MigrationReportRequest{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[8]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *MigrationReportRequest) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*MigrationReportRequest) ProtoMessage() {}
-
-func (x *MigrationReportRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[8]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use MigrationReportRequest.ProtoReflect.Descriptor instead.
-func (*MigrationReportRequest) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{8}
-}
-
-func (x *MigrationReportRequest) GetGroupIdPrefix() string {
-	if x != nil {
-		return x.GroupIdPrefix
-	}
-	return ""
-}
-
-func (x *MigrationReportRequest) GetPageSize() int32 {
-	if x != nil {
-		return x.PageSize
-	}
-	return 0
-}
-
-func (x *MigrationReportRequest) GetPageToken() string {
-	if x != nil {
-		return x.PageToken
-	}
-	return ""
-}
-
-// GroupMigration is one group's switch to the KIP-848 protocol.
-type GroupMigration struct {
-	state        protoimpl.MessageState `protogen:"open.v1"`
-	GroupId      string                 `protobuf:"bytes,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
-	ProtocolName string                 `protobuf:"bytes,2,opt,name=protocol_name,json=protocolName,proto3" json:"protocol_name,omitempty"`
-	InputTime    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=input_time,json=inputTime,proto3" json:"input_time,omitempty"`
-	// The assignor serving the group today, and the broker's server-side
-	// assignor its protocol name maps to ("kip848-range@1",
-	// "kip848-uniform@1"; "" for a custom protocol).
-	CurrentAssignor string `protobuf:"bytes,4,opt,name=current_assignor,json=currentAssignor,proto3" json:"current_assignor,omitempty"`
-	ServerAssignor  string `protobuf:"bytes,5,opt,name=server_assignor,json=serverAssignor,proto3" json:"server_assignor,omitempty"`
-	// Today: the current policy's plan; after: the server-side assignor run
-	// with today's plan as the previous assignment (the broker imports it).
-	Today *RebalanceFigures `protobuf:"bytes,6,opt,name=today,proto3" json:"today,omitempty"`
-	After *RebalanceFigures `protobuf:"bytes,7,opt,name=after,proto3" json:"after,omitempty"`
-	// Partitions moved at the switch.
-	MovedAtSwitch int32 `protobuf:"varint,8,opt,name=moved_at_switch,json=movedAtSwitch,proto3" json:"moved_at_switch,omitempty"`
-	// Partitions that lose rack locality (after.off_rack - today.off_rack,
-	// at least 0).
-	RackLocalityLost int32 `protobuf:"varint,9,opt,name=rack_locality_lost,json=rackLocalityLost,proto3" json:"rack_locality_lost,omitempty"`
-	// Whether the group's assignor carries user data the broker drops.
-	UserData      bool             `protobuf:"varint,10,opt,name=user_data,json=userData,proto3" json:"user_data,omitempty"`
-	Verdict       MigrationVerdict `protobuf:"varint,11,opt,name=verdict,proto3,enum=assignd.v1.MigrationVerdict" json:"verdict,omitempty"`
-	Reason        string           `protobuf:"bytes,12,opt,name=reason,proto3" json:"reason,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
-}
-
-func (x *GroupMigration) Reset() {
-	*x = GroupMigration{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[9]
-	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-	ms.StoreMessageInfo(mi)
-}
-
-func (x *GroupMigration) String() string {
-	return protoimpl.X.MessageStringOf(x)
-}
-
-func (*GroupMigration) ProtoMessage() {}
-
-func (x *GroupMigration) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[9]
-	if x != nil {
-		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
-		if ms.LoadMessageInfo() == nil {
-			ms.StoreMessageInfo(mi)
-		}
-		return ms
-	}
-	return mi.MessageOf(x)
-}
-
-// Deprecated: Use GroupMigration.ProtoReflect.Descriptor instead.
-func (*GroupMigration) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{9}
-}
-
-func (x *GroupMigration) GetGroupId() string {
-	if x != nil {
-		return x.GroupId
-	}
-	return ""
-}
-
-func (x *GroupMigration) GetProtocolName() string {
-	if x != nil {
-		return x.ProtocolName
-	}
-	return ""
-}
-
-func (x *GroupMigration) GetInputTime() *timestamppb.Timestamp {
-	if x != nil {
-		return x.InputTime
-	}
-	return nil
-}
-
-func (x *GroupMigration) GetCurrentAssignor() string {
-	if x != nil {
-		return x.CurrentAssignor
-	}
-	return ""
-}
-
-func (x *GroupMigration) GetServerAssignor() string {
-	if x != nil {
-		return x.ServerAssignor
-	}
-	return ""
-}
-
-func (x *GroupMigration) GetToday() *RebalanceFigures {
-	if x != nil {
-		return x.Today
-	}
-	return nil
-}
-
-func (x *GroupMigration) GetAfter() *RebalanceFigures {
-	if x != nil {
-		return x.After
-	}
-	return nil
-}
-
-func (x *GroupMigration) GetMovedAtSwitch() int32 {
-	if x != nil {
-		return x.MovedAtSwitch
-	}
-	return 0
-}
-
-func (x *GroupMigration) GetRackLocalityLost() int32 {
-	if x != nil {
-		return x.RackLocalityLost
-	}
-	return 0
-}
-
-func (x *GroupMigration) GetUserData() bool {
-	if x != nil {
-		return x.UserData
-	}
-	return false
-}
-
-func (x *GroupMigration) GetVerdict() MigrationVerdict {
-	if x != nil {
-		return x.Verdict
-	}
-	return MigrationVerdict_MIGRATION_VERDICT_UNSPECIFIED
-}
-
-func (x *GroupMigration) GetReason() string {
+func (x *RolloutEvent) GetReason() string {
 	if x != nil {
 		return x.Reason
 	}
 	return ""
 }
 
-// MigrationReportResponse is one page, in group id order.
-type MigrationReportResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Groups        []*GroupMigration      `protobuf:"bytes,1,rep,name=groups,proto3" json:"groups,omitempty"`
-	NextPageToken string                 `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
-	TotalGroups   int32                  `protobuf:"varint,3,opt,name=total_groups,json=totalGroups,proto3" json:"total_groups,omitempty"`
+func (x *RolloutEvent) GetFailures() []*RolloutFailure {
+	if x != nil {
+		return x.Failures
+	}
+	return nil
+}
+
+func (x *RolloutEvent) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *RolloutEvent) GetHalted() bool {
+	if x != nil {
+		return x.Halted
+	}
+	return false
+}
+
+func (x *RolloutEvent) GetRolledBack() bool {
+	if x != nil {
+		return x.RolledBack
+	}
+	return false
+}
+
+// RolloutFailure is one group failing one measure of a gate.
+type RolloutFailure struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	GroupId string                 `protobuf:"bytes,1,opt,name=group_id,json=groupId,proto3" json:"group_id,omitempty"`
+	// The gate field: "max_moved_ratio", "max_followups_per_rebalance",
+	// "max_imbalance", "max_withheld_ratio".
+	Measure string `protobuf:"bytes,2,opt,name=measure,proto3" json:"measure,omitempty"`
+	// The group's worst value under the rule, the gate's limit, and the
+	// baseline it was compared with (the shadow on the same input, or the
+	// group's decisions before the switch; -1 when there is none).
+	Value         float64 `protobuf:"fixed64,3,opt,name=value,proto3" json:"value,omitempty"`
+	Limit         float64 `protobuf:"fixed64,4,opt,name=limit,proto3" json:"limit,omitempty"`
+	Baseline      float64 `protobuf:"fixed64,5,opt,name=baseline,proto3" json:"baseline,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
-func (x *MigrationReportResponse) Reset() {
-	*x = MigrationReportResponse{}
-	mi := &file_assignd_v1_rollout_proto_msgTypes[10]
+func (x *RolloutFailure) Reset() {
+	*x = RolloutFailure{}
+	mi := &file_assignd_v1_rollout_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
 
-func (x *MigrationReportResponse) String() string {
+func (x *RolloutFailure) String() string {
 	return protoimpl.X.MessageStringOf(x)
 }
 
-func (*MigrationReportResponse) ProtoMessage() {}
+func (*RolloutFailure) ProtoMessage() {}
 
-func (x *MigrationReportResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_assignd_v1_rollout_proto_msgTypes[10]
+func (x *RolloutFailure) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_rollout_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,30 +294,320 @@ func (x *MigrationReportResponse) ProtoReflect() protoreflect.Message {
 	return mi.MessageOf(x)
 }
 
-// Deprecated: Use MigrationReportResponse.ProtoReflect.Descriptor instead.
-func (*MigrationReportResponse) Descriptor() ([]byte, []int) {
-	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{10}
+// Deprecated: Use RolloutFailure.ProtoReflect.Descriptor instead.
+func (*RolloutFailure) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{1}
 }
 
-func (x *MigrationReportResponse) GetGroups() []*GroupMigration {
+func (x *RolloutFailure) GetGroupId() string {
 	if x != nil {
-		return x.Groups
-	}
-	return nil
-}
-
-func (x *MigrationReportResponse) GetNextPageToken() string {
-	if x != nil {
-		return x.NextPageToken
+		return x.GroupId
 	}
 	return ""
 }
 
-func (x *MigrationReportResponse) GetTotalGroups() int32 {
+func (x *RolloutFailure) GetMeasure() string {
 	if x != nil {
-		return x.TotalGroups
+		return x.Measure
+	}
+	return ""
+}
+
+func (x *RolloutFailure) GetValue() float64 {
+	if x != nil {
+		return x.Value
 	}
 	return 0
+}
+
+func (x *RolloutFailure) GetLimit() float64 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+func (x *RolloutFailure) GetBaseline() float64 {
+	if x != nil {
+		return x.Baseline
+	}
+	return 0
+}
+
+// RolloutRuleState is one rule's staged rollout as a replica sees it.
+type RolloutRuleState struct {
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Rule     string                 `protobuf:"bytes,1,opt,name=rule,proto3" json:"rule,omitempty"`
+	Revision string                 `protobuf:"bytes,2,opt,name=revision,proto3" json:"revision,omitempty"`
+	// The current step (0-based), the step count, and the percent served
+	// now. step == steps means the rollout completed (the last step's
+	// percent serves).
+	Step    int32   `protobuf:"varint,3,opt,name=step,proto3" json:"step,omitempty"`
+	Steps   int32   `protobuf:"varint,4,opt,name=steps,proto3" json:"steps,omitempty"`
+	Percent float64 `protobuf:"fixed64,5,opt,name=percent,proto3" json:"percent,omitempty"`
+	// When the revision started (agreed), when the current step started,
+	// and when the gate is next evaluated (absent once halted or done).
+	StartedAt      *timestamppb.Timestamp `protobuf:"bytes,6,opt,name=started_at,json=startedAt,proto3" json:"started_at,omitempty"`
+	Since          *timestamppb.Timestamp `protobuf:"bytes,7,opt,name=since,proto3" json:"since,omitempty"`
+	NextEvaluation *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=next_evaluation,json=nextEvaluation,proto3" json:"next_evaluation,omitempty"`
+	Halted         bool                   `protobuf:"varint,9,opt,name=halted,proto3" json:"halted,omitempty"`
+	RolledBack     bool                   `protobuf:"varint,10,opt,name=rolled_back,json=rolledBack,proto3" json:"rolled_back,omitempty"`
+	Reason         string                 `protobuf:"bytes,11,opt,name=reason,proto3" json:"reason,omitempty"`
+	Failures       []*RolloutFailure      `protobuf:"bytes,12,rep,name=failures,proto3" json:"failures,omitempty"`
+	// Whether this replica has read the shared log up to its own SERVING
+	// record (before that it serves what it has read so far, and makes no
+	// verdict).
+	Agreed bool `protobuf:"varint,13,opt,name=agreed,proto3" json:"agreed,omitempty"`
+	// The last gate evaluation's outcome in words, e.g. "waiting: 2 of 5
+	// trusted groups".
+	LastEvaluation string `protobuf:"bytes,14,opt,name=last_evaluation,json=lastEvaluation,proto3" json:"last_evaluation,omitempty"`
+	// Warnings, e.g. that the policy has no bindings, so the gate counts
+	// every caller's decisions.
+	Warnings []string `protobuf:"bytes,15,rep,name=warnings,proto3" json:"warnings,omitempty"`
+	// A verdict agreed but not yet effective: the step it moves to, when.
+	PendingAt     *timestamppb.Timestamp `protobuf:"bytes,16,opt,name=pending_at,json=pendingAt,proto3" json:"pending_at,omitempty"`
+	PendingStep   int32                  `protobuf:"varint,17,opt,name=pending_step,json=pendingStep,proto3" json:"pending_step,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RolloutRuleState) Reset() {
+	*x = RolloutRuleState{}
+	mi := &file_assignd_v1_rollout_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RolloutRuleState) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RolloutRuleState) ProtoMessage() {}
+
+func (x *RolloutRuleState) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_rollout_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RolloutRuleState.ProtoReflect.Descriptor instead.
+func (*RolloutRuleState) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RolloutRuleState) GetRule() string {
+	if x != nil {
+		return x.Rule
+	}
+	return ""
+}
+
+func (x *RolloutRuleState) GetRevision() string {
+	if x != nil {
+		return x.Revision
+	}
+	return ""
+}
+
+func (x *RolloutRuleState) GetStep() int32 {
+	if x != nil {
+		return x.Step
+	}
+	return 0
+}
+
+func (x *RolloutRuleState) GetSteps() int32 {
+	if x != nil {
+		return x.Steps
+	}
+	return 0
+}
+
+func (x *RolloutRuleState) GetPercent() float64 {
+	if x != nil {
+		return x.Percent
+	}
+	return 0
+}
+
+func (x *RolloutRuleState) GetStartedAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.StartedAt
+	}
+	return nil
+}
+
+func (x *RolloutRuleState) GetSince() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Since
+	}
+	return nil
+}
+
+func (x *RolloutRuleState) GetNextEvaluation() *timestamppb.Timestamp {
+	if x != nil {
+		return x.NextEvaluation
+	}
+	return nil
+}
+
+func (x *RolloutRuleState) GetHalted() bool {
+	if x != nil {
+		return x.Halted
+	}
+	return false
+}
+
+func (x *RolloutRuleState) GetRolledBack() bool {
+	if x != nil {
+		return x.RolledBack
+	}
+	return false
+}
+
+func (x *RolloutRuleState) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *RolloutRuleState) GetFailures() []*RolloutFailure {
+	if x != nil {
+		return x.Failures
+	}
+	return nil
+}
+
+func (x *RolloutRuleState) GetAgreed() bool {
+	if x != nil {
+		return x.Agreed
+	}
+	return false
+}
+
+func (x *RolloutRuleState) GetLastEvaluation() string {
+	if x != nil {
+		return x.LastEvaluation
+	}
+	return ""
+}
+
+func (x *RolloutRuleState) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
+}
+
+func (x *RolloutRuleState) GetPendingAt() *timestamppb.Timestamp {
+	if x != nil {
+		return x.PendingAt
+	}
+	return nil
+}
+
+func (x *RolloutRuleState) GetPendingStep() int32 {
+	if x != nil {
+		return x.PendingStep
+	}
+	return 0
+}
+
+// RolloutStatusRequest asks for the rollouts of the serving revision.
+type RolloutStatusRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RolloutStatusRequest) Reset() {
+	*x = RolloutStatusRequest{}
+	mi := &file_assignd_v1_rollout_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RolloutStatusRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RolloutStatusRequest) ProtoMessage() {}
+
+func (x *RolloutStatusRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_rollout_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RolloutStatusRequest.ProtoReflect.Descriptor instead.
+func (*RolloutStatusRequest) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{3}
+}
+
+// RolloutStatusResponse lists them in rule order.
+type RolloutStatusResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Revision      string                 `protobuf:"bytes,1,opt,name=revision,proto3" json:"revision,omitempty"`
+	Rules         []*RolloutRuleState    `protobuf:"bytes,2,rep,name=rules,proto3" json:"rules,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RolloutStatusResponse) Reset() {
+	*x = RolloutStatusResponse{}
+	mi := &file_assignd_v1_rollout_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RolloutStatusResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RolloutStatusResponse) ProtoMessage() {}
+
+func (x *RolloutStatusResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_assignd_v1_rollout_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RolloutStatusResponse.ProtoReflect.Descriptor instead.
+func (*RolloutStatusResponse) Descriptor() ([]byte, []int) {
+	return file_assignd_v1_rollout_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *RolloutStatusResponse) GetRevision() string {
+	if x != nil {
+		return x.Revision
+	}
+	return ""
+}
+
+func (x *RolloutStatusResponse) GetRules() []*RolloutRuleState {
+	if x != nil {
+		return x.Rules
+	}
+	return nil
 }
 
 var File_assignd_v1_rollout_proto protoreflect.FileDescriptor
@@ -1116,113 +615,65 @@ var File_assignd_v1_rollout_proto protoreflect.FileDescriptor
 const file_assignd_v1_rollout_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/rollout.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xaf\x01\n" +
-	"\x14PreviewPolicyRequest\x12\x16\n" +
-	"\x06policy\x18\x01 \x01(\fR\x06policy\x12\x1b\n" +
-	"\tfile_name\x18\x02 \x01(\tR\bfileName\x12&\n" +
-	"\x0fgroup_id_prefix\x18\x03 \x01(\tR\rgroupIdPrefix\x12\x1b\n" +
-	"\tpage_size\x18\x04 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"assignd.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf3\x03\n" +
+	"\fRolloutEvent\x120\n" +
+	"\x04kind\x18\x01 \x01(\x0e2\x1c.assignd.v1.RolloutEventKindR\x04kind\x12\x1a\n" +
+	"\brevision\x18\x02 \x01(\tR\brevision\x12\x12\n" +
+	"\x04rule\x18\x03 \x01(\tR\x04rule\x12\x12\n" +
+	"\x04step\x18\x04 \x01(\x05R\x04step\x12.\n" +
+	"\x04time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12=\n" +
+	"\feffective_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\veffectiveAt\x12\x18\n" +
+	"\areplica\x18\a \x01(\tR\areplica\x12 \n" +
+	"\vincarnation\x18\b \x01(\x04R\vincarnation\x12\x16\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\x126\n" +
+	"\bfailures\x18\n" +
+	" \x03(\v2\x1a.assignd.v1.RolloutFailureR\bfailures\x129\n" +
 	"\n" +
-	"page_token\x18\x05 \x01(\tR\tpageToken\"\xdb\x01\n" +
-	"\rPolicyOutcome\x12\x12\n" +
+	"started_at\x18\v \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x12\x16\n" +
+	"\x06halted\x18\f \x01(\bR\x06halted\x12\x1f\n" +
+	"\vrolled_back\x18\r \x01(\bR\n" +
+	"rolledBack\"\x8d\x01\n" +
+	"\x0eRolloutFailure\x12\x19\n" +
+	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12\x18\n" +
+	"\ameasure\x18\x02 \x01(\tR\ameasure\x12\x14\n" +
+	"\x05value\x18\x03 \x01(\x01R\x05value\x12\x14\n" +
+	"\x05limit\x18\x04 \x01(\x01R\x05limit\x12\x1a\n" +
+	"\bbaseline\x18\x05 \x01(\x01R\bbaseline\"\xfc\x04\n" +
+	"\x10RolloutRuleState\x12\x12\n" +
 	"\x04rule\x18\x01 \x01(\tR\x04rule\x12\x1a\n" +
-	"\bassignor\x18\x02 \x01(\tR\bassignor\x120\n" +
-	"\x06params\x18\x03 \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\x12\x1a\n" +
-	"\brevision\x18\x04 \x01(\tR\brevision\x126\n" +
-	"\afigures\x18\x05 \x01(\v2\x1c.assignd.v1.RebalanceFiguresR\afigures\x12\x14\n" +
-	"\x05error\x18\x06 \x01(\tR\x05error\"\xbe\x02\n" +
-	"\x10RebalanceFigures\x12\x1e\n" +
+	"\brevision\x18\x02 \x01(\tR\brevision\x12\x12\n" +
+	"\x04step\x18\x03 \x01(\x05R\x04step\x12\x14\n" +
+	"\x05steps\x18\x04 \x01(\x05R\x05steps\x12\x18\n" +
+	"\apercent\x18\x05 \x01(\x01R\apercent\x129\n" +
 	"\n" +
-	"partitions\x18\x01 \x01(\x05R\n" +
-	"partitions\x12\x14\n" +
-	"\x05moved\x18\x02 \x01(\x05R\x05moved\x12\x1a\n" +
-	"\bwithheld\x18\x03 \x01(\x05R\bwithheld\x12+\n" +
-	"\x11followup_required\x18\x04 \x01(\bR\x10followupRequired\x12\x1c\n" +
-	"\timbalance\x18\x05 \x01(\x05R\timbalance\x12(\n" +
-	"\x10worst_topic_skew\x18\x06 \x01(\x05R\x0eworstTopicSkew\x12\x1f\n" +
-	"\vworst_topic\x18\a \x01(\tR\n" +
-	"worstTopic\x12\x19\n" +
-	"\boff_rack\x18\b \x01(\x05R\aoffRack\x12'\n" +
-	"\x0ffollowup_rounds\x18\t \x01(\x05R\x0efollowupRounds\"\xb2\x03\n" +
-	"\fGroupPreview\x12\x19\n" +
-	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
-	"\rprotocol_name\x18\x02 \x01(\tR\fprotocolName\x129\n" +
+	"started_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tstartedAt\x120\n" +
+	"\x05since\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x12C\n" +
+	"\x0fnext_evaluation\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\x0enextEvaluation\x12\x16\n" +
+	"\x06halted\x18\t \x01(\bR\x06halted\x12\x1f\n" +
+	"\vrolled_back\x18\n" +
+	" \x01(\bR\n" +
+	"rolledBack\x12\x16\n" +
+	"\x06reason\x18\v \x01(\tR\x06reason\x126\n" +
+	"\bfailures\x18\f \x03(\v2\x1a.assignd.v1.RolloutFailureR\bfailures\x12\x16\n" +
+	"\x06agreed\x18\r \x01(\bR\x06agreed\x12'\n" +
+	"\x0flast_evaluation\x18\x0e \x01(\tR\x0elastEvaluation\x12\x1a\n" +
+	"\bwarnings\x18\x0f \x03(\tR\bwarnings\x129\n" +
 	"\n" +
-	"input_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tinputTime\x12#\n" +
-	"\rgeneration_id\x18\x04 \x01(\x05R\fgenerationId\x123\n" +
-	"\acurrent\x18\x05 \x01(\v2\x19.assignd.v1.PolicyOutcomeR\acurrent\x127\n" +
-	"\tcandidate\x18\x06 \x01(\v2\x19.assignd.v1.PolicyOutcomeR\tcandidate\x12!\n" +
-	"\frule_changed\x18\a \x01(\bR\vruleChanged\x12)\n" +
-	"\x10assignor_changed\x18\b \x01(\bR\x0fassignorChanged\x12%\n" +
-	"\x0eparams_changed\x18\t \x01(\bR\rparamsChanged\x12\x1f\n" +
-	"\vmoved_ratio\x18\n" +
-	" \x01(\x01R\n" +
-	"movedRatio\"\xee\x01\n" +
-	"\x15PreviewPolicyResponse\x12)\n" +
-	"\x10current_revision\x18\x01 \x01(\tR\x0fcurrentRevision\x12-\n" +
-	"\x12candidate_revision\x18\x02 \x01(\tR\x11candidateRevision\x120\n" +
-	"\x06groups\x18\x03 \x03(\v2\x18.assignd.v1.GroupPreviewR\x06groups\x12&\n" +
-	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\x12!\n" +
-	"\ftotal_groups\x18\x05 \x01(\x05R\vtotalGroups\"\xce\x01\n" +
-	"\x14SimulateGroupRequest\x12\x19\n" +
-	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12\x1a\n" +
-	"\bassignor\x18\x02 \x01(\tR\bassignor\x12D\n" +
-	"\x06params\x18\x03 \x03(\v2,.assignd.v1.SimulateGroupRequest.ParamsEntryR\x06params\x1a9\n" +
-	"\vParamsEntry\x12\x10\n" +
-	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8b\x02\n" +
-	"\x0eSimulatedRound\x129\n" +
-	"\n" +
-	"input_time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\tinputTime\x12#\n" +
-	"\rgeneration_id\x18\x02 \x01(\x05R\fgenerationId\x124\n" +
-	"\x06actual\x18\x03 \x01(\v2\x1c.assignd.v1.RebalanceFiguresR\x06actual\x12:\n" +
-	"\tsimulated\x18\x04 \x01(\v2\x1c.assignd.v1.RebalanceFiguresR\tsimulated\x12'\n" +
-	"\x0factual_assignor\x18\x05 \x01(\tR\x0eactualAssignor\"\xba\x03\n" +
-	"\x15SimulateGroupResponse\x12\x19\n" +
-	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12\x1a\n" +
-	"\bassignor\x18\x02 \x01(\tR\bassignor\x120\n" +
-	"\x06params\x18\x03 \x01(\v2\x18.assignd.v1.PolicyParamsR\x06params\x122\n" +
-	"\x06rounds\x18\x04 \x03(\v2\x1a.assignd.v1.SimulatedRoundR\x06rounds\x12!\n" +
-	"\factual_moved\x18\x05 \x01(\x05R\vactualMoved\x12'\n" +
-	"\x0fsimulated_moved\x18\x06 \x01(\x05R\x0esimulatedMoved\x12)\n" +
-	"\x10actual_followups\x18\a \x01(\x05R\x0factualFollowups\x12/\n" +
-	"\x13simulated_followups\x18\b \x01(\x05R\x12simulatedFollowups\x12*\n" +
-	"\x11actual_final_skew\x18\t \x01(\x05R\x0factualFinalSkew\x120\n" +
-	"\x14simulated_final_skew\x18\n" +
-	" \x01(\x05R\x12simulatedFinalSkew\"|\n" +
-	"\x16MigrationReportRequest\x12&\n" +
-	"\x0fgroup_id_prefix\x18\x01 \x01(\tR\rgroupIdPrefix\x12\x1b\n" +
-	"\tpage_size\x18\x02 \x01(\x05R\bpageSize\x12\x1d\n" +
-	"\n" +
-	"page_token\x18\x03 \x01(\tR\tpageToken\"\x8a\x04\n" +
-	"\x0eGroupMigration\x12\x19\n" +
-	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
-	"\rprotocol_name\x18\x02 \x01(\tR\fprotocolName\x129\n" +
-	"\n" +
-	"input_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\tinputTime\x12)\n" +
-	"\x10current_assignor\x18\x04 \x01(\tR\x0fcurrentAssignor\x12'\n" +
-	"\x0fserver_assignor\x18\x05 \x01(\tR\x0eserverAssignor\x122\n" +
-	"\x05today\x18\x06 \x01(\v2\x1c.assignd.v1.RebalanceFiguresR\x05today\x122\n" +
-	"\x05after\x18\a \x01(\v2\x1c.assignd.v1.RebalanceFiguresR\x05after\x12&\n" +
-	"\x0fmoved_at_switch\x18\b \x01(\x05R\rmovedAtSwitch\x12,\n" +
-	"\x12rack_locality_lost\x18\t \x01(\x05R\x10rackLocalityLost\x12\x1b\n" +
-	"\tuser_data\x18\n" +
-	" \x01(\bR\buserData\x126\n" +
-	"\averdict\x18\v \x01(\x0e2\x1c.assignd.v1.MigrationVerdictR\averdict\x12\x16\n" +
-	"\x06reason\x18\f \x01(\tR\x06reason\"\x98\x01\n" +
-	"\x17MigrationReportResponse\x122\n" +
-	"\x06groups\x18\x01 \x03(\v2\x1a.assignd.v1.GroupMigrationR\x06groups\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\x12!\n" +
-	"\ftotal_groups\x18\x03 \x01(\x05R\vtotalGroups*\x90\x01\n" +
-	"\x10MigrationVerdict\x12!\n" +
-	"\x1dMIGRATION_VERDICT_UNSPECIFIED\x10\x00\x12\x1b\n" +
-	"\x17MIGRATION_VERDICT_READY\x10\x01\x12\x1d\n" +
-	"\x19MIGRATION_VERDICT_CAUTION\x10\x02\x12\x1d\n" +
-	"\x19MIGRATION_VERDICT_BLOCKED\x10\x032\x98\x02\n" +
+	"pending_at\x18\x10 \x01(\v2\x1a.google.protobuf.TimestampR\tpendingAt\x12!\n" +
+	"\fpending_step\x18\x11 \x01(\x05R\vpendingStep\"\x16\n" +
+	"\x14RolloutStatusRequest\"g\n" +
+	"\x15RolloutStatusResponse\x12\x1a\n" +
+	"\brevision\x18\x01 \x01(\tR\brevision\x122\n" +
+	"\x05rules\x18\x02 \x03(\v2\x1c.assignd.v1.RolloutRuleStateR\x05rules*\xd2\x01\n" +
+	"\x10RolloutEventKind\x12\"\n" +
+	"\x1eROLLOUT_EVENT_KIND_UNSPECIFIED\x10\x00\x12\x1e\n" +
+	"\x1aROLLOUT_EVENT_KIND_SERVING\x10\x01\x12\x1e\n" +
+	"\x1aROLLOUT_EVENT_KIND_ADVANCE\x10\x02\x12\x1b\n" +
+	"\x17ROLLOUT_EVENT_KIND_HALT\x10\x03\x12\x1f\n" +
+	"\x1bROLLOUT_EVENT_KIND_ROLLBACK\x10\x04\x12\x1c\n" +
+	"\x18ROLLOUT_EVENT_KIND_STATE\x10\x052f\n" +
 	"\x0eRolloutService\x12T\n" +
-	"\rPreviewPolicy\x12 .assignd.v1.PreviewPolicyRequest\x1a!.assignd.v1.PreviewPolicyResponse\x12T\n" +
-	"\rSimulateGroup\x12 .assignd.v1.SimulateGroupRequest\x1a!.assignd.v1.SimulateGroupResponse\x12Z\n" +
-	"\x0fMigrationReport\x12\".assignd.v1.MigrationReportRequest\x1a#.assignd.v1.MigrationReportResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
+	"\rRolloutStatus\x12 .assignd.v1.RolloutStatusRequest\x1a!.assignd.v1.RolloutStatusResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
 
 var (
 	file_assignd_v1_rollout_proto_rawDescOnce sync.Once
@@ -1237,53 +688,35 @@ func file_assignd_v1_rollout_proto_rawDescGZIP() []byte {
 }
 
 var file_assignd_v1_rollout_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_assignd_v1_rollout_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_assignd_v1_rollout_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
 var file_assignd_v1_rollout_proto_goTypes = []any{
-	(MigrationVerdict)(0),           // 0: assignd.v1.MigrationVerdict
-	(*PreviewPolicyRequest)(nil),    // 1: assignd.v1.PreviewPolicyRequest
-	(*PolicyOutcome)(nil),           // 2: assignd.v1.PolicyOutcome
-	(*RebalanceFigures)(nil),        // 3: assignd.v1.RebalanceFigures
-	(*GroupPreview)(nil),            // 4: assignd.v1.GroupPreview
-	(*PreviewPolicyResponse)(nil),   // 5: assignd.v1.PreviewPolicyResponse
-	(*SimulateGroupRequest)(nil),    // 6: assignd.v1.SimulateGroupRequest
-	(*SimulatedRound)(nil),          // 7: assignd.v1.SimulatedRound
-	(*SimulateGroupResponse)(nil),   // 8: assignd.v1.SimulateGroupResponse
-	(*MigrationReportRequest)(nil),  // 9: assignd.v1.MigrationReportRequest
-	(*GroupMigration)(nil),          // 10: assignd.v1.GroupMigration
-	(*MigrationReportResponse)(nil), // 11: assignd.v1.MigrationReportResponse
-	nil,                             // 12: assignd.v1.SimulateGroupRequest.ParamsEntry
-	(*PolicyParams)(nil),            // 13: assignd.v1.PolicyParams
-	(*timestamppb.Timestamp)(nil),   // 14: google.protobuf.Timestamp
+	(RolloutEventKind)(0),         // 0: assignd.v1.RolloutEventKind
+	(*RolloutEvent)(nil),          // 1: assignd.v1.RolloutEvent
+	(*RolloutFailure)(nil),        // 2: assignd.v1.RolloutFailure
+	(*RolloutRuleState)(nil),      // 3: assignd.v1.RolloutRuleState
+	(*RolloutStatusRequest)(nil),  // 4: assignd.v1.RolloutStatusRequest
+	(*RolloutStatusResponse)(nil), // 5: assignd.v1.RolloutStatusResponse
+	(*timestamppb.Timestamp)(nil), // 6: google.protobuf.Timestamp
 }
 var file_assignd_v1_rollout_proto_depIdxs = []int32{
-	13, // 0: assignd.v1.PolicyOutcome.params:type_name -> assignd.v1.PolicyParams
-	3,  // 1: assignd.v1.PolicyOutcome.figures:type_name -> assignd.v1.RebalanceFigures
-	14, // 2: assignd.v1.GroupPreview.input_time:type_name -> google.protobuf.Timestamp
-	2,  // 3: assignd.v1.GroupPreview.current:type_name -> assignd.v1.PolicyOutcome
-	2,  // 4: assignd.v1.GroupPreview.candidate:type_name -> assignd.v1.PolicyOutcome
-	4,  // 5: assignd.v1.PreviewPolicyResponse.groups:type_name -> assignd.v1.GroupPreview
-	12, // 6: assignd.v1.SimulateGroupRequest.params:type_name -> assignd.v1.SimulateGroupRequest.ParamsEntry
-	14, // 7: assignd.v1.SimulatedRound.input_time:type_name -> google.protobuf.Timestamp
-	3,  // 8: assignd.v1.SimulatedRound.actual:type_name -> assignd.v1.RebalanceFigures
-	3,  // 9: assignd.v1.SimulatedRound.simulated:type_name -> assignd.v1.RebalanceFigures
-	13, // 10: assignd.v1.SimulateGroupResponse.params:type_name -> assignd.v1.PolicyParams
-	7,  // 11: assignd.v1.SimulateGroupResponse.rounds:type_name -> assignd.v1.SimulatedRound
-	14, // 12: assignd.v1.GroupMigration.input_time:type_name -> google.protobuf.Timestamp
-	3,  // 13: assignd.v1.GroupMigration.today:type_name -> assignd.v1.RebalanceFigures
-	3,  // 14: assignd.v1.GroupMigration.after:type_name -> assignd.v1.RebalanceFigures
-	0,  // 15: assignd.v1.GroupMigration.verdict:type_name -> assignd.v1.MigrationVerdict
-	10, // 16: assignd.v1.MigrationReportResponse.groups:type_name -> assignd.v1.GroupMigration
-	1,  // 17: assignd.v1.RolloutService.PreviewPolicy:input_type -> assignd.v1.PreviewPolicyRequest
-	6,  // 18: assignd.v1.RolloutService.SimulateGroup:input_type -> assignd.v1.SimulateGroupRequest
-	9,  // 19: assignd.v1.RolloutService.MigrationReport:input_type -> assignd.v1.MigrationReportRequest
-	5,  // 20: assignd.v1.RolloutService.PreviewPolicy:output_type -> assignd.v1.PreviewPolicyResponse
-	8,  // 21: assignd.v1.RolloutService.SimulateGroup:output_type -> assignd.v1.SimulateGroupResponse
-	11, // 22: assignd.v1.RolloutService.MigrationReport:output_type -> assignd.v1.MigrationReportResponse
-	20, // [20:23] is the sub-list for method output_type
-	17, // [17:20] is the sub-list for method input_type
-	17, // [17:17] is the sub-list for extension type_name
-	17, // [17:17] is the sub-list for extension extendee
-	0,  // [0:17] is the sub-list for field type_name
+	0,  // 0: assignd.v1.RolloutEvent.kind:type_name -> assignd.v1.RolloutEventKind
+	6,  // 1: assignd.v1.RolloutEvent.time:type_name -> google.protobuf.Timestamp
+	6,  // 2: assignd.v1.RolloutEvent.effective_at:type_name -> google.protobuf.Timestamp
+	2,  // 3: assignd.v1.RolloutEvent.failures:type_name -> assignd.v1.RolloutFailure
+	6,  // 4: assignd.v1.RolloutEvent.started_at:type_name -> google.protobuf.Timestamp
+	6,  // 5: assignd.v1.RolloutRuleState.started_at:type_name -> google.protobuf.Timestamp
+	6,  // 6: assignd.v1.RolloutRuleState.since:type_name -> google.protobuf.Timestamp
+	6,  // 7: assignd.v1.RolloutRuleState.next_evaluation:type_name -> google.protobuf.Timestamp
+	2,  // 8: assignd.v1.RolloutRuleState.failures:type_name -> assignd.v1.RolloutFailure
+	6,  // 9: assignd.v1.RolloutRuleState.pending_at:type_name -> google.protobuf.Timestamp
+	3,  // 10: assignd.v1.RolloutStatusResponse.rules:type_name -> assignd.v1.RolloutRuleState
+	4,  // 11: assignd.v1.RolloutService.RolloutStatus:input_type -> assignd.v1.RolloutStatusRequest
+	5,  // 12: assignd.v1.RolloutService.RolloutStatus:output_type -> assignd.v1.RolloutStatusResponse
+	12, // [12:13] is the sub-list for method output_type
+	11, // [11:12] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_rollout_proto_init() }
@@ -1291,14 +724,13 @@ func file_assignd_v1_rollout_proto_init() {
 	if File_assignd_v1_rollout_proto != nil {
 		return
 	}
-	file_assignd_v1_assignment_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_assignd_v1_rollout_proto_rawDesc), len(file_assignd_v1_rollout_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   12,
+			NumMessages:   5,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,6 +1,5 @@
-// Rollout control: what a policy revision, another assignor or the switch
-// to KIP-848 would do to the groups assignd has served, computed on their
-// recorded inputs before anything changes.
+// Staged rollouts that stop themselves: the records replicas agree on a
+// rollout's step through, and the state they report.
 //
 // Compatibility: as assignment.proto; fields, messages and RPCs may be
 // added, none is ever changed, renumbered or reused.
@@ -26,33 +25,19 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	RolloutService_PreviewPolicy_FullMethodName   = "/assignd.v1.RolloutService/PreviewPolicy"
-	RolloutService_SimulateGroup_FullMethodName   = "/assignd.v1.RolloutService/SimulateGroup"
-	RolloutService_MigrationReport_FullMethodName = "/assignd.v1.RolloutService/MigrationReport"
+	RolloutService_RolloutStatus_FullMethodName = "/assignd.v1.RolloutService/RolloutStatus"
 )
 
 // RolloutServiceClient is the client API for RolloutService service.
 //
 // For semantics around ctx use and closing/ending streaming RPCs, please refer to https://pkg.go.dev/google.golang.org/grpc/?tab=doc#ClientConn.NewStream.
 //
-// RolloutService replays the groups' recorded inputs (the history's latest
-// input of each group, or its recent sequence) under another policy or
-// assignor. It never answers a group's Assign call and never takes an
-// Assign call's capacity: it runs one group at a time on its own slot,
-// under the same work bounds (deadline, cancellation, memory estimate) as
-// Assign. It reads the replica's own history: a replica answers for the
-// groups it recorded.
+// RolloutService reports the staged rollouts of the policy revision a
+// replica serves.
 type RolloutServiceClient interface {
-	// PreviewPolicy runs a candidate policy file and the current policy on
-	// each group's latest recorded input and compares them. Paged by group
-	// id.
-	PreviewPolicy(ctx context.Context, in *PreviewPolicyRequest, opts ...grpc.CallOption) (*PreviewPolicyResponse, error)
-	// SimulateGroup replays a group's recorded inputs under another assignor
-	// and compares it with what ran.
-	SimulateGroup(ctx context.Context, in *SimulateGroupRequest, opts ...grpc.CallOption) (*SimulateGroupResponse, error)
-	// MigrationReport says, group by group, what the switch to the KIP-848
-	// consumer protocol would do. Paged by group id.
-	MigrationReport(ctx context.Context, in *MigrationReportRequest, opts ...grpc.CallOption) (*MigrationReportResponse, error)
+	// RolloutStatus lists each rule with rollout steps: its step, percent,
+	// since when, the next evaluation, and whether it halted and why.
+	RolloutStatus(ctx context.Context, in *RolloutStatusRequest, opts ...grpc.CallOption) (*RolloutStatusResponse, error)
 }
 
 type rolloutServiceClient struct {
@@ -63,30 +48,10 @@ func NewRolloutServiceClient(cc grpc.ClientConnInterface) RolloutServiceClient {
 	return &rolloutServiceClient{cc}
 }
 
-func (c *rolloutServiceClient) PreviewPolicy(ctx context.Context, in *PreviewPolicyRequest, opts ...grpc.CallOption) (*PreviewPolicyResponse, error) {
+func (c *rolloutServiceClient) RolloutStatus(ctx context.Context, in *RolloutStatusRequest, opts ...grpc.CallOption) (*RolloutStatusResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(PreviewPolicyResponse)
-	err := c.cc.Invoke(ctx, RolloutService_PreviewPolicy_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func (c *rolloutServiceClient) SimulateGroup(ctx context.Context, in *SimulateGroupRequest, opts ...grpc.CallOption) (*SimulateGroupResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(SimulateGroupResponse)
-	err := c.cc.Invoke(ctx, RolloutService_SimulateGroup_FullMethodName, in, out, cOpts...)
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func (c *rolloutServiceClient) MigrationReport(ctx context.Context, in *MigrationReportRequest, opts ...grpc.CallOption) (*MigrationReportResponse, error) {
-	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(MigrationReportResponse)
-	err := c.cc.Invoke(ctx, RolloutService_MigrationReport_FullMethodName, in, out, cOpts...)
+	out := new(RolloutStatusResponse)
+	err := c.cc.Invoke(ctx, RolloutService_RolloutStatus_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -97,24 +62,12 @@ func (c *rolloutServiceClient) MigrationReport(ctx context.Context, in *Migratio
 // All implementations must embed UnimplementedRolloutServiceServer
 // for forward compatibility.
 //
-// RolloutService replays the groups' recorded inputs (the history's latest
-// input of each group, or its recent sequence) under another policy or
-// assignor. It never answers a group's Assign call and never takes an
-// Assign call's capacity: it runs one group at a time on its own slot,
-// under the same work bounds (deadline, cancellation, memory estimate) as
-// Assign. It reads the replica's own history: a replica answers for the
-// groups it recorded.
+// RolloutService reports the staged rollouts of the policy revision a
+// replica serves.
 type RolloutServiceServer interface {
-	// PreviewPolicy runs a candidate policy file and the current policy on
-	// each group's latest recorded input and compares them. Paged by group
-	// id.
-	PreviewPolicy(context.Context, *PreviewPolicyRequest) (*PreviewPolicyResponse, error)
-	// SimulateGroup replays a group's recorded inputs under another assignor
-	// and compares it with what ran.
-	SimulateGroup(context.Context, *SimulateGroupRequest) (*SimulateGroupResponse, error)
-	// MigrationReport says, group by group, what the switch to the KIP-848
-	// consumer protocol would do. Paged by group id.
-	MigrationReport(context.Context, *MigrationReportRequest) (*MigrationReportResponse, error)
+	// RolloutStatus lists each rule with rollout steps: its step, percent,
+	// since when, the next evaluation, and whether it halted and why.
+	RolloutStatus(context.Context, *RolloutStatusRequest) (*RolloutStatusResponse, error)
 	mustEmbedUnimplementedRolloutServiceServer()
 }
 
@@ -125,14 +78,8 @@ type RolloutServiceServer interface {
 // pointer dereference when methods are called.
 type UnimplementedRolloutServiceServer struct{}
 
-func (UnimplementedRolloutServiceServer) PreviewPolicy(context.Context, *PreviewPolicyRequest) (*PreviewPolicyResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method PreviewPolicy not implemented")
-}
-func (UnimplementedRolloutServiceServer) SimulateGroup(context.Context, *SimulateGroupRequest) (*SimulateGroupResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method SimulateGroup not implemented")
-}
-func (UnimplementedRolloutServiceServer) MigrationReport(context.Context, *MigrationReportRequest) (*MigrationReportResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method MigrationReport not implemented")
+func (UnimplementedRolloutServiceServer) RolloutStatus(context.Context, *RolloutStatusRequest) (*RolloutStatusResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RolloutStatus not implemented")
 }
 func (UnimplementedRolloutServiceServer) mustEmbedUnimplementedRolloutServiceServer() {}
 func (UnimplementedRolloutServiceServer) testEmbeddedByValue()                        {}
@@ -155,56 +102,20 @@ func RegisterRolloutServiceServer(s grpc.ServiceRegistrar, srv RolloutServiceSer
 	s.RegisterService(&RolloutService_ServiceDesc, srv)
 }
 
-func _RolloutService_PreviewPolicy_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(PreviewPolicyRequest)
+func _RolloutService_RolloutStatus_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RolloutStatusRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(RolloutServiceServer).PreviewPolicy(ctx, in)
+		return srv.(RolloutServiceServer).RolloutStatus(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: RolloutService_PreviewPolicy_FullMethodName,
+		FullMethod: RolloutService_RolloutStatus_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RolloutServiceServer).PreviewPolicy(ctx, req.(*PreviewPolicyRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
-func _RolloutService_SimulateGroup_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(SimulateGroupRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(RolloutServiceServer).SimulateGroup(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: RolloutService_SimulateGroup_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RolloutServiceServer).SimulateGroup(ctx, req.(*SimulateGroupRequest))
-	}
-	return interceptor(ctx, in, info, handler)
-}
-
-func _RolloutService_MigrationReport_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(MigrationReportRequest)
-	if err := dec(in); err != nil {
-		return nil, err
-	}
-	if interceptor == nil {
-		return srv.(RolloutServiceServer).MigrationReport(ctx, in)
-	}
-	info := &grpc.UnaryServerInfo{
-		Server:     srv,
-		FullMethod: RolloutService_MigrationReport_FullMethodName,
-	}
-	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(RolloutServiceServer).MigrationReport(ctx, req.(*MigrationReportRequest))
+		return srv.(RolloutServiceServer).RolloutStatus(ctx, req.(*RolloutStatusRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -217,16 +128,8 @@ var RolloutService_ServiceDesc = grpc.ServiceDesc{
 	HandlerType: (*RolloutServiceServer)(nil),
 	Methods: []grpc.MethodDesc{
 		{
-			MethodName: "PreviewPolicy",
-			Handler:    _RolloutService_PreviewPolicy_Handler,
-		},
-		{
-			MethodName: "SimulateGroup",
-			Handler:    _RolloutService_SimulateGroup_Handler,
-		},
-		{
-			MethodName: "MigrationReport",
-			Handler:    _RolloutService_MigrationReport_Handler,
+			MethodName: "RolloutStatus",
+			Handler:    _RolloutService_RolloutStatus_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

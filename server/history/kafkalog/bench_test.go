@@ -18,6 +18,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // smallGroup is a 10-member cooperative-sticky group over 3 topics of 12
@@ -40,7 +41,7 @@ type target struct {
 
 // serve starts an in-process assignd with opts until the benchmark ends.
 func serve(b *testing.B, name string, opts ...server.Option) *target {
-	srv, err := server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), opts...)
+	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), opts...)
 	if err != nil {
 		b.Fatal(err)
 	}

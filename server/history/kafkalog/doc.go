@@ -18,7 +18,7 @@
 // the history is the last several.
 //
 // The topic also carries the staged rollouts' records (RolloutEvent, see
-// server/rolloutstate), all keyed [RolloutKey] so that they share one
+// server/rollout), all keyed [RolloutKey] so that they share one
 // partition and every replica reads them in one order:
 // [Log.PublishRollout] produces them, [Log.SetRolloutHandler] receives
 // them.

@@ -20,6 +20,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // replica is one in-process assignd sharing its history through the log.
@@ -52,7 +53,7 @@ func startReplica(t *testing.T, name, broker string) *replica {
 	}
 	r.log = l
 	l.Start(r.store)
-	if r.srv, err = server.New(server.DefaultSelector(), slog.New(slog.DiscardHandler), server.WithHistory(r.store)); err != nil {
+	if r.srv, err = server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithHistory(r.store)); err != nil {
 		t.Fatal(err)
 	}
 	lis := bufconn.Listen(1 << 20)

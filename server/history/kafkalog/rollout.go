@@ -11,7 +11,7 @@ import (
 
 // RolloutKey is the key of every staged-rollout record: one key, so one
 // partition, so that the replicas read all of them in one total order
-// (server/rolloutstate relies on it: the first verdict in the log wins).
+// (server/rollout relies on it: the first verdict in the log wins).
 const RolloutKey = "rollout"
 
 // maxRolloutRecords bounds the rollout records kept for a handler set

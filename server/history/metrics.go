@@ -1,0 +1,55 @@
+package history
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// meterName scopes the history's instruments.
+const meterName = "github.com/assignd/assignd/server/history"
+
+// RegisterMetrics exports the fleet-level gauges of the history:
+// assignd.history.groups (groups remembered) and
+// assignd.history.groups.signal (groups where each signal holds, by
+// signal), and assignd.history.groups.silent (groups that used to call
+// and stopped, by their own rhythm: [Store.SilentGroups]). No
+// group id is a label: their cardinality is the number of signals. They
+// are derived at collection time, off the Assign path.
+func RegisterMetrics(mp metric.MeterProvider, h *Store) error {
+	m := mp.Meter(meterName)
+	groups, err := m.Int64ObservableGauge("assignd.history.groups", metric.WithUnit("{group}"),
+		metric.WithDescription("Consumer groups this replica remembers decisions of."))
+	if err != nil {
+		return err
+	}
+	bySignal, err := m.Int64ObservableGauge("assignd.history.groups.signal", metric.WithUnit("{group}"),
+		metric.WithDescription("Remembered groups where each signal holds now, by signal."))
+	if err != nil {
+		return err
+	}
+	silent, err := m.Int64ObservableGauge("assignd.history.groups.silent", metric.WithUnit("{group}"),
+		metric.WithDescription("Remembered groups that used to call at a rhythm and have been silent for three times their longest pause (at least an hour)."))
+	if err != nil {
+		return err
+	}
+	sets := make(map[assigndv1.GroupSignal]metric.MeasurementOption)
+	for v, name := range assigndv1.GroupSignal_name {
+		if v != 0 {
+			sets[assigndv1.GroupSignal(v)] = metric.WithAttributeSet(attribute.NewSet(attribute.String("signal", name)))
+		}
+	}
+	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		counts, n := h.SignalCounts()
+		o.ObserveInt64(groups, int64(n))
+		o.ObserveInt64(silent, int64(h.SilentGroups()))
+		for s, opt := range sets {
+			o.ObserveInt64(bySignal, int64(counts[s]), opt)
+		}
+		return nil
+	}, groups, bySignal, silent)
+	return err
+}

@@ -1,9 +1,0 @@
-package rolloutstate
-
-// The bounds of a Machine, for the tests.
-const (
-	MaxRevisions = maxRevisions
-	MaxRules     = maxRules
-	MaxReason    = maxReason
-	MaxFailures  = maxFailures
-)
