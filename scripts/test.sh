@@ -453,17 +453,25 @@ drift_check() {
 	return $rc
 }
 
-# Checks the working tree against every committed version of the API (the
-# newest 20 commits that touched it), so no field is ever changed, renamed,
-# renumbered or reused relative to anything that was on main. Skipped when
-# there is no earlier version (the first commit of the API, or no git).
+# Checks the working tree against every committed version of the API since
+# API_SINCE (the newest 20 commits that touched it), so no field is ever
+# changed, renamed, renumbered or reused relative to anything that was on
+# main since then. No release has promised the API yet: API_SINCE is the
+# commit that last reshaped it (the services split into replay.proto and
+# rollout.proto); the first release's tag takes its place. Skipped when
+# there is no earlier version (no git).
+API_SINCE=78202fc
 breaking_check() {
 	if ! git rev-parse --git-dir >/dev/null 2>&1; then
 		echo "not a git checkout: nothing to compare with"
 		return 0
 	fi
+	if ! git cat-file -e "${API_SINCE}^{commit}" 2>/dev/null; then
+		echo "API_SINCE ${API_SINCE} is not in this checkout's history (a shallow clone?)"
+		return 1
+	fi
 	local commits
-	commits=$(git rev-list --max-count=20 HEAD -- proto buf.yaml 2>/dev/null)
+	commits=$(git rev-list --max-count=20 "${API_SINCE}^..HEAD" -- proto buf.yaml 2>/dev/null)
 	if [ -z "$commits" ]; then
 		echo "no committed version of the API yet: nothing to compare with"
 		return 0
