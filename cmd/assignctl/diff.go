@@ -110,7 +110,7 @@ partitions; the reasons are printed (and in -o json, gateFailures).
 				return err
 			}
 			if len(gate) > 0 {
-				return errGateFailed
+				return errCheckFailed
 			}
 			return nil
 		}),

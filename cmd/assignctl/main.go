@@ -14,7 +14,7 @@
 //	                                         recorded group; exit 4 past --fail-moved-ratio
 //	assignctl simulate GROUP --assignor X    replay a group's recorded inputs under X
 //	assignctl migrate-report                 what the switch to KIP-848 does, per group
-//	assignctl gate GROUP [--for 10m]         watch a group during a release; exit 4 if it regressed
+//	assignctl release-check GROUP [--for 10m] watch a group during a release; exit 4 if it regressed
 //	assignctl completion bash|zsh|fish|powershell   shell completion script
 //
 // Every command takes -o table (the default) or -o json. The connection
@@ -32,10 +32,10 @@
 //	2  usage: an unknown command or flag, a wrong argument, an unreadable
 //	   or invalid input file
 //	3  no connection to the server, or no answer within --timeout
-//	4  a gate failed: policy diff found a group the candidate cannot
+//	4  a check failed: policy diff found a group the candidate cannot
 //	   serve, or one that moves more than --fail-moved-ratio; or
-//	   assignctl gate found the group regressed during the watched
-//	   rollout (docs/gate.md)
+//	   assignctl release-check found the group regressed during the watched
+//	   rollout (docs/release-check.md)
 package main
 
 import (
@@ -64,8 +64,8 @@ const (
 	exitGate        = 4
 )
 
-// errGateFailed: a command's gate failed (exit 4); it has printed why.
-var errGateFailed = fmt.Errorf("gate failed: %w", errReported)
+// errCheckFailed: a command's check failed (exit 4); it has printed why.
+var errCheckFailed = fmt.Errorf("check failed: %w", errReported)
 
 // usageError is a mistake in the command line or its input file (exit 2).
 type usageError struct{ error }
@@ -108,7 +108,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 // exitCode classifies a command's error. Errors from before the command
 // ran (flags, arguments) are usage errors.
 func exitCode(err error, started bool) int {
-	if errors.Is(err, errGateFailed) {
+	if errors.Is(err, errCheckFailed) {
 		return exitGate
 	}
 	var ue usageError
@@ -137,7 +137,7 @@ variable.
 
 Exit status: 0 success; 1 the server refused the request, is not serving, or
 the policy file has problems; 2 usage error; 3 no connection to the server or
-no answer within --timeout; 4 a gate failed (policy diff, gate), or a staged
+no answer within --timeout; 4 a check failed (policy diff, release-check), or a staged
 rollout halted (policy status).`,
 		Version:       version(),
 		SilenceErrors: true,
@@ -158,7 +158,7 @@ rollout halted (policy status).`,
 	a.conn.register(pf)
 	pf.StringVarP(&a.output, "output", "o", "table", "output `format`: table or json")
 	root.AddCommand(a.assignorsCommand(), a.assignCommand(), a.healthCommand(), a.policyCommand(), a.groupsCommand(), a.describeCommand(),
-		a.simulateCommand(), a.migrateReportCommand(), a.gateCommand())
+		a.simulateCommand(), a.migrateReportCommand(), a.releaseCheckCommand())
 	return root
 }
 

@@ -45,7 +45,7 @@ RolloutStatusResponse.`,
 			}
 			for _, r := range resp.GetRules() {
 				if r.GetHalted() || r.GetRolledBack() {
-					return errGateFailed
+					return errCheckFailed
 				}
 			}
 			return nil

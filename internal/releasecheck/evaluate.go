@@ -1,4 +1,4 @@
-package gate
+package releasecheck
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// Check names one of the gate's checks, as reports and JSON show it.
+// Check names one of the check's checks, as reports and JSON show it.
 type Check string
 
 // The checks, in the order a report lists them.
@@ -20,15 +20,15 @@ const (
 	CheckUnowned  Check = "unowned"        // a partition unowned longer than Config.MaxUnowned
 	CheckIdle     Check = "idle"           // no decision within Config.Idle of the start, or of a round short of members
 	CheckGap      Check = "generation-gap" // a generation formed without assignd
-	CheckMissed   Check = "missed"         // decisions the history dropped before the gate saw them
+	CheckMissed   Check = "missed"         // decisions the history dropped before the check saw them
 	CheckMembers  Check = "members"        // fewer members than Config.MinMembers at the end, with no Config.Idle to wait
-	CheckOpen     Check = "open"           // still open when the gate stopped waiting
+	CheckOpen     Check = "open"           // still open when the check stopped waiting
 )
 
 var checkOrder = []Check{CheckProtocol, CheckEager, CheckFollowup, CheckUnowned, CheckIdle, CheckGap, CheckMissed, CheckMembers}
 
 // GapGrace is how long a gap in the generations may wait for the missing
-// decision's record before the gate calls it a generation formed without
+// decision's record before the check calls it a generation formed without
 // assignd.
 const GapGrace = 5 * time.Second
 
@@ -42,7 +42,7 @@ type Failure struct {
 	Reason string `json:"reason"`
 }
 
-// Observation is what the gate knows at one moment.
+// Observation is what the check knows at one moment.
 type Observation struct {
 	// Before is the group's latest decision from before the start, if
 	// any: a chain or revocation it opened counts, its protocol does not.
@@ -52,19 +52,19 @@ type Observation struct {
 	// Missed is how many decisions the history recorded since the start
 	// that are not in Decisions (it keeps only the latest few per group).
 	Missed int64
-	// Start is when the gate started; Now is the time of evaluation.
+	// Start is when the check started; Now is the time of evaluation.
 	Start, Now time.Time
 	// Ended: the window is over (checks that hold at the end apply).
 	Ended bool
 }
 
-// Result is the gate's verdict on an Observation, with the figures behind
+// Result is the check's verdict on an Observation, with the figures behind
 // it.
 type Result struct {
 	// Failures, at most one per check, in the order of checkOrder.
 	Failures []Failure `json:"failures"`
 	// Pending: a follow-up chain or an unowned partition is open and still
-	// within its bound; a gate at the end of its window waits for it.
+	// within its bound; a check at the end of its window waits for it.
 	Pending bool `json:"pending,omitempty"`
 	// Decisions is how many decisions since the start were seen.
 	Decisions int `json:"decisions"`
@@ -134,7 +134,7 @@ func Evaluate(cfg Config, o Observation) Result {
 	}
 	e.end(o)
 	if o.Missed > 0 {
-		e.fail(CheckMissed, 0, fmt.Sprintf("%d decision(s) were recorded and dropped before the gate saw them; poll faster (--interval) or keep more (assignd --history-decisions)", o.Missed))
+		e.fail(CheckMissed, 0, fmt.Sprintf("%d decision(s) were recorded and dropped before the check saw them; poll faster (--interval) or keep more (assignd --history-decisions)", o.Missed))
 	}
 	for _, c := range checkOrder {
 		if f, ok := e.failed[c]; ok {
@@ -293,7 +293,7 @@ func (e *evaluation) end(o Observation) {
 		}
 	}
 	if e.cfg.Idle > 0 && e.res.Decisions == 0 && (o.Ended || o.Now.Sub(o.Start) > e.cfg.Idle) {
-		e.fail(CheckIdle, 0, fmt.Sprintf("no decision for the group in %s since the gate started: its leader does not call assignd, or the rollout did not start",
+		e.fail(CheckIdle, 0, fmt.Sprintf("no decision for the group in %s since the check started: its leader does not call assignd, or the rollout did not start",
 			o.Now.Sub(o.Start).Round(time.Second)))
 	}
 	// A group short of members is expected to call again: the member a

@@ -1,4 +1,4 @@
-package gate
+package releasecheck
 
 import (
 	"slices"
@@ -92,7 +92,7 @@ func TestEvaluate(t *testing.T) {
 		{name: "eager under cooperative-sticky: the first bounce of an upgrade",
 			ds:  []decision{{gen: 3, ms: 1000, eager: true}},
 			now: 2000, fail: []Check{CheckEager}, reason: "EAGER"},
-		{name: "an eager group the gate was told to accept",
+		{name: "an eager group the check was told to accept",
 			cfg: func(c *Config) { c.Expect, c.AllowEager = "range", true },
 			ds:  []decision{{gen: 3, ms: 1000, proto: "range", eager: true}},
 			now: 2000},
@@ -137,7 +137,7 @@ func TestEvaluate(t *testing.T) {
 			before: &decision{gen: 9, ms: 0},
 			ds:     []decision{{gen: 1, ms: 1000}},
 			now:    2000},
-		{name: "decisions dropped before the gate saw them",
+		{name: "decisions dropped before the check saw them",
 			ds:  []decision{{gen: 3, ms: 0}},
 			now: 1000, missed: 2, fail: []Check{CheckMissed}, reason: "2 decision(s)"},
 		{name: "fewer members at the end than expected, no --idle to wait",

@@ -1,4 +1,4 @@
-package gate_test
+package releasecheck_test
 
 import (
 	"fmt"
@@ -6,7 +6,7 @@ import (
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
-	"github.com/assignd/assignd/internal/gate"
+	"github.com/assignd/assignd/internal/releasecheck"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -24,7 +24,7 @@ func ExampleEvaluate() {
 		}
 		return d
 	}
-	r := gate.Evaluate(gate.DefaultConfig(), gate.Observation{
+	r := releasecheck.Evaluate(releasecheck.DefaultConfig(), releasecheck.Observation{
 		Decisions: []*assigndv1.Decision{round(7, time.Second, 3), round(8, 7*time.Second)},
 		Start:     start, Now: start.Add(10 * time.Second), Ended: true,
 	})

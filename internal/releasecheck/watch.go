@@ -1,4 +1,4 @@
-package gate
+package releasecheck
 
 import (
 	"context"
@@ -43,7 +43,7 @@ type Report struct {
 	Start  time.Time `json:"start"`
 	End    time.Time `json:"end"`
 	Polls  int       `json:"polls"`
-	// PollErrors counts polls that found no server (retried); a gate
+	// PollErrors counts polls that found no server (retried); a check
 	// whose every poll failed ends with that error instead.
 	PollErrors int `json:"poll_errors,omitempty"`
 	// StoppedEarly: Window.Stop ended the window before For.
@@ -52,7 +52,7 @@ type Report struct {
 	// HistoryLongestUnowned is the history's own longest unowned span
 	// (GroupSummary.longest_unowned) at the last poll: over the decisions
 	// it keeps, from before the start too, from a round that withheld
-	// partitions to the next generation. The checks use the gate's own
+	// partitions to the next generation. The checks use the check's own
 	// figure (Result.LongestUnowned): since the start, per partition.
 	HistoryLongestUnowned Duration `json:"history_longest_unowned,omitempty"`
 	// Bounds are the configuration the verdict used.

@@ -11,12 +11,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/assignd/assignd/internal/gate"
+	"github.com/assignd/assignd/internal/releasecheck"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// gateFlags are `assignctl gate`'s flags; see its help for the defaults.
-type gateFlags struct {
+// releaseCheckFlags are `assignctl release-check`'s flags; see its help for the defaults.
+type releaseCheckFlags struct {
 	expect     string
 	allowEager bool
 	maxUnowned time.Duration
@@ -27,10 +27,10 @@ type gateFlags struct {
 	minMembers int
 }
 
-func (a *app) gateCommand() *cobra.Command {
-	var f gateFlags
+func (a *app) releaseCheckCommand() *cobra.Command {
+	var f releaseCheckFlags
 	cmd := &cobra.Command{
-		Use:   "gate GROUP",
+		Use:   "release-check GROUP",
 		Short: "watch a group's rebalances during a release; exit 4 if it regressed",
 		Long: `Watch the decisions assignd makes for a consumer group while a new version of
 the consumer rolls out, and fail the release if the group regressed. It polls
@@ -48,12 +48,12 @@ the group's history every --interval for --for and fails as soon as:
                   member a rollout took down did not come back)
   generation-gap  a generation was formed without assignd (the leader fell
                   back to its own assignor)
-  missed          the history dropped decisions before the gate saw them
+  missed          the history dropped decisions before the check saw them
   members         fewer than --min-members members at the end (with --idle 0)
 
 At the end of the window it waits for an open follow-up chain, an unowned
 partition or a missing member to resolve, within its bound. SIGTERM or
-SIGINT ends the window early, when the rollout is done: the gate judges what
+SIGINT ends the window early, when the rollout is done: the check judges what
 it saw and exits as below; a second signal aborts it.
 
 Start it before the rollout: rounds from before the start count only as the
@@ -61,9 +61,9 @@ context they leave open. Without --history-brokers the history is each
 replica's own (docs/observatory.md): point --addr at the replica the group
 calls; with shared history any replica answers.
 
-Exit status: 0 the gate passed; 4 a check failed (the report says which);
+Exit status: 0 the check passed; 4 a check failed (the report says which);
 1, 2, 3 as for every command. -o json prints the report as JSON.`,
-		Example: `  assignctl gate checkout --expect cooperative-sticky --max-unowned 5s --for 10m`,
+		Example: `  assignctl release-check checkout --expect cooperative-sticky --max-unowned 5s --for 10m`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			a.started = true
@@ -75,13 +75,13 @@ Exit status: 0 the gate passed; 4 a check failed (the report says which);
 				return err
 			}
 			defer c.close()
-			cfg := gate.Config{Expect: f.expect, AllowEager: f.allowEager, MaxUnowned: f.maxUnowned,
+			cfg := releasecheck.Config{Expect: f.expect, AllowEager: f.allowEager, MaxUnowned: f.maxUnowned,
 				FollowupWithin: f.followup, Idle: f.idle, MinMembers: f.minMembers}
 			ctx, cancel := context.WithCancel(cmd.Context())
 			defer cancel()
-			w := gate.Window{Group: args[0], For: f.window, Interval: f.interval, CallTimeout: a.conn.timeout, Stop: stopOnSignal(ctx, cancel)}
+			w := releasecheck.Window{Group: args[0], For: f.window, Interval: f.interval, CallTimeout: a.conn.timeout, Stop: stopOnSignal(ctx, cancel)}
 			group := args[0]
-			rep, err := gate.Watch(ctx, cfg, w, func(ctx context.Context) (*assigndv1.GetGroupResponse, error) {
+			rep, err := releasecheck.Watch(ctx, cfg, w, func(ctx context.Context) (*assigndv1.GetGroupResponse, error) {
 				return c.history.GetGroup(ctx, &assigndv1.GetGroupRequest{GroupId: group})
 			})
 			if err != nil {
@@ -93,16 +93,16 @@ Exit status: 0 the gate passed; 4 a check failed (the report says which);
 				if err := enc.Encode(rep); err != nil {
 					return err
 				}
-			} else if err := gate.WriteSummary(a.out, rep); err != nil {
+			} else if err := releasecheck.WriteSummary(a.out, rep); err != nil {
 				return err
 			}
 			if !rep.Passed {
-				return errGateFailed
+				return errCheckFailed
 			}
 			return nil
 		},
 	}
-	d := gate.DefaultConfig()
+	d := releasecheck.DefaultConfig()
 	fl := cmd.Flags()
 	fl.StringVar(&f.expect, "expect", d.Expect, "the protocol `name` every round must negotiate; empty: any")
 	fl.BoolVar(&f.allowEager, "allow-eager", false, "accept EAGER rounds (for groups that are eager on purpose)")
@@ -116,7 +116,7 @@ Exit status: 0 the gate passed; 4 a check failed (the report says which);
 }
 
 // stopOnSignal returns a channel closed at the first SIGINT or SIGTERM,
-// which ends the gate's window early (the pipeline's rollout is done);
+// which ends the check's window early (the pipeline's rollout is done);
 // the second signal cancels the watch.
 func stopOnSignal(ctx context.Context, cancel context.CancelFunc) <-chan struct{} {
 	sigs := make(chan os.Signal, 2)
@@ -140,7 +140,7 @@ func stopOnSignal(ctx context.Context, cancel context.CancelFunc) <-chan struct{
 	return stop
 }
 
-func (f gateFlags) validate() error {
+func (f releaseCheckFlags) validate() error {
 	for _, d := range []struct {
 		name string
 		v    time.Duration

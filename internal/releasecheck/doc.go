@@ -18,5 +18,5 @@
 // failed and whether anything is still open (a chain or an unowned
 // partition that may yet resolve within its bound). [Watch] polls a
 // group's history for a window and evaluates what it has seen after every
-// poll; `assignctl gate` is its command line.
-package gate
+// poll; `assignctl release-check` is its command line.
+package releasecheck

@@ -15,9 +15,9 @@ import (
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
-// gateLab is a lab on kfake (or $ASSIGND_BROKER) whose assignd keeps a
+// checkLab is a lab on kfake (or $ASSIGND_BROKER) whose assignd keeps a
 // group history, and the group's name on the broker.
-func gateLab(t *testing.T, name string) (*grouplab.Lab, string, context.Context) {
+func checkLab(t *testing.T, name string) (*grouplab.Lab, string, context.Context) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("end-to-end test against a Kafka broker")
@@ -40,35 +40,35 @@ func gateLab(t *testing.T, name string) (*grouplab.Lab, string, context.Context)
 	return lab, lab.Broker().Group(name), ctx
 }
 
-// gateRun is an `assignctl gate` running in the background.
-type gateRun struct {
+// checkRun is an `assignctl release-check` running in the background.
+type checkRun struct {
 	done     chan int
 	out, err bytes.Buffer
 }
 
-func startGate(ctx context.Context, args ...string) *gateRun {
-	g := &gateRun{done: make(chan int, 1)}
+func startCheck(ctx context.Context, args ...string) *checkRun {
+	g := &checkRun{done: make(chan int, 1)}
 	go func() { g.done <- run(ctx, args, strings.NewReader(""), &g.out, &g.err) }()
 	return g
 }
 
-func (g *gateRun) wait(t *testing.T, ctx context.Context) (int, gateReport) {
+func (g *checkRun) wait(t *testing.T, ctx context.Context) (int, checkReport) {
 	t.Helper()
 	select {
 	case code := <-g.done:
-		var rep gateReport
+		var rep checkReport
 		if err := json.Unmarshal(g.out.Bytes(), &rep); err != nil {
-			t.Fatalf("gate: exit %d, report not JSON (%v): %s %s", code, err, g.out.String(), g.err.String())
+			t.Fatalf("release-check: exit %d, report not JSON (%v): %s %s", code, err, g.out.String(), g.err.String())
 		}
 		return code, rep
 	case <-ctx.Done():
-		t.Fatal("the gate did not end")
-		return 0, gateReport{}
+		t.Fatal("the check did not end")
+		return 0, checkReport{}
 	}
 }
 
-// gateReport is the part of the JSON report the tests read.
-type gateReport struct {
+// checkReport is the part of the JSON report the tests read.
+type checkReport struct {
 	Passed   bool
 	Failures []struct {
 		Check, Reason string
@@ -98,16 +98,16 @@ func startMember(t *testing.T, ctx context.Context, lab *grouplab.Lab, name stri
 	return m
 }
 
-// TestGateRollingRestart: a rolling restart of shim members, every
-// member leaving and its next incarnation joining, passes the gate: the
+// TestReleaseCheckRollingRestart: a rolling restart of shim members, every
+// member leaving and its next incarnation joining, passes the check: the
 // group stays cooperative, every follow-up completes, no partition waits
 // long, assignd leads every round.
-func TestGateRollingRestart(t *testing.T) {
-	lab, group, ctx := gateLab(t, "gate-pass")
+func TestReleaseCheckRollingRestart(t *testing.T) {
+	lab, group, ctx := checkLab(t, "release-check-pass")
 	members := []*grouplab.Member{startMember(t, ctx, lab, "m0"), startMember(t, ctx, lab, "m1"), startMember(t, ctx, lab, "m2")}
 
 	const window = 90 * time.Second
-	g := startGate(ctx, "--addr", lab.AssigndAddr(), "-o", "json", "gate", group, "--expect", "cooperative-sticky",
+	g := startCheck(ctx, "--addr", lab.AssigndAddr(), "-o", "json", "release-check", group, "--expect", "cooperative-sticky",
 		"--max-unowned", "5s", "--followup-within", "10s", "--idle", "20s", "--interval", "100ms", "--for", window.String(), "--min-members", "3")
 	began := time.Now()
 	for _, m := range members {
@@ -120,7 +120,7 @@ func TestGateRollingRestart(t *testing.T) {
 	took := time.Since(began)
 	t.Logf("the rolling restart took %s", took.Round(time.Millisecond))
 	if took > window-2*time.Second {
-		t.Fatalf("the rolling restart took %s, too close to the gate's window of %s to prove anything", took, window)
+		t.Fatalf("the rolling restart took %s, too close to the check's window of %s to prove anything", took, window)
 	}
 	// The rollout is done: end the window, as a pipeline does with kill.
 	self, err := os.FindProcess(os.Getpid())
@@ -128,39 +128,39 @@ func TestGateRollingRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := self.Signal(os.Interrupt); err != nil {
-		t.Skipf("cannot signal the gate here: %v", err)
+		t.Skipf("cannot signal the check here: %v", err)
 	}
 	code, rep := g.wait(t, ctx)
 	if !rep.StoppedEarly {
-		t.Errorf("the gate ran its whole window after the signal")
+		t.Errorf("the check ran its whole window after the signal")
 	}
-	t.Logf("gate: exit %d after a rolling restart: %d decisions, %d follow-up chains, longest unowned %s, %d members\n%s",
+	t.Logf("release-check: exit %d after a rolling restart: %d decisions, %d follow-up chains, longest unowned %s, %d members\n%s",
 		code, rep.Decisions, rep.FollowupChains, rep.LongestUnowned, rep.Members, g.err.String())
 	if code != exitOK || !rep.Passed || len(rep.Failures) != 0 {
-		t.Fatalf("the gate failed a rolling restart: exit %d, %+v", code, rep.Failures)
+		t.Fatalf("the check failed a rolling restart: exit %d, %+v", code, rep.Failures)
 	}
 	// Three leaves and three joins: at least one round each, and every
 	// join that took partitions away needed a follow-up.
 	if rep.Decisions < 6 || rep.FollowupChains == 0 || rep.Members != 3 {
-		t.Errorf("the gate saw %d decisions, %d follow-up chains, %d members; want at least 6, 1, and 3", rep.Decisions, rep.FollowupChains, rep.Members)
+		t.Errorf("the check saw %d decisions, %d follow-up chains, %d members; want at least 6, 1, and 3", rep.Decisions, rep.FollowupChains, rep.Members)
 	}
 	if len(rep.Protocols) != 1 || rep.Protocols[0] != "cooperative-sticky/COOPERATIVE" {
 		t.Errorf("protocols %v, want cooperative-sticky/COOPERATIVE alone", rep.Protocols)
 	}
-	// The gate times a partition from decision to decision; the members
+	// The check times a partition from decision to decision; the members
 	// saw it from their revoke callback to its new owner's assign
 	// callback. The owner revokes once it has processed its batch and
-	// committed, after the decision that asked it to, so the gate's figure
+	// committed, after the decision that asked it to, so the check's figure
 	// is an upper bound: above the members' (but for callback jitter) and
 	// not far above.
-	gateSaw, err := time.ParseDuration(rep.LongestUnowned)
+	checkSaw, err := time.ParseDuration(rep.LongestUnowned)
 	if err != nil {
 		t.Fatal(err)
 	}
 	membersSaw := cooperativeUnowned(lab.Timeline().Events())
-	t.Logf("longest unowned: the gate %s, the members' callbacks %s", gateSaw, membersSaw)
-	if membersSaw <= 0 || gateSaw < membersSaw-250*time.Millisecond || gateSaw > membersSaw+2*time.Second {
-		t.Errorf("the gate's longest unowned %s is not an upper bound close to what the members saw, %s", gateSaw, membersSaw)
+	t.Logf("longest unowned: the check %s, the members' callbacks %s", checkSaw, membersSaw)
+	if membersSaw <= 0 || checkSaw < membersSaw-250*time.Millisecond || checkSaw > membersSaw+2*time.Second {
+		t.Errorf("the check's longest unowned %s is not an upper bound close to what the members saw, %s", checkSaw, membersSaw)
 	}
 }
 
@@ -194,23 +194,23 @@ func cooperativeUnowned(events []grouplab.Event) time.Duration {
 	return longest
 }
 
-// TestGateEagerMember: members in the middle of a KIP-429 upgrade offer
+// TestReleaseCheckEagerMember: members in the middle of a KIP-429 upgrade offer
 // cooperative-sticky and sticky; one member released with sticky alone
-// downgrades the whole group to eager, and the gate fails on it, naming
+// downgrades the whole group to eager, and the check fails on it, naming
 // the protocol.
-func TestGateEagerMember(t *testing.T) {
-	lab, group, ctx := gateLab(t, "gate-eager")
+func TestReleaseCheckEagerMember(t *testing.T) {
+	lab, group, ctx := checkLab(t, "release-check-eager")
 	both := grouplab.WithProtocols("cooperative-sticky", "sticky")
 	startMember(t, ctx, lab, "m0", both)
 	startMember(t, ctx, lab, "m1", both)
 
-	g := startGate(ctx, "--addr", lab.AssigndAddr(), "-o", "json", "gate", group, "--expect", "cooperative-sticky",
+	g := startCheck(ctx, "--addr", lab.AssigndAddr(), "-o", "json", "release-check", group, "--expect", "cooperative-sticky",
 		"--max-unowned", "5s", "--idle", "20s", "--interval", "100ms", "--for", "40s")
 	startMember(t, ctx, lab, "m2", grouplab.WithProtocols("sticky"))
 	code, rep := g.wait(t, ctx)
-	t.Logf("gate: exit %d: %+v", code, rep.Failures)
+	t.Logf("release-check: exit %d: %+v", code, rep.Failures)
 	if code != exitGate || rep.Passed {
-		t.Fatalf("the gate passed a group downgraded to eager: exit %d, %+v", code, rep)
+		t.Fatalf("the check passed a group downgraded to eager: exit %d, %+v", code, rep)
 	}
 	checks := map[string]string{}
 	for _, f := range rep.Failures {
@@ -221,7 +221,7 @@ func TestGateEagerMember(t *testing.T) {
 	}
 }
 
-// TestGateSummary: a range group calling during the window fails a gate
+// TestGateSummary: a range group calling during the window fails a check
 // that expects cooperative-sticky, with exit 4 and the human summary; the
 // same gate told to expect range and accept eager passes it.
 func TestGateSummary(t *testing.T) {
@@ -230,7 +230,7 @@ func TestGateSummary(t *testing.T) {
 	defer cancel()
 	assign := func() {
 		t.Helper()
-		// The gate's first poll is its baseline: what the server
+		// The check's first poll is its baseline: what the server
 		// remembers then is not judged. It polls at once; a second is
 		// ample even on a loaded machine.
 		time.Sleep(time.Second)
@@ -238,44 +238,44 @@ func TestGateSummary(t *testing.T) {
 			t.Fatalf("assign: exit %d: %s", code, errOut)
 		}
 	}
-	wait := func(g *gateRun) int {
+	wait := func(g *checkRun) int {
 		t.Helper()
 		select {
 		case code := <-g.done:
 			return code
 		case <-ctx.Done():
-			t.Fatal("the gate did not end")
+			t.Fatal("the check did not end")
 			return 0
 		}
 	}
-	g := startGate(ctx, "--addr", addr, "gate", "billing", "--for", "20s", "--interval", "20ms")
+	g := startCheck(ctx, "--addr", addr, "release-check", "billing", "--for", "20s", "--interval", "20ms")
 	assign()
 	code := wait(g)
 	out := g.out.String()
 	if code != exitGate || g.err.Len() != 0 {
-		t.Fatalf("gate: exit %d, stderr %q; want 4 and nothing on stderr:\n%s", code, g.err.String(), out)
+		t.Fatalf("release-check: exit %d, stderr %q; want 4 and nothing on stderr:\n%s", code, g.err.String(), out)
 	}
-	for _, want := range []string{"gate FAILED for group billing", `FAIL protocol: generation 1 negotiated "range", want "cooperative-sticky"`,
+	for _, want := range []string{"release check FAILED for group billing", `FAIL protocol: generation 1 negotiated "range", want "cooperative-sticky"`,
 		"FAIL eager: generation 1 ran an EAGER rebalance", "protocols range/EAGER", "decisions:        1 (generations 1 to 1)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("summary lacks %q:\n%s", want, out)
 		}
 	}
 
-	g = startGate(ctx, "--addr", addr, "gate", "billing", "--for", "3s", "--interval", "20ms", "--expect", "range", "--allow-eager")
+	g = startCheck(ctx, "--addr", addr, "release-check", "billing", "--for", "3s", "--interval", "20ms", "--expect", "range", "--allow-eager")
 	assign()
-	if code := wait(g); code != exitOK || !strings.Contains(g.out.String(), "gate PASSED for group billing") {
+	if code := wait(g); code != exitOK || !strings.Contains(g.out.String(), "release check PASSED for group billing") {
 		t.Errorf("an expected eager group: exit %d, %q %q", code, g.out.String(), g.err.String())
 	}
 }
 
 func TestGateUsage(t *testing.T) {
 	for _, args := range [][]string{
-		{"gate"},
-		{"gate", "g", "--for", "0s"},
-		{"gate", "g", "--interval", "1ms"},
-		{"gate", "g", "--max-unowned", "-1s"},
-		{"gate", "g", "--min-members", "-1"},
+		{"release-check"},
+		{"release-check", "g", "--for", "0s"},
+		{"release-check", "g", "--interval", "1ms"},
+		{"release-check", "g", "--max-unowned", "-1s"},
+		{"release-check", "g", "--min-members", "-1"},
 	} {
 		if code, _, errOut := ctl(t, "", append([]string{"--addr", "127.0.0.1:1"}, args...)...); code != exitUsage {
 			t.Errorf("%v: exit %d, want 2: %s", args, code, errOut)

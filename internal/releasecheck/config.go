@@ -1,15 +1,15 @@
-package gate
+package releasecheck
 
 import "time"
 
-// Defaults of [Config]'s bounds, as `assignctl gate` documents them.
+// Defaults of [Config]'s bounds, as `assignctl release-check` documents them.
 const (
 	// DefaultMaxUnowned is how long a partition may stay unowned.
 	DefaultMaxUnowned = 5 * time.Second
 	// DefaultFollowupWithin is how long a follow-up chain may take, from
 	// the round that withheld partitions to the round that withholds none.
 	DefaultFollowupWithin = 30 * time.Second
-	// DefaultIdle is how long the gate waits for the group's first
+	// DefaultIdle is how long the check waits for the group's first
 	// decision.
 	DefaultIdle = 2 * time.Minute
 )

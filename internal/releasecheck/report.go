@@ -1,4 +1,4 @@
-package gate
+package releasecheck
 
 import (
 	"fmt"
@@ -19,7 +19,7 @@ func WriteSummary(w io.Writer, r Report) error {
 	if r.StoppedEarly {
 		early = " (the window was ended early)"
 	}
-	fmt.Fprintf(&b, "gate %s for group %s after %s%s\n", verdict, r.Group, r.End.Sub(r.Start).Round(time.Second), early)
+	fmt.Fprintf(&b, "release check %s for group %s after %s%s\n", verdict, r.Group, r.End.Sub(r.Start).Round(time.Second), early)
 	for _, f := range r.Failures {
 		fmt.Fprintf(&b, "  FAIL %s: %s\n", f.Check, f.Reason)
 	}

@@ -1,4 +1,4 @@
-package gate
+package releasecheck
 
 import (
 	"context"
@@ -48,7 +48,7 @@ func (h *fakeHistory) fetch(context.Context) (*assigndv1.GetGroupResponse, error
 	}
 	// As the store: a shadow run's record is not counted (a real
 	// history answers it in shadow_decisions; here it is among the
-	// decisions, for the gate to leave out).
+	// decisions, for the check to leave out).
 	recorded := int64(len(shown))
 	for _, d := range shown {
 		if d.GetShadow() {
