@@ -79,6 +79,20 @@ func (a *admission) ticketFor(bytes int64) (ticket, error) {
 	return t, nil
 }
 
+// admit classifies a call of the given estimate and admits it
+// ([admission.ticketFor], then [admission.acquire]). On success it returns
+// what releases it, to run once the response is written.
+func (a *admission) admit(ctx context.Context, bytes int64) (release func(), err error) {
+	t, err := a.ticketFor(bytes)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.acquire(ctx, t); err != nil {
+		return nil, err
+	}
+	return func() { a.release(t) }, nil
+}
+
 // fits reports whether t can be granted now. Callers hold mu.
 func (a *admission) fits(t ticket) bool {
 	if a.used >= a.slots || a.admitted+t.bytes > a.budget {
@@ -100,7 +114,7 @@ func (a *admission) take(t ticket) {
 // acquire admits t, waiting until it fits, until shortly before the
 // call's deadline, or for maxWait (0: no cap), whichever comes first. It
 // returns rpcerr.ErrOverloaded when the call was not admitted in time and the
-// call's end ([callEnded]) when the caller went away. On success the
+// call's end ([rpcerr.CallEnded]) when the caller went away. On success the
 // caller must call release(t).
 func (a *admission) acquire(ctx context.Context, t ticket) error {
 	a.mu.Lock()

@@ -4,29 +4,28 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/request"
 )
 
-// response converts the engine's result; see [apiconv.Response]. It lists
-// at most moves of the result's moves (the engine may list more, for the
-// call's Decision).
-func response(r *assign.Result, policy string, versions map[string]int16, decoded bool, moves int) *assigndv1.AssignResponse {
-	if len(r.Moves) > moves {
+// response converts the engine's result for the call's header (see
+// [apiconv.Response]), with its load fields ([apiconv.LoadToAPI]): the
+// weight source, and the load in unit. It lists at most the moves the
+// header asks for (the engine may list more, for the call's Decision).
+func response(r *assign.Result, policy string, versions map[string]int16, h request.Header, unit string, fromKafka bool) *assigndv1.AssignResponse {
+	planned := r
+	if len(r.Moves) > h.MoveDetail {
 		cut := *r
-		cut.Moves = r.Moves[:moves]
-		r = &cut
+		cut.Moves = r.Moves[:h.MoveDetail]
+		planned = &cut
 	}
-	return apiconv.Response(r, policy, versions, decoded)
-}
-
-// assignorInfo describes a runnable assignor for ListAssignors.
-func assignorInfo(a assign.Assignor) *assigndv1.AssignorInfo { return apiconv.AssignorInfo(a) }
-
-// loadFields sets the response's weight source, snapshot and load; see
-// [apiconv.LoadToAPI].
-func loadFields(out *assigndv1.AssignResponse, r *assign.Result, unit string, fromKafka bool) {
+	out := apiconv.Response(planned, policy, versions, h.FullView)
 	source := assigndv1.WeightSource_WEIGHT_SOURCE_REQUEST
 	if fromKafka {
 		source, unit = assigndv1.WeightSource_WEIGHT_SOURCE_KAFKA, "records/s"
 	}
 	apiconv.LoadToAPI(out, r, unit, source)
+	return out
 }
+
+// assignorInfo describes a runnable assignor for ListAssignors.
+func assignorInfo(a assign.Assignor) *assigndv1.AssignorInfo { return apiconv.AssignorInfo(a) }

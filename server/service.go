@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"time"
@@ -76,10 +74,6 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if err != nil {
 		return nil, err
 	}
-	ticket, err := s.admission.ticketFor(request.EstimateBytes(req, requestBytes(ctx)))
-	if err != nil {
-		return nil, err
-	}
 	caller := callerFromContext(ctx)
 	sel, err := s.selectAssignor(ctx, req.GetGroupId(), req.GetProtocolName(), h.Protocol, caller)
 	if err != nil {
@@ -98,10 +92,11 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		rep.protocol = sel.Assignor.Protocols()[0].String()
 	}
 
-	if err := s.admission.acquire(ctx, ticket); err != nil {
+	release, err := s.admission.admit(ctx, request.EstimateBytes(req, requestBytes(ctx)))
+	if err != nil {
 		return nil, err
 	}
-	defer releaseAfterResponse(ctx, func() { s.admission.release(ticket) })()
+	defer releaseAfterResponse(ctx, release)()
 	ctx, stop := s.stopOnShutdown(ctx)
 	defer stop()
 
@@ -115,7 +110,13 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		return nil, rpcerr.CallEnded(ctx)
 	}
 	opts := append(slices.Clip(sel.Options), assign.WithContext(ctx))
-	if detail := s.moveDetail(h.MoveDetail); detail > 0 {
+	// The engine lists what the caller asked for, and what a Decision
+	// records when the server keeps a history.
+	detail := h.MoveDetail
+	if s.history != nil {
+		detail = max(detail, decisionMoves)
+	}
+	if detail > 0 {
 		opts = append(opts, assign.WithMoveDetail(detail))
 	}
 	if req.GetTargetAssignment() {
@@ -144,42 +145,11 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		// written (reportInterceptor), off the call's latency.
 		rep.noteDecision(ctx, req, g, res, took, caller)
 	}
-	resp := response(res, sel.Policy, in.Versions, h.FullView, h.MoveDetail)
+	resp := response(res, sel.Policy, in.Versions, h, req.GetWeightUnit(), fromKafka)
 	resp.TargetAssignment = req.GetTargetAssignment()
-	loadFields(resp, res, req.GetWeightUnit(), fromKafka)
 	resp.LoadSnapshot = loadSnapshot
 	rep.noteLoad(resp)
 	return resp, nil
-}
-
-// selectAssignor asks the Selector what runs for the group, and turns
-// what it refuses into the call's error.
-func (s *service) selectAssignor(ctx context.Context, group, protocolName string, proto assign.RebalanceProtocol, caller selection.Caller) (selection.Selection, error) {
-	sel, err := s.sel.Select(ctx, selection.Query{GroupID: group, ProtocolName: protocolName, Protocol: proto, Caller: caller})
-	switch {
-	case errors.Is(err, selection.ErrUnknownProtocol):
-		return sel, rpcerr.UnknownProtocol(err)
-	case errors.Is(err, selection.ErrCallerNotAllowed):
-		s.logger.WarnContext(ctx, "caller refused by the policy's binding", "group", rpcerr.Clip(group),
-			"caller", rpcerr.Clip(caller.Subject), "error", rpcerr.ClipMessage(err.Error()))
-		return sel, err
-	case err != nil:
-		s.logger.ErrorContext(ctx, "selector failed", "group", rpcerr.Clip(group), "error", rpcerr.ClipMessage(err.Error()))
-		return sel, fmt.Errorf("selecting the assignor: %w", err)
-	case sel.Assignor == nil:
-		s.logger.ErrorContext(ctx, "selector chose no assignor", "group", rpcerr.Clip(group))
-		return sel, rpcerr.ErrInternal
-	}
-	return sel, nil
-}
-
-// moveDetail is how many moves the engine lists: what the caller asked
-// for, and what a Decision records when the server keeps a history.
-func (s *service) moveDetail(listed int) int {
-	if s.history != nil {
-		return max(listed, decisionMoves)
-	}
-	return listed
 }
 
 // stopOnShutdown returns ctx, canceled with cause rpcerr.ErrShuttingDown when the

@@ -39,14 +39,6 @@ func ReadHeader(req *assigndv1.AssignRequest, maxPartitions int64) (Header, erro
 	if h.Protocol, err = Protocol(req.GetRebalanceProtocol()); err != nil {
 		return h, err
 	}
-	// The protocol name fixes what its clients run, whatever assignor a
-	// policy puts behind it: range, roundrobin and sticky clients are
-	// EAGER-only in Kafka, and a cooperative plan would hand them
-	// partitions another member still consumes.
-	if h.Protocol == assign.Cooperative && eagerOnlyName(req.GetProtocolName()) {
-		return h, &rpcerr.FieldError{Field: "rebalance_protocol", Reason: assigndv1.ErrorReason_ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL,
-			Desc: fmt.Sprintf("%q clients run the EAGER protocol only", req.GetProtocolName()), Err: assign.ErrUnsupportedProtocol}
-	}
 	if h.FullView, err = fullView(req.GetView()); err != nil {
 		return h, err
 	}
@@ -57,7 +49,35 @@ func ReadHeader(req *assigndv1.AssignRequest, maxPartitions int64) (Header, erro
 		}
 	}
 	h.MoveDetail = min(int(req.GetMoveDetailLimit()), MaxMoveDetail)
-	return h, checkPartitions(req, maxPartitions)
+	if err := checkPartitions(req, maxPartitions); err != nil {
+		return h, err
+	}
+	// The protocol name fixes what its clients run, whatever assignor a
+	// policy puts behind it: range, roundrobin and sticky clients are
+	// EAGER-only in Kafka, and a cooperative plan would hand them
+	// partitions another member still consumes.
+	if h.Protocol == assign.Cooperative && eagerOnlyName(req.GetProtocolName()) {
+		return h, &rpcerr.FieldError{Field: "rebalance_protocol", Reason: assigndv1.ErrorReason_ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL,
+			Desc: fmt.Sprintf("%q clients run the EAGER protocol only", req.GetProtocolName()), Err: assign.ErrUnsupportedProtocol}
+	}
+	return h, nil
+}
+
+// Protocol converts a rebalance protocol of the API (a request's, or a
+// recorded decision's).
+func Protocol(p assigndv1.RebalanceProtocol) (assign.RebalanceProtocol, error) {
+	switch p {
+	case assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_UNSPECIFIED:
+		return assign.ProtocolUnspecified, nil
+	case assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER:
+		return assign.Eager, nil
+	case assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE:
+		return assign.Cooperative, nil
+	}
+	return 0, &rpcerr.FieldError{
+		Field: "rebalance_protocol", Reason: assigndv1.ErrorReason_ERROR_REASON_UNSUPPORTED_REBALANCE_PROTOCOL,
+		Desc: fmt.Sprintf("unknown rebalance protocol %d", int32(p)),
+	}
 }
 
 // eagerOnlyName reports whether Kafka clients of this protocol name only run
