@@ -19,9 +19,15 @@ import (
 // estimate exceeds smallBytes, and large calls together may hold at most
 // slots−1 slots (all of them when there is only one) and the budget less
 // reserve. A small call finds the rest free whatever large calls run or
-// wait. Waiters are served in arrival order, except that a call that fits
-// goes ahead of one that does not (a large call waiting for memory holds
-// up no small one).
+// wait. Each class waits in its own line, in arrival order; a release
+// grants the earlier-arrived of the two heads that fits, so a large call
+// waiting for memory holds up no small one, and granting costs the same
+// however long the lines are.
+//
+// A call that would wait longer than it may is refused at once rather
+// than at its deadline, so that its leader falls back within
+// milliseconds: its wait is estimated from the calls ahead of it in its
+// line and the recent time a call of its class held its slot.
 type admission struct {
 	slots, largeSlots int
 	budget, reserve   int64
@@ -34,7 +40,14 @@ type admission struct {
 	used, large   int   // slots held, by all calls and by large ones
 	admitted      int64 // estimated bytes held, by all calls
 	largeAdmitted int64 // and by large ones
-	waiters       list.List
+	// waiting[class] is the line of the class: small (0) and large (1).
+	waiting [2]list.List
+	// arrivals numbers the waiters, to grant in arrival order across the
+	// lines.
+	arrivals uint64
+	// held[class] is the recent time a call of the class held its slot
+	// (a moving average; 0 until one was released through admit).
+	held [2]time.Duration
 }
 
 // ticket is one call's claim: its estimated bytes and its class.
@@ -44,9 +57,21 @@ type ticket struct {
 }
 
 type waiter struct {
-	t     ticket
-	ready chan struct{} // closed when granted
+	t       ticket
+	arrival uint64
+	ready   chan struct{} // closed when granted
 }
+
+// class is the index of the ticket's line.
+func (t ticket) class() int {
+	if t.large {
+		return 1
+	}
+	return 0
+}
+
+// heldWeight is the weight of the newest hold time in held's average.
+const heldWeight = 0.2
 
 // newAdmission builds an admission of slots CPU slots and budget bytes;
 // reserve is budget/reserveDivisor and the small-call bound the smaller of
@@ -90,7 +115,35 @@ func (a *admission) admit(ctx context.Context, bytes int64) (release func(), err
 	if err := a.acquire(ctx, t); err != nil {
 		return nil, err
 	}
-	return func() { a.release(t) }, nil
+	start := time.Now()
+	return func() {
+		a.observe(t, time.Since(start))
+		a.release(t)
+	}, nil
+}
+
+// observe adds a call's hold time to its class's average.
+func (a *admission) observe(t ticket, d time.Duration) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	h := &a.held[t.class()]
+	if *h == 0 {
+		*h = d
+		return
+	}
+	*h += time.Duration(heldWeight * float64(d-*h))
+}
+
+// expectedWait is how long a call of t's class arriving now would wait:
+// the calls ahead of it in its line and itself, served by the class's
+// slots one recent hold time each. Callers hold mu.
+func (a *admission) expectedWait(t ticket) time.Duration {
+	slots := a.slots
+	if t.large {
+		slots = a.largeSlots
+	}
+	ahead := a.waiting[t.class()].Len() + 1
+	return time.Duration(int64(a.held[t.class()]) * int64(ahead) / int64(slots))
 }
 
 // fits reports whether t can be granted now. Callers hold mu.
@@ -144,8 +197,15 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 			wait = w
 		}
 	}
-	w := &waiter{t: t, ready: make(chan struct{})}
-	elem := a.waiters.PushBack(w)
+	if wait > 0 && a.expectedWait(t) > wait {
+		// It would wait in vain: refused now, its leader falls back now.
+		a.mu.Unlock()
+		return rpcerr.ErrOverloaded
+	}
+	a.arrivals++
+	w := &waiter{t: t, arrival: a.arrivals, ready: make(chan struct{})}
+	line := &a.waiting[t.class()]
+	elem := line.PushBack(w)
 	a.mu.Unlock()
 
 	var expired <-chan time.Time
@@ -172,12 +232,14 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 		return err
 	default:
 	}
-	a.waiters.Remove(elem)
+	line.Remove(elem)
+	// The head may have been what held its line up.
+	a.grant()
 	a.mu.Unlock()
 	return err
 }
 
-// release returns t and admits the waiters that now fit, in order.
+// release returns t and admits the waiters that now fit.
 func (a *admission) release(t ticket) {
 	a.mu.Lock()
 	a.used--
@@ -186,18 +248,35 @@ func (a *admission) release(t ticket) {
 		a.large--
 		a.largeAdmitted -= t.bytes
 	}
-	for e := a.waiters.Front(); e != nil; {
-		next := e.Next()
-		if w := e.Value.(*waiter); a.fits(w.t) {
-			a.take(w.t)
-			a.waiters.Remove(e)
-			close(w.ready)
-		}
-		e = next
-	}
+	a.grant()
 	a.mu.Unlock()
 	if t.large && a.largeDone != nil {
 		a.largeDone()
+	}
+}
+
+// grant admits waiters while a line's head fits, the earlier-arrived head
+// first. It looks at the two heads only: within a line, calls are served
+// in arrival order. Callers hold mu.
+func (a *admission) grant() {
+	for a.used < a.slots {
+		var pick *list.Element
+		for c := range a.waiting {
+			e := a.waiting[c].Front()
+			if e == nil || !a.fits(e.Value.(*waiter).t) {
+				continue
+			}
+			if pick == nil || e.Value.(*waiter).arrival < pick.Value.(*waiter).arrival {
+				pick = e
+			}
+		}
+		if pick == nil {
+			return
+		}
+		w := pick.Value.(*waiter)
+		a.waiting[w.t.class()].Remove(pick)
+		a.take(w.t)
+		close(w.ready)
 	}
 }
 
@@ -216,9 +295,9 @@ func (a *admission) admittedBytes() int64 {
 	return a.admitted
 }
 
-// waiting is the number of calls in line, for the queued gauge.
-func (a *admission) waiting() int {
+// queued is the number of calls in line, for the queued gauge.
+func (a *admission) queued() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.waiters.Len()
+	return a.waiting[0].Len() + a.waiting[1].Len()
 }

@@ -33,7 +33,7 @@ func registerAdmissionMetrics(mp metric.MeterProvider, a *admission) error {
 		return fmt.Errorf("server: creating metrics: %w", err)
 	}
 	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
-		o.ObserveInt64(queued, int64(a.waiting()))
+		o.ObserveInt64(queued, int64(a.queued()))
 		o.ObserveInt64(slots, int64(a.slots))
 		o.ObserveInt64(budget, a.budget)
 		return nil

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -134,7 +135,7 @@ func TestAdmissionClasses(t *testing.T) {
 	big4 := mustTicket(500 << 20) // 300 + 500 > 700 (budget less reserve)
 	granted := make(chan error, 1)
 	go func() { granted <- a.acquire(ctx, big4) }()
-	for a.waiting() == 0 {
+	for a.queued() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	if err := a.acquire(quick(), small); err != nil {
@@ -146,8 +147,8 @@ func TestAdmissionClasses(t *testing.T) {
 		t.Fatalf("large waiter after release: %v", err)
 	}
 	a.release(big4)
-	if a.busy() != 0 || a.admittedBytes() != 0 || a.waiting() != 0 {
-		t.Errorf("after all releases: busy %d, admitted %d, waiting %d", a.busy(), a.admittedBytes(), a.waiting())
+	if a.busy() != 0 || a.admittedBytes() != 0 || a.queued() != 0 {
+		t.Errorf("after all releases: busy %d, admitted %d, waiting %d", a.busy(), a.admittedBytes(), a.queued())
 	}
 }
 
@@ -163,4 +164,94 @@ func TestAdmissionOneSlot(t *testing.T) {
 		t.Fatal(err)
 	}
 	a.release(tk)
+}
+
+// TestAdmissionRefusesWhatCannotStartInTime: a call whose wait, estimated
+// from the calls ahead of it and the recent hold time, exceeds what its
+// deadline allows is refused at once; one that can wait is queued and
+// admitted in arrival order.
+func TestAdmissionRefusesWhatCannotStartInTime(t *testing.T) {
+	a := newAdmission(1, 1<<30, 0)
+	ctx := context.Background()
+	release, err := a.admit(ctx, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	release() // one hold of about 50 ms observed
+	release, err = a.admit(ctx, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Three calls wait behind the one holding the slot, with time to spare.
+	long, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	order := make(chan int, 3)
+	for i := range 3 {
+		go func() {
+			r, err := a.admit(long, 1<<10)
+			if err != nil {
+				t.Errorf("waiter %d: %v", i, err)
+				order <- -1
+				return
+			}
+			order <- i
+			r()
+		}()
+		for a.queued() != i+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	// A fourth with 100 ms left would wait about 4 × 50 ms: refused now.
+	short, cancel2 := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancel2()
+	start := time.Now()
+	if _, err := a.admit(short, 1<<10); !errors.Is(err, rpcerr.ErrOverloaded) {
+		t.Fatalf("a call that cannot start in time: %v, want ErrOverloaded", err)
+	}
+	if took := time.Since(start); took > 20*time.Millisecond {
+		t.Errorf("refused after %s, want at once", took)
+	}
+	release()
+	for want := range 3 {
+		if got := <-order; got != want {
+			t.Fatalf("admitted waiter %d, want %d (arrival order)", got, want)
+		}
+	}
+}
+
+// BenchmarkAdmissionDeepQueue: releasing a slot with thousands of calls
+// in line that cannot take it (large calls, their one slot held) costs
+// the same as with none.
+func BenchmarkAdmissionDeepQueue(b *testing.B) {
+	for _, depth := range []int{0, 1000, 20000} {
+		b.Run(fmt.Sprintf("waiters=%d", depth), func(b *testing.B) {
+			a := newAdmission(2, 1<<40, 0)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			big, err := a.ticketFor(1 << 30)
+			if err != nil || !big.large {
+				b.Fatal(big, err)
+			}
+			small := ticket{bytes: 1 << 10}
+			if err := a.acquire(ctx, big); err != nil {
+				b.Fatal(err)
+			}
+			if err := a.acquire(ctx, small); err != nil {
+				b.Fatal(err)
+			}
+			for range depth {
+				go func() { _ = a.acquire(ctx, big) }()
+			}
+			for a.queued() < depth {
+				time.Sleep(time.Millisecond)
+			}
+			for b.Loop() {
+				a.release(small)
+				if err := a.acquire(ctx, small); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
