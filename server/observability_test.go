@@ -104,6 +104,8 @@ func TestMetrics(t *testing.T) {
 		`assignd_assign_duration_seconds_count\{.*policy="default/([0-9a-f]+)".*revision="[0-9a-f]+".*rule="default".*\} 1`,
 		`assignd_assign_errors[a-z_]*_total\{.*code="InvalidArgument".*reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
 		`rpc_server_[a-z_]*duration[a-z_]*_bucket\{.*Assign`,
+		// the time before the handler, two calls
+		`assignd_rpc_intake_duration_seconds_count\{method="/assignd.v1.AssignmentService/Assign"\} 2`,
 		// buckets that tell ordinary Assign calls apart (otelgrpc's own
 		// start at 5 ms)
 		`rpc_server_call_duration_seconds_bucket\{.*le="0.0001".*\}`,

@@ -21,6 +21,8 @@ import (
 // the interceptors and the handler.
 type rpcState struct {
 	mu sync.Mutex
+	// begin is when gRPC saw the call's headers.
+	begin time.Time
 	// reqBytes is the request message's size, as gRPC received it.
 	reqBytes int
 	// handled: an interceptor saw the call, so gRPC did not refuse it.
@@ -89,15 +91,25 @@ func afterResponse(ctx context.Context, f func()) {
 type rpcStats struct {
 	logger  *slog.Logger
 	refused metric.Int64Counter
+	// intake is the time from a call's headers to its first interceptor:
+	// receiving and decoding the request, and waiting for a goroutine.
+	intake metric.Float64Histogram
 }
 
 func newRPCStats(logger *slog.Logger, mp metric.MeterProvider) (*rpcStats, error) {
-	c, err := mp.Meter(meterName).Int64Counter("assignd.rpc.refused", metric.WithUnit("{call}"),
+	m := mp.Meter(meterName)
+	c, err := m.Int64Counter("assignd.rpc.refused", metric.WithUnit("{call}"),
 		metric.WithDescription("Calls gRPC refused before assignd's handler: request over the receive limit, not valid protobuf; by method and code."))
 	if err != nil {
 		return nil, err
 	}
-	return &rpcStats{logger: logger, refused: c}, nil
+	intake, err := m.Float64Histogram("assignd.rpc.intake.duration", metric.WithUnit("s"),
+		metric.WithDescription("Time from a call's headers to assignd's first interceptor (receiving and decoding the request, waiting for a goroutine), by method: what a leader waits before the handler's own time starts."),
+		metric.WithExplicitBucketBoundaries(0.0001, 0.0005, 0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5))
+	if err != nil {
+		return nil, err
+	}
+	return &rpcStats{logger: logger, refused: c, intake: intake}, nil
 }
 
 func (h *rpcStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Context {
@@ -110,6 +122,10 @@ func (h *rpcStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
 		return
 	}
 	switch s := s.(type) {
+	case *stats.Begin:
+		st.mu.Lock()
+		st.begin = s.BeginTime
+		st.mu.Unlock()
 	case *stats.InPayload:
 		st.mu.Lock()
 		st.reqBytes = s.Length
@@ -149,22 +165,28 @@ func (h *rpcStats) report(ctx context.Context, end *stats.End) {
 func (*rpcStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
 func (*rpcStats) HandleConn(context.Context, stats.ConnStats)                       {}
 
-// markHandled is the first interceptor of both chains: the call got past
-// gRPC's own checks.
-func markHandled(ctx context.Context) {
-	if st := rpcStateFrom(ctx); st != nil {
-		st.mu.Lock()
-		st.handled = true
-		st.mu.Unlock()
+// handled is the first interceptor of both chains: the call got past
+// gRPC's own checks. It records the call's intake time.
+func (h *rpcStats) handled(ctx context.Context, method string) {
+	st := rpcStateFrom(ctx)
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	st.handled = true
+	begin := st.begin
+	st.mu.Unlock()
+	if !begin.IsZero() {
+		h.intake.Record(ctx, time.Since(begin).Seconds(), metric.WithAttributes(attribute.String("method", method)))
 	}
 }
 
-func handledUnary(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	markHandled(ctx)
+func (h *rpcStats) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	h.handled(ctx, info.FullMethod)
 	return handler(ctx, req)
 }
 
-func handledStream(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-	markHandled(ss.Context())
+func (h *rpcStats) stream(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	h.handled(ss.Context(), info.FullMethod)
 	return handler(srv, ss)
 }

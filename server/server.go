@@ -122,13 +122,13 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		// goroutine as usual, so a call waiting for a slot blocks nobody.
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
 		grpc.ChainUnaryInterceptor(
-			handledUnary,
+			rpcs.unary,
 			reportInterceptor(metrics, cfg.history, logger),
 			selector.UnaryServerInterceptor(callLog.unary(), selector.MatchFunc(logged)),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
 		grpc.ChainStreamInterceptor(
-			handledStream,
+			rpcs.stream,
 			selector.StreamServerInterceptor(callLog.stream(), selector.MatchFunc(logged)),
 			recovery.StreamServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
