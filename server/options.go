@@ -88,8 +88,9 @@ type optionFunc func(*config)
 func (f optionFunc) apply(c *config) { f(c) }
 
 // WithMaxConcurrentAssigns bounds how many Assign calls compute at once;
-// the excess waits until shortly before its deadline, then fails with
-// RESOURCE_EXHAUSTED. Large calls (estimated over 8 MiB, or over the
+// the excess waits in line until shortly before its deadline, then fails
+// with RESOURCE_EXHAUSTED (reason OVERLOADED), or fails so at once when
+// the calls ahead of it would keep it waiting past that. Large calls (estimated over 8 MiB, or over the
 // budget's reserved share when that is smaller) hold at most n−1 of the
 // slots, so that one is always left for small groups (with n = 1, none is
 // kept). Default: GOMAXPROCS (assignment is CPU-bound).
