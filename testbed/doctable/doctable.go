@@ -11,9 +11,10 @@ import (
 	"strings"
 )
 
-// Table returns the rows of the first table under the heading (the
-// heading's text, without the #s) of a Markdown file: one slice of cells
-// a row, cells trimmed, the header row and the |---| line left out.
+// Table returns the rows of the tables under the heading (the heading's
+// text, without the #s) of a Markdown file, up to the next heading of its
+// level: one slice of cells a row, cells trimmed, each table's header row
+// and |---| line left out.
 func Table(file, heading string) ([][]string, error) {
 	lines, err := section(file, heading)
 	if err != nil {
@@ -24,13 +25,11 @@ func Table(file, heading string) ([][]string, error) {
 	for _, l := range lines {
 		l = strings.TrimSpace(l)
 		if !strings.HasPrefix(l, "|") {
-			if in {
-				break
-			}
+			in = false
 			continue
 		}
 		if !in {
-			in = true // the header row
+			in = true // a table's header row
 			continue
 		}
 		cells := splitRow(l)
