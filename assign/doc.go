@@ -66,7 +66,7 @@
 // owner.
 //
 // [Stats] counts the reasons on every run; [WithMoveDetail] lists them as
-// [Result].Moves. docs/engine.md has the same map, by file.
+// [Result].Moves.
 //
 // The Kafka consumer-protocol codec (ConsumerProtocolSubscription,
 // ConsumerProtocolAssignment and the sticky assignors' user data) lives in the

@@ -128,8 +128,7 @@ rules:
 // whose kgoassign and saramaassign leaders fell back. Label values the expressions match on exist too: in the
 // scrapes, or as an ErrorReason or GroupSignal name.
 func TestOpsPackMetricsExist(t *testing.T) {
-	served := scrapeAssignd(t)
-	client := scrapeShimApp(t)
+	served, client := scrapes(t)
 	exists := map[string]bool{}
 	for n := range served.names {
 		exists[n] = true
