@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/sasl"
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/assignd/assignd/internal/bus"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/loadsource"
@@ -44,14 +44,14 @@ func historyFlags(fs *flag.FlagSet, c *historyConfig) {
 	fs.StringVar(&c.thresholds, "history-thresholds", "", "signal thresholds as `key=value,...`: storm-rebalances, storm-per-member, storm-window, flap-joins, gap-window, "+
 		"stuck-after, imbalance, rebalances-per-hour, unowned (docs/observatory.md); unset keys keep their defaults")
 	fs.StringVar(&c.brokers, "history-brokers", "", "Kafka bootstrap `brokers` (host:port,...) to share the history through: every replica produces its decisions to --history-topic and reads the whole topic; empty keeps the history in this process")
-	fs.StringVar(&c.topic, "history-topic", kafkalog.DefaultTopic, "Kafka `topic` of the shared history; created when missing")
+	fs.StringVar(&c.topic, "history-topic", bus.DefaultTopic, "Kafka `topic` of the shared history; created when missing")
 	host, _ := os.Hostname()
 	fs.StringVar(&c.replica, "history-replica", host, "this replica's `name` on its history records (default: the host name)")
-	fs.IntVar(&c.partitions, "history-partitions", kafkalog.DefaultPartitions, "partitions of the history topic, when assignd creates it")
+	fs.IntVar(&c.partitions, "history-partitions", bus.DefaultPartitions, "partitions of the history topic, when assignd creates it")
 	fs.IntVar(&c.replicationFactor, "history-replication-factor", -1, "replication factor of the history topic, when assignd creates it; -1: the broker's default")
-	fs.DurationVar(&c.retention, "history-retention", kafkalog.DefaultRetention, "retention.ms of the history topic, when assignd creates it: how far back a restarted replica reads")
-	fs.IntVar(&c.buffer, "history-buffer", kafkalog.DefaultBuffer, "history `records` that may wait for Kafka; beyond it they are dropped and counted, Assign never waits")
-	fs.IntVar(&c.maxRecordBytes, "history-max-record-bytes", kafkalog.DefaultMaxRecordBytes, "largest history record in `bytes`; a decision whose input would make it larger is shared without its input")
+	fs.DurationVar(&c.retention, "history-retention", bus.DefaultRetention, "retention.ms of the history topic, when assignd creates it: how far back a restarted replica reads")
+	fs.IntVar(&c.buffer, "history-buffer", bus.DefaultBuffer, "history `records` that may wait for Kafka; beyond it they are dropped and counted, Assign never waits")
+	fs.IntVar(&c.maxRecordBytes, "history-max-record-bytes", bus.DefaultMaxRecordBytes, "largest history record in `bytes`; a decision whose input would make it larger is shared without its input")
 	c.kafkaConn.register(fs, "history", "history brokers")
 }
 
@@ -107,10 +107,10 @@ func parseThresholds(s string) (history.Thresholds, error) {
 }
 
 // newHistory builds the history Store of the flags and, with
-// --history-brokers, its Kafka log, started, which also shares book's
-// weight snapshots. The returned function closes the log (nil without
-// one).
-func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider, book *loadsource.Book) (*history.Store, *kafkalog.Log, func(), error) {
+// --history-brokers, the bus of the history topic, not started, that
+// shares the Store's records and book's weight snapshots. The returned
+// function closes them (it does nothing without a bus).
+func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider, book *loadsource.Book) (*history.Store, *bus.Bus, func(), error) {
 	hc := c.history
 	t, err := parseThresholds(hc.thresholds)
 	if err != nil {
@@ -124,39 +124,31 @@ func newHistory(c config, logger *slog.Logger, mp metric.MeterProvider, book *lo
 		h, err := history.New(opts...)
 		return h, nil, func() {}, err
 	}
-	lopts := []kafkalog.Option{
-		kafkalog.WithTopic(hc.topic), kafkalog.WithTopicCreation(int32(hc.partitions), int16(hc.replicationFactor), hc.retention),
-		kafkalog.WithBuffer(hc.buffer), kafkalog.WithMaxRecordBytes(hc.maxRecordBytes),
-		kafkalog.WithLogger(logger.With("component", "history")), kafkalog.WithMeterProvider(mp),
-		kafkalog.WithWeights(book.ApplyAt),
-	}
-	tc, err := hc.tlsConfig()
+	conn, err := hc.connConfig(hc.brokers)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if tc != nil {
-		lopts = append(lopts, kafkalog.WithTLS(tc))
-	}
-	if m := historySASL(hc); m != nil {
-		lopts = append(lopts, kafkalog.WithSASL(m))
-	}
-	l, err := kafkalog.New(strings.Split(hc.brokers, ","), lopts...)
+	logger = logger.With("component", "history")
+	b, err := bus.New(conn, bus.WithTopic(hc.topic), bus.WithTopicCreation(int32(hc.partitions), int16(hc.replicationFactor), hc.retention),
+		bus.WithBuffer(hc.buffer), bus.WithMaxRecordBytes(hc.maxRecordBytes), bus.WithLogger(logger), bus.WithMeterProvider(mp))
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	l, err := kafkalog.New(b)
+	if err != nil {
+		b.Close()
 		return nil, nil, nil, err
 	}
 	h, err := history.New(append(opts, history.WithPublisher(l))...)
 	if err != nil {
-		l.Close()
+		b.Close()
 		return nil, nil, nil, err
 	}
-	book.Share(l, hc.replica)
+	book.ShareOn(b, hc.replica, logger)
 	l.Start(h)
 	logger.Info("history shared through Kafka", "brokers", hc.brokers, "topic", hc.topic, "replica", hc.replica)
-	return h, l, l.Close, nil
+	return h, b, func() { l.Close(); b.Close() }, nil
 }
-
-// historySASL is the history cluster's SASL mechanism, nil without one.
-func historySASL(hc historyConfig) sasl.Mechanism { return hc.mechanism() }
 
 // shadowRecorder records the policy's shadow runs in h.
 func shadowRecorder(h *history.Store) func(context.Context, policy.ShadowRun) {

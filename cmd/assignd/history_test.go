@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assignd/assignd/internal/bus"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/history/kafkalog"
 )
 
 func TestHistoryFlags(t *testing.T) {
@@ -18,13 +18,13 @@ func TestHistoryFlags(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults: in memory, documented topic", nil, nil, func(c historyConfig) bool {
-			return c.brokers == "" && c.topic == kafkalog.DefaultTopic && c.retention == kafkalog.DefaultRetention &&
+			return c.brokers == "" && c.topic == bus.DefaultTopic && c.retention == bus.DefaultRetention &&
 				c.inputs == history.DefaultInputsPerGroup && c.inputBytes == history.DefaultInputBytes && c.replicationFactor == -1
 		}, ""},
 		{"shared from the environment", nil, map[string]string{"ASSIGND_HISTORY_BROKERS": "k1:9092,k2:9092", "ASSIGND_HISTORY_SASL_MECHANISM": "scram-sha-512",
 			"ASSIGND_HISTORY_SASL_USER": "assignd", "ASSIGND_HISTORY_SASL_PASSWORD": "secret", "ASSIGND_HISTORY_TLS_CA": "ca.pem"},
 			func(c historyConfig) bool {
-				return c.brokers == "k1:9092,k2:9092" && historySASL(c) != nil && historySASL(c).Name() == "SCRAM-SHA-512" && c.tlsCA == "ca.pem"
+				return c.brokers == "k1:9092,k2:9092" && c.mechanism() != nil && c.mechanism().Name() == "SCRAM-SHA-512" && c.tlsCA == "ca.pem"
 			}, ""},
 		{"thresholds", []string{"--history-thresholds", "rebalances-per-hour=30, unowned=10s,storm-window=1m"}, nil, func(c historyConfig) bool {
 			th, err := parseThresholds(c.thresholds)

@@ -90,3 +90,12 @@ func (k *kafkaConn) opts() ([]kgo.Opt, error) {
 	opts, err := k.config().Opts()
 	return opts, k.flagErr(err)
 }
+
+// connConfig is the connection of the flags to brokers, checked by
+// building its client options (which reads its files).
+func (k *kafkaConn) connConfig(brokers string) (kafkaconn.Config, error) {
+	c := k.config()
+	c.Brokers = brokers
+	_, err := c.Opts()
+	return c, k.flagErr(err)
+}

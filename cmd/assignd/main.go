@@ -20,9 +20,9 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/internal/buildinfo"
+	"github.com/assignd/assignd/internal/bus"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/loadsource"
 	"github.com/assignd/assignd/server/selection"
 	"go.opentelemetry.io/otel"
@@ -95,16 +95,16 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		return err
 	}
 	var hist *history.Store
-	var histLog *kafkalog.Log
+	var histBus *bus.Bus
 	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		h, hl, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider(), book)
+		h, hb, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider(), book)
 		if err != nil {
 			return err
 		}
 		// Deferred before the policy's Close: shadow runs still finishing
 		// record into it, and then it flushes to Kafka.
 		defer closeHistory()
-		hist, histLog = h, hl
+		hist, histBus = h, hb
 	}
 	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider(), hist)
 	if err != nil {
@@ -119,9 +119,12 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	hupCtx, stopHUP := context.WithCancel(ctx)
 	defer stopHUP()
 	go reloadOnSignal(hupCtx, src, hup, logger, cfg.policy)
-	rollouts, err := startRollouts(cfg.rollout, src, hist, histLog, cfg.history.replica, logger, tel.MeterProvider())
+	rollouts, err := startRollouts(cfg.rollout, src, hist, histBus, cfg.history.replica, logger, tel.MeterProvider())
 	if err != nil {
 		return err
+	}
+	if histBus != nil {
+		histBus.Start() // every owner of a kind has subscribed
 	}
 	defer func() { err = errors.Join(err, rollouts.Close()) }()
 

@@ -8,8 +8,8 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 
+	"github.com/assignd/assignd/internal/bus"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rolloutstate"
 )
@@ -27,14 +27,15 @@ func rolloutFlags(fs *flag.FlagSet, c *rolloutConfig) {
 	fs.DurationVar(&c.republish, "rollout-republish", rolloutstate.DefaultRepublish, "how often the agreed state of the staged rollouts is re-published to the history topic, so that it outlives the topic's retention; keep it well under --history-retention")
 }
 
-// startRollouts drives the policy's staged rollouts: through the shared
-// history topic when hlog is not nil, else alone in the process.
-func startRollouts(c rolloutConfig, src *policy.Source, hist *history.Store, hlog *kafkalog.Log, replica string, logger *slog.Logger, mp metric.MeterProvider) (*rolloutstate.Controller, error) {
+// startRollouts drives the policy's staged rollouts: through the bus of
+// the history topic when b is not nil (before b starts), else alone in
+// the process.
+func startRollouts(c rolloutConfig, src *policy.Source, hist *history.Store, b *bus.Bus, replica string, logger *slog.Logger, mp metric.MeterProvider) (*rolloutstate.Controller, error) {
 	opts := []rolloutstate.Option{
 		rolloutstate.WithSwitchDelay(c.switchDelay), rolloutstate.WithEvaluateEvery(c.evaluateEvery),
 		rolloutstate.WithReplica(replica), rolloutstate.WithLogger(logger.With("component", "rollout")), rolloutstate.WithMeterProvider(mp),
 	}
-	if hlog == nil {
+	if b == nil {
 		local := &rolloutstate.LocalLog{}
 		ctl, err := rolloutstate.New(src, hist, local, append(opts, rolloutstate.WithRepublish(0))...)
 		if err != nil {
@@ -44,11 +45,12 @@ func startRollouts(c rolloutConfig, src *policy.Source, hist *history.Store, hlo
 		ctl.Start()
 		return ctl, nil
 	}
-	ctl, err := rolloutstate.New(src, hist, rolloutstate.LogFunc(hlog.PublishRollout), append(opts, rolloutstate.WithRepublish(c.republish))...)
+	shared := rolloutstate.NewBusLog(b, logger.With("component", "rollout"))
+	ctl, err := rolloutstate.New(src, hist, shared, append(opts, rolloutstate.WithRepublish(c.republish))...)
 	if err != nil {
 		return nil, fmt.Errorf("staged rollouts: %w", err)
 	}
-	hlog.SetRolloutHandler(ctl.Apply)
+	shared.Attach(ctl)
 	ctl.Start()
 	return ctl, nil
 }

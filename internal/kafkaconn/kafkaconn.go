@@ -20,6 +20,8 @@ import (
 // Config is the connection to one cluster. It is comparable: two equal
 // Configs connect the same way.
 type Config struct {
+	// Brokers are the bootstrap brokers, "host:port,...".
+	Brokers string
 	// TLS dials over TLS (system roots unless CAFile); implied by CAFile
 	// and CertFile.
 	TLS bool
@@ -128,9 +130,13 @@ func (c Config) Mechanism() (sasl.Mechanism, error) {
 	return nil, nil
 }
 
-// Opts are the franz-go client options: TLS dialing and SASL.
+// Opts are the franz-go client options: the seed brokers, TLS dialing
+// and SASL.
 func (c Config) Opts() ([]kgo.Opt, error) {
 	var opts []kgo.Opt
+	if c.Brokers != "" {
+		opts = append(opts, kgo.SeedBrokers(strings.Split(c.Brokers, ",")...))
+	}
 	tc, err := c.TLSConfig()
 	if err != nil {
 		return nil, err
