@@ -5,6 +5,7 @@
 package kafkaconn
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -109,29 +110,50 @@ func (c Config) TLSConfig() (*tls.Config, error) {
 	return tc, nil
 }
 
-// Mechanism is the SASL mechanism, nil without one.
+// Mechanism is the SASL mechanism, nil without one. The password file,
+// if any, is read now and again at every authentication, so that a
+// rotated password takes effect on the next connection.
 func (c Config) Mechanism() (sasl.Mechanism, error) {
-	pass := c.SASLPassword
-	if c.SASLMechanism != "" && c.SASLPasswordFile != "" {
-		b, err := os.ReadFile(c.SASLPasswordFile)
-		if err != nil {
-			return nil, &FieldError{Key: KeySASLPassword, Err: err}
-		}
-		pass = strings.TrimRight(string(b), "\r\n")
+	if _, err := c.password(); err != nil {
+		return nil, err
 	}
 	switch c.SASLMechanism {
 	case "plain":
-		return plain.Auth{User: c.SASLUser, Pass: pass}.AsMechanism(), nil
-	case "scram-sha-256":
-		return scram.Auth{User: c.SASLUser, Pass: pass}.AsSha256Mechanism(), nil
-	case "scram-sha-512":
-		return scram.Auth{User: c.SASLUser, Pass: pass}.AsSha512Mechanism(), nil
+		return plain.Plain(func(context.Context) (plain.Auth, error) {
+			pass, err := c.password()
+			return plain.Auth{User: c.SASLUser, Pass: pass}, err
+		}), nil
+	case "scram-sha-256", "scram-sha-512":
+		auth := func(context.Context) (scram.Auth, error) {
+			pass, err := c.password()
+			return scram.Auth{User: c.SASLUser, Pass: pass}, err
+		}
+		if c.SASLMechanism == "scram-sha-256" {
+			return scram.Sha256(auth), nil
+		}
+		return scram.Sha512(auth), nil
 	}
 	return nil, nil
 }
 
+// password is the SASL password: SASLPassword, or what SASLPasswordFile
+// holds now.
+func (c Config) password() (string, error) {
+	if c.SASLMechanism == "" || c.SASLPasswordFile == "" {
+		return c.SASLPassword, nil
+	}
+	b, err := os.ReadFile(c.SASLPasswordFile)
+	if err != nil {
+		return "", &FieldError{Key: KeySASLPassword, Err: err}
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
 // Opts are the franz-go client options: the seed brokers, TLS dialing
-// and SASL.
+// and SASL. The files are read now, so that a missing or bad one is an
+// error at once, and again when they change on disk ([Config.Stamp]),
+// for the connections made after: a rotated certificate, CA or password
+// takes effect without a restart.
 func (c Config) Opts() ([]kgo.Opt, error) {
 	var opts []kgo.Opt
 	if c.Brokers != "" {
@@ -142,7 +164,7 @@ func (c Config) Opts() ([]kgo.Opt, error) {
 		return nil, err
 	}
 	if tc != nil {
-		opts = append(opts, kgo.DialTLSConfig(tc))
+		opts = append(opts, kgo.Dialer(newTLSDialer(c, tc).dial))
 	}
 	m, err := c.Mechanism()
 	if err != nil {
@@ -157,12 +179,7 @@ func (c Config) Opts() ([]kgo.Opt, error) {
 // Files lists the files the connection reads when it connects: the CA,
 // the client certificate and key, the SASL password file.
 func (c Config) Files() []string {
-	var fs []string
-	for _, f := range []string{c.CAFile, c.CertFile, c.KeyFile} {
-		if f != "" {
-			fs = append(fs, f)
-		}
-	}
+	fs := c.tlsFiles()
 	if c.SASLMechanism != "" && c.SASLPasswordFile != "" {
 		fs = append(fs, c.SASLPasswordFile)
 	}
@@ -174,9 +191,12 @@ func (c Config) Files() []string {
 // Secret's swapped link counts), without reading them: when it changes,
 // a file was rotated and a connection made before it uses old
 // credentials. A file that cannot be stated is stamped with the error.
-func (c Config) Stamp() string {
+func (c Config) Stamp() string { return stamp(c.Files()) }
+
+// stamp is the state of files as [Config.Stamp] describes it.
+func stamp(files []string) string {
 	var b strings.Builder
-	for _, f := range c.Files() {
+	for _, f := range files {
 		b.WriteString(f)
 		if fi, err := os.Stat(f); err != nil {
 			fmt.Fprintf(&b, " !%v\n", err)
