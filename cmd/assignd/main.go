@@ -21,10 +21,10 @@ import (
 
 	"github.com/assignd/assignd/internal/buildinfo"
 	"github.com/assignd/assignd/internal/bus"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/loadsource"
-	"github.com/assignd/assignd/server/selection"
 	"go.opentelemetry.io/otel"
 )
 
@@ -90,14 +90,14 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	// The weight snapshots the load sources plan with; shared through the
 	// history topic when there is one (docs/load-aware.md).
-	book := loadsource.NewBook(loadsource.WithMargin(cfg.loadMargin), loadsource.WithEpochInterval(cfg.loadInterval))
+	book := loadsource.NewBook(loadsource.WithMargin(cfg.load.margin), loadsource.WithEpochInterval(cfg.load.interval))
 	if err := book.Instrument(tel.MeterProvider()); err != nil {
 		return err
 	}
 	var hist *history.Store
 	var histBus *bus.Bus
-	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		h, hb, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider(), book)
+	if cfg.history.on() {
+		h, hb, closeHistory, err := newHistory(cfg.history, logger, tel.MeterProvider(), book)
 		if err != nil {
 			return err
 		}
@@ -150,8 +150,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if hist != nil {
 		opts = append(opts, server.WithHistory(hist))
 	}
-	if cfg.loadBrokers != "" {
-		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, &cfg.loadConn, logger, book)
+	if cfg.load.kafka.conn.Brokers != "" {
+		load, stop, err := startLoadSource(ctx, cfg.load, logger, book)
 		if err != nil {
 			return err
 		}
@@ -161,9 +161,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	// The policy's load_clusters, sampled from the first call of a rule
 	// that names one (docs/load-aware.md).
 	clusters := loadsource.NewClusters(book,
-		loadsource.WithSourceOptions(loadsource.WithInterval(cfg.loadInterval), loadsource.WithStaleAfter(4*cfg.loadInterval)),
+		loadsource.WithSourceOptions(loadsource.WithInterval(cfg.load.interval)),
 		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }),
-		loadsource.WithCurrent(func() []selection.LoadCluster { return src.Policy().LoadClusters() }))
+		loadsource.WithCurrent(func() map[string]kafkaconn.Config { return src.Policy().LoadClusters() }))
 	defer clusters.Close()
 	opts = append(opts, server.WithLoadClusters(clusters))
 	srv, err := server.New(src, logger, opts...)

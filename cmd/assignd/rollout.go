@@ -21,7 +21,8 @@ type rolloutConfig struct {
 	republish     time.Duration
 }
 
-func rolloutFlags(fs *flag.FlagSet, c *rolloutConfig) {
+func rolloutFlags(fs *flag.FlagSet, cfg *config) {
+	c := &cfg.rollout
 	fs.DurationVar(&c.switchDelay, "rollout-switch-delay", rolloutstate.DefaultSwitchDelay, "how long after a staged rollout's verdict (advance, halt, rollback) it takes effect, so that every replica reads it first and all switch at once")
 	fs.DurationVar(&c.evaluateEvery, "rollout-evaluate-every", rolloutstate.DefaultEvaluateEvery, "how often a staged rollout's gate is evaluated")
 	fs.DurationVar(&c.republish, "rollout-republish", rolloutstate.DefaultRepublish, "how often the agreed state of the staged rollouts is re-published to the history topic, so that it outlives the topic's retention; keep it well under --history-retention")

@@ -44,16 +44,24 @@ type Config struct {
 	SASLPassword, SASLPasswordFile string
 }
 
-// Keys of the fields, as FieldError names them: the caller maps them to
-// its own names (a flag, a policy path).
+// Keys of the fields, as FieldError names them and as the flags of a
+// connection end (--history-tls-ca): the caller maps them to its own
+// names (a flag, a policy path).
 const (
-	KeyTLSCA         = "tls-ca"
-	KeyTLSCert       = "tls-cert"
-	KeyTLSKey        = "tls-key"
-	KeySASLMechanism = "sasl-mechanism"
-	KeySASLUser      = "sasl-user"
-	KeySASLPassword  = "sasl-password"
+	KeyBrokers          = "brokers"
+	KeyTLS              = "tls"
+	KeyTLSCA            = "tls-ca"
+	KeyTLSCert          = "tls-cert"
+	KeyTLSKey           = "tls-key"
+	KeyTLSServerName    = "tls-server-name"
+	KeySASLMechanism    = "sasl-mechanism"
+	KeySASLUser         = "sasl-user"
+	KeySASLPassword     = "sasl-password"
+	KeySASLPasswordFile = "sasl-password-file"
 )
+
+// Mechanisms are the SASL mechanisms a Config takes.
+const Mechanisms = "plain, scram-sha-256 or scram-sha-512"
 
 // FieldError is a problem with one field of a Config.
 type FieldError struct {
@@ -76,9 +84,11 @@ func (c Config) Validate() error {
 	case c.KeyFile != "" && c.CertFile == "":
 		return fieldErr(KeyTLSCert, "missing: a client key needs its certificate")
 	case c.SASLMechanism != "" && c.SASLMechanism != "plain" && c.SASLMechanism != "scram-sha-256" && c.SASLMechanism != "scram-sha-512":
-		return fieldErr(KeySASLMechanism, "%q: want plain, scram-sha-256 or scram-sha-512", c.SASLMechanism)
+		return fieldErr(KeySASLMechanism, "%q: want %s", c.SASLMechanism, Mechanisms)
 	case c.SASLMechanism != "" && c.SASLUser == "":
 		return fieldErr(KeySASLUser, "missing: SASL needs a user")
+	case c.SASLPassword != "" && c.SASLPasswordFile != "":
+		return fieldErr(KeySASLPasswordFile, "set either the password or the file holding it, not both")
 	}
 	return nil
 }
@@ -144,7 +154,7 @@ func (c Config) password() (string, error) {
 	}
 	b, err := os.ReadFile(c.SASLPasswordFile)
 	if err != nil {
-		return "", &FieldError{Key: KeySASLPassword, Err: err}
+		return "", &FieldError{Key: KeySASLPasswordFile, Err: err}
 	}
 	return strings.TrimRight(string(b), "\r\n"), nil
 }
