@@ -160,10 +160,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	// The policy's load_clusters, sampled from the first call of a rule
 	// that names one (docs/load-aware.md).
-	clusters := loadsource.NewClusters(book,
+	clusters := loadsource.NewClusters(book, func() map[string]kafkaconn.Config { return src.Policy().LoadClusters() },
 		loadsource.WithSourceOptions(loadsource.WithInterval(cfg.load.interval)),
-		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }),
-		loadsource.WithCurrent(func() map[string]kafkaconn.Config { return src.Policy().LoadClusters() }))
+		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }))
 	defer clusters.Close()
 	opts = append(opts, server.WithLoadClusters(clusters))
 	srv, err := server.New(src, logger, opts...)

@@ -35,7 +35,7 @@ func Dial(c kafkaconn.Config) (Offsets, func(), error) {
 }
 
 // ErrUnknownCluster is returned by [Clusters.Weights] for a cluster the
-// current policy does not declare (see [WithCurrent]).
+// current policy does not declare (see [NewClusters]).
 var ErrUnknownCluster = errors.New("load cluster not declared")
 
 // ErrTooManyClusters is returned by [Clusters.Weights] for a cluster
@@ -52,7 +52,7 @@ var errClosed = errors.New("load clusters closed")
 // brokers or connection, or at the next sweep when one of the files it
 // connected with (CA, client certificate or key, SASL password file)
 // changed on disk, and closed at the next sweep when a reload removed it
-// ([WithCurrent]) or no rule asked for it during the idle time, or on
+// ([NewClusters]) or no rule asked for it during the idle time, or on
 // Close. Their number is capped.
 type Clusters struct {
 	book    *Book
@@ -103,15 +103,6 @@ func WithReport(f func(cluster string, err error)) ClustersOption {
 // WithConnector connects to the clusters. Default: [Dial].
 func WithConnector(f Connector) ClustersOption { return func(c *Clusters) { c.connect = f } }
 
-// WithCurrent gives the clusters the current policy declares, by name
-// (policy.Policy's LoadClusters): [Clusters.Weights] connects to a
-// cluster as they say, and every sweep closes the sources of clusters a
-// reload removed or changed, without waiting for the idle time. Default:
-// none; every cluster is unknown.
-func WithCurrent(f func() map[string]kafkaconn.Config) ClustersOption {
-	return func(c *Clusters) { c.current = f }
-}
-
 // WithSweep sets how often sources are checked against the current policy
 // and the idle time, in the background. Default: 1 min.
 func WithSweep(d time.Duration) ClustersOption {
@@ -123,9 +114,13 @@ func WithSweep(d time.Duration) ClustersOption {
 }
 
 // NewClusters returns the sources of the policy's load clusters, sampling
-// into book. It sweeps in the background until Close.
-func NewClusters(book *Book, opts ...ClustersOption) *Clusters {
-	c := &Clusters{book: book, max: 16, idle: 30 * time.Minute, connect: Dial, sweep: time.Minute, sources: map[string]*clusterSource{}}
+// into book. current gives the clusters the current policy declares, by
+// name (policy.Policy's LoadClusters): [Clusters.Weights] connects to a
+// cluster as they say, and every sweep closes the sources of clusters a
+// reload removed or changed, without waiting for the idle time. It
+// sweeps in the background until Close.
+func NewClusters(book *Book, current func() map[string]kafkaconn.Config, opts ...ClustersOption) *Clusters {
+	c := &Clusters{book: book, current: current, max: 16, idle: 30 * time.Minute, connect: Dial, sweep: time.Minute, sources: map[string]*clusterSource{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -149,7 +144,7 @@ func NewClusters(book *Book, opts ...ClustersOption) *Clusters {
 }
 
 // Sweep closes the sources of clusters the current policy no longer
-// declares as they were (see [WithCurrent]) and those idle since before
+// declares as they were and those idle since before
 // now minus the idle time, and replaces those whose credential files
 // changed on disk (rotated), so that the new ones take effect without a
 // restart or a policy change. Each file is stated once per sweep (size
@@ -158,7 +153,7 @@ func NewClusters(book *Book, opts ...ClustersOption) *Clusters {
 // so calls plan with them until the new source has sampled twice. It
 // runs every sweep interval; tests call it.
 func (c *Clusters) Sweep(now time.Time) {
-	current := c.declared()
+	current := c.current()
 	c.mu.Lock()
 	kept := map[string]*clusterSource{}
 	for name, e := range c.sources {
@@ -206,7 +201,7 @@ func (c *Clusters) Weights(lc selection.LoadCluster, topics []string, now time.T
 }
 
 func (c *Clusters) source(name string, now time.Time) (*Source, error) {
-	lc, ok := c.declared()[name]
+	lc, ok := c.current()[name]
 	if !ok {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownCluster, name)
 	}
@@ -226,14 +221,6 @@ func (c *Clusters) source(name string, now time.Time) (*Source, error) {
 		return nil, fmt.Errorf("%w: %d sampled already", ErrTooManyClusters, len(c.sources))
 	}
 	return c.startLocked(name, lc, now)
-}
-
-// declared is the clusters the current policy declares.
-func (c *Clusters) declared() map[string]kafkaconn.Config {
-	if c.current == nil {
-		return nil
-	}
-	return c.current()
 }
 
 // startLocked connects to the cluster name as lc says and starts its

@@ -78,8 +78,8 @@ func (f *fakeConnector) counts(brokers string) (opened, closed int) {
 func TestClustersLifecycle(t *testing.T) {
 	f := &fakeConnector{opened: map[string]int{}, closed: map[string]int{}}
 	var p policy
-	cs := loadsource.NewClusters(loadsource.NewBook(), loadsource.WithConnector(f.connect), loadsource.WithMaxSources(2),
-		loadsource.WithIdleClose(time.Minute), loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)), loadsource.WithCurrent(p.current))
+	cs := loadsource.NewClusters(loadsource.NewBook(), p.current, loadsource.WithConnector(f.connect), loadsource.WithMaxSources(2),
+		loadsource.WithIdleClose(time.Minute), loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)))
 	now := time.Now()
 	east := p.declare("east", "e:1", false)
 	for range 3 {
@@ -132,9 +132,8 @@ func TestClustersFollowThePolicy(t *testing.T) {
 	f := &fakeConnector{opened: map[string]int{}, closed: map[string]int{}}
 	var p policy
 	east, west := p.declare("east", "e:1", false), p.declare("west", "w:1", false)
-	cs := loadsource.NewClusters(loadsource.NewBook(), loadsource.WithConnector(f.connect),
-		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)), loadsource.WithSweep(time.Hour),
-		loadsource.WithCurrent(p.current))
+	cs := loadsource.NewClusters(loadsource.NewBook(), p.current, loadsource.WithConnector(f.connect),
+		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)), loadsource.WithSweep(time.Hour))
 	defer cs.Close()
 	now := time.Now()
 	_, _, _ = cs.Weights(east, nil, now)

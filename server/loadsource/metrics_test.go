@@ -56,8 +56,8 @@ func TestBookMetrics(t *testing.T) {
 
 	// A cluster's source counts while it runs.
 	var p policy
-	cs := loadsource.NewClusters(b, loadsource.WithConnector((&fakeConnector{opened: map[string]int{}, closed: map[string]int{}}).connect),
-		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)), loadsource.WithCurrent(p.current))
+	cs := loadsource.NewClusters(b, p.current, loadsource.WithConnector((&fakeConnector{opened: map[string]int{}, closed: map[string]int{}}).connect),
+		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)))
 	_, _, _ = cs.Weights(p.declare("us", "u:1", false), []string{"t"}, time.Now())
 	gauge := func() int64 {
 		g, ok := collect(t, reader)["assignd.load.sources"].(metricdata.Sum[int64])

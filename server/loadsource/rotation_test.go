@@ -74,8 +74,8 @@ func TestClustersFollowRotatedCredentials(t *testing.T) {
 	r := &readingConnector{}
 	conn := kafkaconn.Config{Brokers: "eu:1", CAFile: caFile, SASLMechanism: "plain", SASLUser: "u", SASLPasswordFile: passFile}
 	lc := selection.LoadCluster{Name: "eu"}
-	cs := loadsource.NewClusters(loadsource.NewBook(), loadsource.WithConnector(r.connect), loadsource.WithSweep(time.Hour),
-		loadsource.WithCurrent(func() map[string]kafkaconn.Config { return map[string]kafkaconn.Config{"eu": conn} }),
+	cs := loadsource.NewClusters(loadsource.NewBook(), func() map[string]kafkaconn.Config { return map[string]kafkaconn.Config{"eu": conn} },
+		loadsource.WithConnector(r.connect), loadsource.WithSweep(time.Hour),
 		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)))
 	defer cs.Close()
 	now := time.Now()
