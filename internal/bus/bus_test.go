@@ -112,3 +112,26 @@ func TestRecordOverTheCapFails(t *testing.T) {
 		t.Errorf("a record of 1025 bytes over a cap of 1024: %v, want ErrTooLarge", got)
 	}
 }
+
+// Subscribers are set before Start, one a kind: the topic is read once,
+// from its start, and a late subscriber would miss what was read.
+func TestSubscribeBeforeStartOnly(t *testing.T) {
+	b, err := bus.New(kafkaconn.Config{Brokers: "127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	mustPanic := func(what string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s did not panic", what)
+			}
+		}()
+		f()
+	}
+	b.Subscribe("a", func(bus.Record) error { return nil })
+	mustPanic("a second subscriber to a kind", func() { b.Subscribe("a", func(bus.Record) error { return nil }) })
+	b.Start()
+	mustPanic("Subscribe after Start", func() { b.Subscribe("b", func(bus.Record) error { return nil }) })
+}

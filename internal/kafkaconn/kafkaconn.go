@@ -1,7 +1,8 @@
-// Package kafkaconn is the one place that turns how assignd connects to a
-// Kafka cluster (TLS, SASL) into franz-go client options: for the history
-// (--history-*), the load source (--load-*) and the policy's
-// load_clusters.
+// Package kafkaconn is the one type of how assignd connects to a Kafka
+// cluster (brokers, TLS, SASL), and the one place that turns it into
+// franz-go client options, re-reading its files when they change: for the
+// history topic (--history-*), the load source (--load-*) and the
+// policy's load_clusters.
 package kafkaconn
 
 import (
