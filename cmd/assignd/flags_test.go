@@ -45,7 +45,7 @@ func TestFlagTableInOperations(t *testing.T) {
 }
 
 // Every flag belongs to one concern and carries its prefix; a concern's
-// flags share one.
+// flags share one. Each names its value in one word.
 func TestFlagsArePrefixedByConcern(t *testing.T) {
 	_, groups := newFlagSet(new(config))
 	n := 0
@@ -55,6 +55,10 @@ func TestFlagsArePrefixedByConcern(t *testing.T) {
 			prefix, _, _ := strings.Cut(f.Name, "-")
 			if p, ok := concernPrefix[g.title]; ok && prefix != p {
 				t.Errorf("--%s is in %q, whose flags start with --%s-", f.Name, g.title, p)
+			}
+			// The first `quoted` word of a help text names the value.
+			if name, _ := flag.UnquoteUsage(f); strings.Contains(name, " ") {
+				t.Errorf("--%s takes a value named %q: quote one word of its help text, or none", f.Name, name)
 			}
 		}
 	}

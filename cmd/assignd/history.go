@@ -42,7 +42,7 @@ type historyConfig struct {
 func historyFlags(fs *flag.FlagSet, c *config) {
 	h := &c.history
 	fs.IntVar(&h.decisions, "history-decisions", history.DefaultDecisionsPerGroup,
-		"decisions kept in memory per group for GroupHistoryService and `assignctl groups`/`describe` (docs/observatory.md); 0 keeps no history")
+		"decisions kept in memory per group for GroupHistoryService, assignctl groups and describe, and the console (docs/observatory.md); 0 keeps no history")
 	fs.IntVar(&h.groups, "history-groups", history.DefaultMaxGroups,
 		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
 	fs.IntVar(&h.inputs, "history-inputs", history.DefaultInputsPerGroup, "latest inputs (AssignRequests) kept per group, for replaying them; 0 keeps none")
