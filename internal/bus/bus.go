@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -58,9 +59,10 @@ type Bus struct {
 	waiting  int
 	progress time.Time
 
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	closing atomic.Bool
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 // New returns a Bus on the cluster of conn. It does not contact it:
@@ -185,11 +187,12 @@ func (b *Bus) Start() {
 }
 
 // Closing reports whether Close has begun.
-func (b *Bus) Closing() bool { return b.ctx != nil && b.ctx.Err() != nil }
+func (b *Bus) Closing() bool { return b.closing.Load() }
 
 // Close stops consuming, waits up to the delivery timeout for the records
 // buffered, and closes the client. Stop the producers first.
 func (b *Bus) Close() {
+	b.closing.Store(true)
 	if b.cancel != nil {
 		b.cancel()
 		b.wg.Wait()
