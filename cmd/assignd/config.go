@@ -44,10 +44,17 @@ type config struct {
 	version             bool
 }
 
+// The listeners' default addresses: loopback, so that a bare assignd
+// serves nobody else.
+const (
+	defaultListen        = "127.0.0.1:7070"
+	defaultMetricsListen = "127.0.0.1:9464"
+)
+
 // grpcFlags declare the gRPC listener: its address, TLS and the largest
 // request and shutdown grace.
 func grpcFlags(fs *flag.FlagSet, c *config) {
-	fs.StringVar(&c.listen, "listen", "127.0.0.1:7070", "gRPC listen `address`; port 0 picks a free port (the bound address is logged)")
+	fs.StringVar(&c.listen, "listen", defaultListen, "gRPC listen `address`; port 0 picks a free port (the bound address is logged)")
 	fs.IntVar(&c.maxRecvBytes, "max-recv-bytes", server.DefaultMaxRecvBytes, "largest accepted request in `bytes` (the default fits a 1,000,000-partition group)")
 	fs.DurationVar(&c.shutdownTimeout, "shutdown-timeout", 15*time.Second, "on SIGTERM/SIGINT, how long calls in flight may take to finish before they are cut off")
 	fs.StringVar(&c.tlsCert, "tls-cert", "", "PEM certificate `file` to serve TLS (with --tls-key); re-read when it changes, for new connections")

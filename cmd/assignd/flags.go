@@ -64,20 +64,20 @@ func envName(flagName string) string {
 var noEnv = map[string]bool{"version": true}
 
 func usage(w io.Writer) {
-	fmt.Fprint(w, `assignd serves Kafka consumer-group partition assignments over gRPC
+	fmt.Fprintf(w, `assignd serves Kafka consumer-group partition assignments over gRPC
 (assignd.v1.AssignmentService), with health checking, reflection, Prometheus
 metrics and optional OTLP tracing.
 
 Usage: assignd [flags]
 
-With no flags it listens on 127.0.0.1:7070 (gRPC) and 127.0.0.1:9464 (HTTP).
+With no flags it listens on %s (gRPC) and %s (HTTP).
 Every flag can also be set with the environment variable shown; a flag on
 the command line wins. Traces are exported only when OTEL_TRACES_EXPORTER,
 OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set; the
 standard OTEL_* variables choose the exporter, protocol (http/protobuf by
 default, or grpc), endpoint and headers.
 SIGTERM or SIGINT shuts down gracefully; SIGHUP re-reads the --policy file.
-`)
+`, defaultListen, defaultMetricsListen)
 	_, groups := newFlagSet(new(config))
 	for _, g := range groups {
 		fmt.Fprintf(w, "\n%s:\n", g.title)

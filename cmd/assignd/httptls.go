@@ -11,7 +11,7 @@ import (
 // metricsFlags declare the HTTP listener of /metrics, the probes and the
 // console, and its TLS.
 func metricsFlags(fs *flag.FlagSet, c *config) {
-	fs.StringVar(&c.metricsListen, "metrics-listen", "127.0.0.1:9464", "HTTP `address` for /metrics (Prometheus), /healthz, /readyz and the read-only /console/ (docs/observatory.md); empty disables it")
+	fs.StringVar(&c.metricsListen, "metrics-listen", defaultMetricsListen, "HTTP `address` for /metrics (Prometheus), /healthz, /readyz and the read-only /console/ (docs/observatory.md); empty disables it")
 	fs.StringVar(&c.metricsTLSCert, "metrics-tls-cert", "", "PEM certificate `file` to serve the HTTP listener (--metrics-listen: metrics, probes, console) over TLS, with --metrics-tls-key; "+
 		"re-read when it changes, like --tls-cert (it may name the same files)")
 	fs.StringVar(&c.metricsTLSKey, "metrics-tls-key", "", "PEM private key `file` of --metrics-tls-cert")

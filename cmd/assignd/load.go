@@ -8,9 +8,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/assignd/assignd/server/loadsource"
 )
 
@@ -61,20 +58,19 @@ func startLoadSource(ctx context.Context, c loadConfig, logger *slog.Logger, boo
 	if c.interval <= 0 {
 		return nil, nil, errors.New("--load-interval: not positive")
 	}
-	opts, err := c.kafka.opts()
-	if err != nil {
+	if _, err := c.kafka.opts(); err != nil { // the files load, or the flag at fault is named
 		return nil, nil, err
 	}
-	cl, err := kgo.NewClient(append(opts, kgo.ClientID("assignd-load"))...)
+	list, closeConn, err := loadsource.Dial(c.kafka.conn)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--load-brokers: %w", err)
 	}
-	src = loadsource.New(kadm.NewClient(cl).ListEndOffsets, loadsource.WithInterval(c.interval), loadsource.WithBook(book, ""))
+	src = loadsource.New(list, loadsource.WithInterval(c.interval), loadsource.WithBook(book, ""))
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		src.Run(ctx, func(err error) { logger.Warn("load sample", "err", err) })
 	}()
-	return src, func() { cancel(); <-done; cl.Close() }, nil
+	return src, func() { cancel(); <-done; closeConn() }, nil
 }

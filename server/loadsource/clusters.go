@@ -20,8 +20,9 @@ import (
 // on the network.
 type Connector func(c kafkaconn.Config) (list Offsets, close func(), err error)
 
-// Dial is the default [Connector]: a franz-go client with the cluster's
-// brokers, TLS and SASL, listing offsets with kadm.
+// Dial is the default [Connector], and --load-brokers' connection: a
+// franz-go client with the cluster's brokers, TLS and SASL, listing
+// offsets with kadm.
 func Dial(c kafkaconn.Config) (Offsets, func(), error) {
 	opts, err := c.Opts()
 	if err != nil {
