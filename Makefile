@@ -14,9 +14,10 @@ run: ## serve on the embedded defaults (127.0.0.1:7070, metrics on 127.0.0.1:946
 test: ## the whole test suite, as CI runs it
 	./scripts/test.sh
 
-generate: ## regenerate the Go code of proto/ after editing a .proto file
+generate: ## regenerate the Go code of proto/ after editing a .proto file, and the flag table of docs/operations.md
 	$(BUF) format -w
 	$(BUF) generate
+	go generate ./cmd/assignd
 
 lint: ## gofmt, go vet, staticcheck, import directions, Markdown links; buf lint and format of the API
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "not gofmt-ed:"; echo "$$out"; exit 1; fi

@@ -13,6 +13,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
@@ -62,7 +63,7 @@ rules:
 		t.Fatal(err)
 	}
 	defer sel.Close()
-	clusters := loadsource.NewClusters(loadsource.NewBook(),
+	clusters := loadsource.NewClusters(loadsource.NewBook(), func() map[string]kafkaconn.Config { return sel.Policy().LoadClusters() },
 		loadsource.WithSourceOptions(loadsource.WithInterval(50*time.Millisecond), loadsource.WithStaleAfter(time.Minute)))
 	defer clusters.Close()
 	ts := startServer(t, sel, server.WithLoadClusters(clusters))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -15,10 +16,10 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/internal/bus"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
-	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/loadsource"
 )
 
@@ -36,19 +37,18 @@ func startSnapshotReplica(t *testing.T, name string, brokers []string, interval,
 	// The test samples at moments in the past, so its records are
 	// written after their epoch's margin: take them without their
 	// timestamps (Apply), which would refuse them as late.
-	apply := func(ws *assigndv1.WeightSnapshot, _ time.Time) { book.Apply(ws) }
-	l, err := kafkalog.New(brokers, kafkalog.WithTopic("snapshot-history"), kafkalog.WithWeights(apply),
-		kafkalog.WithKgoOptions(kgo.MetadataMinAge(100*time.Millisecond)))
+	b, err := bus.New(kafkaconn.Config{Brokers: strings.Join(brokers, ",")}, bus.WithTopic("snapshot-history"),
+		bus.WithKgoOptions(kgo.MetadataMinAge(100*time.Millisecond)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := history.New(history.WithReplica(name), history.WithPublisher(l))
-	if err != nil {
-		t.Fatal(err)
-	}
-	book.Share(l, name)
-	l.Start(store)
-	t.Cleanup(l.Close)
+	book.Share(loadsource.BusPublisher(b, nil), name)
+	b.Subscribe(loadsource.BusKind, func(r bus.Record) error {
+		r.Time = time.Time{} // Apply, not ApplyAt
+		return book.ApplyRecord(r)
+	})
+	b.Start()
+	t.Cleanup(b.Close)
 	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
 	if err != nil {
 		t.Fatal(err)

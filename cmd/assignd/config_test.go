@@ -56,15 +56,15 @@ func TestParseConfig(t *testing.T) {
 		{"bad level", []string{"--log-level", "loud"}, nil, nil, "--log-level"},
 		{"bad format", []string{"--log-format", "xml"}, nil, nil, "--log-format"},
 		{"zero recv size", []string{"--max-recv-bytes", "0"}, nil, nil, "positive"},
-		{"load margin", []string{"--load-margin", "3s"}, nil, func(c config) bool { return c.loadMargin == 3*time.Second }, ""},
-		{"load margin by default", nil, nil, func(c config) bool { return c.loadMargin == 10*time.Second }, ""},
+		{"load margin", []string{"--load-margin", "3s"}, nil, func(c config) bool { return c.load.margin == 3*time.Second }, ""},
+		{"load margin by default", nil, nil, func(c config) bool { return c.load.margin == 10*time.Second }, ""},
 		{"negative load margin", []string{"--load-margin", "-1s"}, nil, nil, "--load-margin"},
 		{"zero load interval", []string{"--load-interval", "0s"}, nil, nil, "--load-interval"},
 		// Shared, the margin must leave an epoch that is past it and still
 		// kept: at most two intervals.
 		{"load margin over two intervals, shared", []string{"--load-interval", "4s", "--history-brokers", "k:9092"}, nil, nil, "--load-margin 10s: at most 2 × --load-interval"},
-		{"load margin of two intervals, shared", []string{"--load-interval", "5s", "--history-brokers", "k:9092"}, nil, func(c config) bool { return c.loadMargin == 10*time.Second }, ""},
-		{"load margin over two intervals, not shared", []string{"--load-interval", "1s"}, nil, func(c config) bool { return c.loadInterval == time.Second }, ""},
+		{"load margin of two intervals, shared", []string{"--load-interval", "5s", "--history-brokers", "k:9092"}, nil, func(c config) bool { return c.load.margin == 10*time.Second }, ""},
+		{"load margin over two intervals, not shared", []string{"--load-interval", "1s"}, nil, func(c config) bool { return c.load.interval == time.Second }, ""},
 		{"memory budget: derived by default", nil, nil, func(c config) bool {
 			return c.memoryBudget == 0 && c.maxPartitions == 2_000_000 && c.maxRecvBytes == 64<<20
 		}, ""},
@@ -101,7 +101,8 @@ func TestHelpDocumentsEveryFlag(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 	var c config
-	newFlagSet(&c).VisitAll(func(f *flag.Flag) {
+	fs, _ := newFlagSet(&c)
+	fs.VisitAll(func(f *flag.Flag) {
 		if !strings.Contains(out.String(), "--"+f.Name) {
 			t.Errorf("--help does not document --%s", f.Name)
 		}

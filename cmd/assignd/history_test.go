@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assignd/assignd/internal/bus"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/history/kafkalog"
 )
 
 func TestHistoryFlags(t *testing.T) {
@@ -18,13 +18,14 @@ func TestHistoryFlags(t *testing.T) {
 		wantErr string
 	}{
 		{"defaults: in memory, documented topic", nil, nil, func(c historyConfig) bool {
-			return c.brokers == "" && c.topic == kafkalog.DefaultTopic && c.retention == kafkalog.DefaultRetention &&
-				c.inputs == history.DefaultInputsPerGroup && c.inputBytes == history.DefaultInputBytes && c.replicationFactor == -1
+			return !c.shared() && c.topic == bus.DefaultTopic && c.retention == bus.DefaultRetention &&
+				c.inputs == history.DefaultInputsPerGroup && c.inputBytes == history.DefaultInputBytes && c.replicationFactor == -1 && c.replica != ""
 		}, ""},
 		{"shared from the environment", nil, map[string]string{"ASSIGND_HISTORY_BROKERS": "k1:9092,k2:9092", "ASSIGND_HISTORY_SASL_MECHANISM": "scram-sha-512",
 			"ASSIGND_HISTORY_SASL_USER": "assignd", "ASSIGND_HISTORY_SASL_PASSWORD": "secret", "ASSIGND_HISTORY_TLS_CA": "ca.pem"},
 			func(c historyConfig) bool {
-				return c.brokers == "k1:9092,k2:9092" && historySASL(c) != nil && historySASL(c).Name() == "SCRAM-SHA-512" && c.tlsCA == "ca.pem"
+				m, err := c.kafka.conn.Mechanism()
+				return c.kafka.conn.Brokers == "k1:9092,k2:9092" && err == nil && m.Name() == "SCRAM-SHA-512" && c.kafka.conn.CAFile == "ca.pem"
 			}, ""},
 		{"thresholds", []string{"--history-thresholds", "rebalances-per-hour=30, unowned=10s,storm-window=1m"}, nil, func(c historyConfig) bool {
 			th, err := parseThresholds(c.thresholds)
@@ -34,8 +35,8 @@ func TestHistoryFlags(t *testing.T) {
 		{"threshold not a number", []string{"--history-thresholds", "imbalance=two"}, nil, nil, "imbalance=two"},
 		{"threshold of zero", []string{"--history-thresholds", "unowned=0s"}, nil, nil, "must be positive"},
 		{"unknown SASL mechanism", []string{"--history-sasl-mechanism", "gssapi", "--history-sasl-user", "u"}, nil, nil, "want plain, scram-sha-256 or scram-sha-512"},
-		{"SASL without a user", []string{"--history-sasl-mechanism", "plain"}, nil, nil, "needs --history-sasl-user"},
-		{"client cert without key", []string{"--history-tls-cert", "c.pem"}, nil, nil, "go together"},
+		{"SASL without a user", []string{"--history-sasl-mechanism", "plain"}, nil, nil, "--history-sasl-user: missing"},
+		{"client cert without key", []string{"--history-tls-cert", "c.pem"}, nil, nil, "--history-tls-key: missing"},
 		{"no buffer", []string{"--history-buffer", "0"}, nil, nil, "--history-buffer"},
 		// Shared without a history, the replicas would each drive their
 		// staged rollouts alone.

@@ -2,10 +2,22 @@ package main
 
 import (
 	"crypto/tls"
+	"flag"
 	"log/slog"
 	"net"
 	"net/http"
 )
+
+// metricsFlags declare the HTTP listener of /metrics, the probes and the
+// console, and its TLS.
+func metricsFlags(fs *flag.FlagSet, c *config) {
+	fs.StringVar(&c.metricsListen, "metrics-listen", defaultMetricsListen, "HTTP `address` for /metrics (Prometheus), /healthz, /readyz and the read-only /console/ (docs/observatory.md); empty disables it")
+	fs.StringVar(&c.metricsTLSCert, "metrics-tls-cert", "", "PEM certificate `file` to serve the HTTP listener (--metrics-listen: metrics, probes, console) over TLS, with --metrics-tls-key; "+
+		"re-read when it changes, like --tls-cert (it may name the same files)")
+	fs.StringVar(&c.metricsTLSKey, "metrics-tls-key", "", "PEM private key `file` of --metrics-tls-cert")
+	fs.StringVar(&c.metricsTLSClientCA, "metrics-tls-client-ca", "", "PEM CA bundle `file`: the HTTP listener requires a client certificate signed by it (mTLS) "+
+		"on every path but /healthz and /readyz, which stay open to probes; needs --metrics-tls-cert")
+}
 
 // httpTLSFlags name the HTTP listener's files, in tlsFiles order.
 var httpTLSFlags = [3]string{"--metrics-tls-cert", "--metrics-tls-key", "--metrics-tls-client-ca"}

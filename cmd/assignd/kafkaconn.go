@@ -1,51 +1,42 @@
 package main
 
 import (
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/sasl"
 
 	"github.com/assignd/assignd/internal/kafkaconn"
 )
 
-// kafkaConn is how assignd connects to one Kafka cluster: TLS and SASL,
-// from flags; internal/kafkaconn builds the connection.
-// The history (--history-*) and the load source (--load-*) each register
-// one under their prefix, so both clusters take the same options.
+// kafkaConn is the connection to one Kafka cluster, from flags: the
+// brokers, TLS and SASL of internal/kafkaconn, the same settings a
+// policy's load_clusters entry takes. The history topic (--history-*)
+// and the load source (--load-*) each register one under their prefix.
 type kafkaConn struct {
-	prefix        string // flag prefix, "history" or "load"
-	tls           bool
-	tlsCA         string
-	tlsCert       string
-	tlsKey        string
-	saslMechanism string
-	saslUser      string
-	saslPassword  string
+	prefix string // flag prefix, "history" or "load"
+	conn   kafkaconn.Config
 }
 
-// register defines --<prefix>-tls, -tls-ca, -tls-cert, -tls-key,
-// -sasl-mechanism, -sasl-user and -sasl-password on fs; what names the
-// cluster in the help text ("history brokers").
-func (k *kafkaConn) register(fs *flag.FlagSet, prefix, what string) {
+// register defines --<prefix>-brokers, -tls, -tls-ca, -tls-cert,
+// -tls-key, -tls-server-name, -sasl-mechanism, -sasl-user,
+// -sasl-password and -sasl-password-file on fs; brokers is the help of
+// -brokers, what names the cluster in the others' ("history brokers").
+func (k *kafkaConn) register(fs *flag.FlagSet, prefix, brokers, what string) {
 	k.prefix = prefix
+	name := func(key string) string { return prefix + "-" + key }
 	p := "--" + prefix
-	fs.BoolVar(&k.tls, prefix+"-tls", false, "connect to the "+what+" over TLS (system roots unless "+p+"-tls-ca)")
-	fs.StringVar(&k.tlsCA, prefix+"-tls-ca", "", "PEM CA bundle `file` the "+what+"' certificates must chain to; implies "+p+"-tls")
-	fs.StringVar(&k.tlsCert, prefix+"-tls-cert", "", "PEM client certificate `file` for the "+what+" (mTLS, with "+p+"-tls-key); implies "+p+"-tls")
-	fs.StringVar(&k.tlsKey, prefix+"-tls-key", "", "PEM private key `file` of "+p+"-tls-cert")
-	fs.StringVar(&k.saslMechanism, prefix+"-sasl-mechanism", "", "SASL `mechanism` for the "+what+": plain, scram-sha-256 or scram-sha-512; empty: none")
-	fs.StringVar(&k.saslUser, prefix+"-sasl-user", "", "SASL user `name`")
-	fs.StringVar(&k.saslPassword, prefix+"-sasl-password", "", "SASL `password`; prefer the environment variable "+envName(prefix+"-sasl-password"))
-}
-
-// config is the connection of the flags.
-func (k *kafkaConn) config() kafkaconn.Config {
-	return kafkaconn.Config{TLS: k.tls, CAFile: k.tlsCA, CertFile: k.tlsCert, KeyFile: k.tlsKey,
-		SASLMechanism: k.saslMechanism, SASLUser: k.saslUser, SASLPassword: k.saslPassword}
+	fs.StringVar(&k.conn.Brokers, name(kafkaconn.KeyBrokers), "", brokers)
+	fs.BoolVar(&k.conn.TLS, name(kafkaconn.KeyTLS), false, "connect to the "+what+" over TLS (system roots unless "+p+"-tls-ca)")
+	fs.StringVar(&k.conn.CAFile, name(kafkaconn.KeyTLSCA), "", "PEM CA bundle `file` the "+what+"' certificates must chain to; implies "+p+"-tls")
+	fs.StringVar(&k.conn.CertFile, name(kafkaconn.KeyTLSCert), "", "PEM client certificate `file` for the "+what+" (mTLS, with "+p+"-tls-key); implies "+p+"-tls")
+	fs.StringVar(&k.conn.KeyFile, name(kafkaconn.KeyTLSKey), "", "PEM private key `file` of "+p+"-tls-cert")
+	fs.StringVar(&k.conn.ServerName, name(kafkaconn.KeyTLSServerName), "", "`name` the "+what+"' certificates are checked against; empty: the host dialed")
+	fs.StringVar(&k.conn.SASLMechanism, name(kafkaconn.KeySASLMechanism), "", "SASL `mechanism` for the "+what+": "+kafkaconn.Mechanisms+"; empty: none")
+	fs.StringVar(&k.conn.SASLUser, name(kafkaconn.KeySASLUser), "", "SASL user `name`")
+	fs.StringVar(&k.conn.SASLPassword, name(kafkaconn.KeySASLPassword), "", "SASL `password`; prefer the environment variable "+envName(name(kafkaconn.KeySASLPassword))+", or "+p+"-sasl-password-file")
+	fs.StringVar(&k.conn.SASLPasswordFile, name(kafkaconn.KeySASLPasswordFile), "", "`file` holding the SASL password (a mounted Secret), read at every connection, so that a rotated password needs no restart")
 }
 
 // flagErr names the flag of a kafkaconn.FieldError.
@@ -57,36 +48,13 @@ func (k *kafkaConn) flagErr(err error) error {
 	return err
 }
 
-// validate checks the flags together, in their own words; what files
-// hold is checked when connecting.
-func (k *kafkaConn) validate() error {
-	p := "--" + k.prefix
-	switch {
-	case (k.tlsCert == "") != (k.tlsKey == ""):
-		return fmt.Errorf("%s-tls-cert and %s-tls-key go together", p, p)
-	case k.saslMechanism != "" && k.saslMechanism != "plain" && k.saslMechanism != "scram-sha-256" && k.saslMechanism != "scram-sha-512":
-		return fmt.Errorf("%s-sasl-mechanism %q: want plain, scram-sha-256 or scram-sha-512", p, k.saslMechanism)
-	case k.saslMechanism != "" && k.saslUser == "":
-		return fmt.Errorf("%s-sasl-mechanism needs %s-sasl-user", p, p)
-	}
-	return k.flagErr(k.config().Validate())
-}
+// validate checks the flags together; what files hold is checked when
+// connecting.
+func (k *kafkaConn) validate() error { return k.flagErr(k.conn.Validate()) }
 
-// tlsConfig is the client TLS configuration of the flags, nil when the
-// connection is plaintext.
-func (k *kafkaConn) tlsConfig() (*tls.Config, error) {
-	tc, err := k.config().TLSConfig()
-	return tc, k.flagErr(err)
-}
-
-// mechanism is the SASL mechanism of the flags, nil without one.
-func (k *kafkaConn) mechanism() sasl.Mechanism {
-	m, _ := k.config().Mechanism() // no password file: no error
-	return m
-}
-
-// opts are the franz-go client options of the flags: TLS dialing and SASL.
+// opts are the franz-go client options of the flags (reading the files),
+// errors naming the flag at fault.
 func (k *kafkaConn) opts() ([]kgo.Opt, error) {
-	opts, err := k.config().Opts()
+	opts, err := k.conn.Opts()
 	return opts, k.flagErr(err)
 }

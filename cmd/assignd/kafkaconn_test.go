@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/assignd/assignd/internal/kafkaconn"
 	"github.com/assignd/assignd/server/loadsource"
 )
 
@@ -29,27 +30,35 @@ func TestLoadConnFlags(t *testing.T) {
 	}{
 		{"defaults: plaintext, no SASL", nil, nil, func(k kafkaConn) bool {
 			opts, err := k.opts()
-			return err == nil && len(opts) == 0 && k.mechanism() == nil
+			return err == nil && len(opts) == 0 && k.conn == kafkaconn.Config{}
 		}, ""},
 		{"TLS and SCRAM from the environment", []string{"--load-brokers", "k1:9093"}, map[string]string{"ASSIGND_LOAD_TLS": "true",
 			"ASSIGND_LOAD_SASL_MECHANISM": "scram-sha-256", "ASSIGND_LOAD_SASL_USER": "assignd", "ASSIGND_LOAD_SASL_PASSWORD": "secret"},
 			func(k kafkaConn) bool {
-				tc, err := k.tlsConfig()
+				tc, err := k.conn.TLSConfig()
+				m, _ := k.conn.Mechanism()
 				opts, oerr := k.opts()
-				return err == nil && tc != nil && tc.MinVersion == tls.VersionTLS12 && k.mechanism().Name() == "SCRAM-SHA-256" && oerr == nil && len(opts) == 2
+				return err == nil && tc != nil && tc.MinVersion == tls.VersionTLS12 && m.Name() == "SCRAM-SHA-256" && oerr == nil && len(opts) == 3 // brokers, TLS, SASL
 			}, ""},
 		{"plain SASL without TLS", []string{"--load-sasl-mechanism", "plain", "--load-sasl-user", "u"}, nil, func(k kafkaConn) bool {
-			tc, err := k.tlsConfig()
+			tc, err := k.conn.TLSConfig()
+			m, _ := k.conn.Mechanism()
 			opts, _ := k.opts()
-			return err == nil && tc == nil && k.mechanism().Name() == "PLAIN" && len(opts) == 1
+			return err == nil && tc == nil && m.Name() == "PLAIN" && len(opts) == 1
 		}, ""},
 		{"missing CA file", []string{"--load-tls-ca", "missing-ca.pem"}, nil, func(k kafkaConn) bool {
 			_, err := k.opts()
 			return err != nil && strings.Contains(err.Error(), "--load-tls-ca")
 		}, ""},
-		{"unknown SASL mechanism", []string{"--load-sasl-mechanism", "gssapi", "--load-sasl-user", "u"}, nil, nil, "--load-sasl-mechanism \"gssapi\""},
-		{"SASL without a user", []string{"--load-sasl-mechanism", "plain"}, nil, nil, "--load-sasl-mechanism needs --load-sasl-user"},
-		{"client cert without key", []string{"--load-tls-cert", "c.pem"}, nil, nil, "--load-tls-cert and --load-tls-key go together"},
+		{"unknown SASL mechanism", []string{"--load-sasl-mechanism", "gssapi", "--load-sasl-user", "u"}, nil, nil, `--load-sasl-mechanism: "gssapi"`},
+		{"SASL without a user", []string{"--load-sasl-mechanism", "plain"}, nil, nil, "--load-sasl-user: missing"},
+		{"client cert without key", []string{"--load-tls-cert", "c.pem"}, nil, nil, "--load-tls-key: missing"},
+		{"a password and its file", []string{"--load-sasl-mechanism", "plain", "--load-sasl-user", "u", "--load-sasl-password", "p", "--load-sasl-password-file", "f"}, nil, nil,
+			"--load-sasl-password-file: set either"},
+		{"a password file", []string{"--load-sasl-mechanism", "plain", "--load-sasl-user", "u", "--load-sasl-password-file", "missing-pass"}, nil, func(k kafkaConn) bool {
+			_, err := k.opts()
+			return err != nil && strings.Contains(err.Error(), "--load-sasl-password-file")
+		}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -63,11 +72,11 @@ func TestLoadConnFlags(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !tt.check(c.loadConn) {
-				t.Errorf("config %+v", c.loadConn)
+			if !tt.check(c.load.kafka) {
+				t.Errorf("config %+v", c.load.kafka)
 			}
-			if c.history.tls || c.history.saslMechanism != "" {
-				t.Errorf("--load-* flags leaked into the history's connection: %+v", c.history.kafkaConn)
+			if c.history.kafka.conn != (kafkaconn.Config{}) {
+				t.Errorf("--load-* flags leaked into the history's connection: %+v", c.history.kafka)
 			}
 		})
 	}
@@ -90,7 +99,8 @@ func TestLoadSourceSASL(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	src, stop, err := startLoadSource(ctx, cfg.loadBrokers, 50*time.Millisecond, &cfg.loadConn, slog.New(slog.NewTextHandler(io.Discard, nil)), loadsource.NewBook())
+	cfg.load.interval = 50 * time.Millisecond
+	src, stop, err := startLoadSource(ctx, cfg.load, slog.New(slog.NewTextHandler(io.Discard, nil)), loadsource.NewBook())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +119,8 @@ func TestLoadSourceSASL(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 
-	bad := cfg.loadConn
-	bad.saslPassword = "wrong"
+	bad := cfg.load.kafka
+	bad.conn.SASLPassword = "wrong"
 	opts, err := bad.opts()
 	if err != nil {
 		t.Fatal(err)

@@ -1,11 +1,17 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"strings"
 )
+
+func logFlags(fs *flag.FlagSet, c *config) {
+	fs.StringVar(&c.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	fs.StringVar(&c.logFormat, "log-format", "text", "log `format`: text or json")
+}
 
 func parseLevel(s string) (slog.Level, error) {
 	var l slog.Level

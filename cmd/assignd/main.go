@@ -22,11 +22,11 @@ import (
 	"go.opentelemetry.io/otel"
 
 	"github.com/assignd/assignd/internal/buildinfo"
+	"github.com/assignd/assignd/internal/bus"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/loadsource"
-	"github.com/assignd/assignd/server/selection"
 )
 
 func main() {
@@ -91,21 +91,21 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	// The weight snapshots the load sources plan with; shared through the
 	// history topic when there is one (docs/load-aware.md).
-	book := loadsource.NewBook(loadsource.WithMargin(cfg.loadMargin), loadsource.WithEpochInterval(cfg.loadInterval))
+	book := loadsource.NewBook(loadsource.WithMargin(cfg.load.margin), loadsource.WithEpochInterval(cfg.load.interval))
 	if err := book.Instrument(tel.MeterProvider()); err != nil {
 		return err
 	}
 	var hist *history.Store
-	var histLog *kafkalog.Log
-	if cfg.historyDecisions > 0 && cfg.historyGroups > 0 {
-		h, hl, closeHistory, err := newHistory(cfg, logger, tel.MeterProvider(), book)
+	var histBus *bus.Bus
+	if cfg.history.on() {
+		h, hb, closeHistory, err := newHistory(cfg.history, logger, tel.MeterProvider(), book)
 		if err != nil {
 			return err
 		}
 		// Deferred before the policy's Close: shadow runs still finishing
 		// record into it, and then it flushes to Kafka.
 		defer closeHistory()
-		hist, histLog = h, hl
+		hist, histBus = h, hb
 	}
 	src, err := newPolicy(ctx, cfg, logger, tel.MeterProvider(), hist)
 	if err != nil {
@@ -120,9 +120,12 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	hupCtx, stopHUP := context.WithCancel(ctx)
 	defer stopHUP()
 	go reloadOnSignal(hupCtx, src, hup, logger, cfg.policy)
-	rollouts, err := startRollouts(cfg.rollout, src, hist, histLog, cfg.history.replica, logger, tel.MeterProvider())
+	rollouts, err := startRollouts(cfg.rollout, src, hist, histBus, cfg.history.replica, logger, tel.MeterProvider())
 	if err != nil {
 		return err
+	}
+	if histBus != nil {
+		histBus.Start() // every owner of a kind has subscribed
 	}
 	defer func() { err = errors.Join(err, rollouts.Close()) }()
 
@@ -148,8 +151,8 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	if hist != nil {
 		opts = append(opts, server.WithHistory(hist))
 	}
-	if cfg.loadBrokers != "" {
-		load, stop, err := startLoadSource(ctx, cfg.loadBrokers, cfg.loadInterval, &cfg.loadConn, logger, book)
+	if cfg.load.kafka.conn.Brokers != "" {
+		load, stop, err := startLoadSource(ctx, cfg.load, logger, book)
 		if err != nil {
 			return err
 		}
@@ -158,10 +161,9 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	}
 	// The policy's load_clusters, sampled from the first call of a rule
 	// that names one (docs/load-aware.md).
-	clusters := loadsource.NewClusters(book,
-		loadsource.WithSourceOptions(loadsource.WithInterval(cfg.loadInterval), loadsource.WithStaleAfter(4*cfg.loadInterval)),
-		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }),
-		loadsource.WithCurrent(func() []selection.LoadCluster { return src.Policy().LoadClusters() }))
+	clusters := loadsource.NewClusters(book, func() map[string]kafkaconn.Config { return src.Policy().LoadClusters() },
+		loadsource.WithSourceOptions(loadsource.WithInterval(cfg.load.interval)),
+		loadsource.WithReport(func(cluster string, err error) { logger.Warn("load sample", "cluster", cluster, "err", err) }))
 	defer clusters.Close()
 	opts = append(opts, server.WithLoadClusters(clusters))
 	srv, err := server.New(src, logger, opts...)

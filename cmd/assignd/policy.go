@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"log/slog"
 	"os"
 
@@ -10,6 +11,14 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 )
+
+// policyFlags declare the policy file and its shadow evaluations.
+func policyFlags(fs *flag.FlagSet, c *config) {
+	fs.StringVar(&c.policy, "policy", "", "policy `file` (YAML; see examples/policy.yaml) choosing each group's assignor; watched and hot-reloaded, SIGHUP re-reads it now. "+
+		"assignd does not start on an invalid file; an invalid edit is rejected and the last good revision keeps serving. Empty: the embedded default policy")
+	fs.IntVar(&c.shadowConcurrency, "shadow-concurrency", policy.DefaultShadowConcurrency, "shadow evaluations of the policy run at once, in the background; when all are busy a shadow is skipped; 0 disables them")
+	fs.IntVar(&c.shadowMaxPartitions, "shadow-max-partitions", policy.DefaultShadowMaxPartitions, "skip shadow evaluation for groups with more partitions than this; 0 means no limit")
+}
 
 // newPolicy builds the policy source that chooses the assignor of every
 // Assign call and answers ExplainPolicy. With --policy it loads the file,

@@ -1,10 +1,12 @@
-// Package kafkaconn is the one place that turns how assignd connects to a
-// Kafka cluster (TLS, SASL) into franz-go client options: for the history
-// (--history-*), the load source (--load-*) and the policy's
-// load_clusters.
+// Package kafkaconn is the one type of how assignd connects to a Kafka
+// cluster (brokers, TLS, SASL), and the one place that turns it into
+// franz-go client options, re-reading its files when they change: for the
+// history topic (--history-*), the load source (--load-*) and the
+// policy's load_clusters.
 package kafkaconn
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -20,6 +22,8 @@ import (
 // Config is the connection to one cluster. It is comparable: two equal
 // Configs connect the same way.
 type Config struct {
+	// Brokers are the bootstrap brokers, "host:port,...".
+	Brokers string
 	// TLS dials over TLS (system roots unless CAFile); implied by CAFile
 	// and CertFile.
 	TLS bool
@@ -41,16 +45,24 @@ type Config struct {
 	SASLPassword, SASLPasswordFile string
 }
 
-// Keys of the fields, as FieldError names them: the caller maps them to
-// its own names (a flag, a policy path).
+// Keys of the fields, as FieldError names them and as the flags of a
+// connection end (--history-tls-ca): the caller maps them to its own
+// names (a flag, a policy path).
 const (
-	KeyTLSCA         = "tls-ca"
-	KeyTLSCert       = "tls-cert"
-	KeyTLSKey        = "tls-key"
-	KeySASLMechanism = "sasl-mechanism"
-	KeySASLUser      = "sasl-user"
-	KeySASLPassword  = "sasl-password"
+	KeyBrokers          = "brokers"
+	KeyTLS              = "tls"
+	KeyTLSCA            = "tls-ca"
+	KeyTLSCert          = "tls-cert"
+	KeyTLSKey           = "tls-key"
+	KeyTLSServerName    = "tls-server-name"
+	KeySASLMechanism    = "sasl-mechanism"
+	KeySASLUser         = "sasl-user"
+	KeySASLPassword     = "sasl-password"
+	KeySASLPasswordFile = "sasl-password-file"
 )
+
+// Mechanisms are the SASL mechanisms a Config takes.
+const Mechanisms = "plain, scram-sha-256 or scram-sha-512"
 
 // FieldError is a problem with one field of a Config.
 type FieldError struct {
@@ -73,9 +85,11 @@ func (c Config) Validate() error {
 	case c.KeyFile != "" && c.CertFile == "":
 		return fieldErr(KeyTLSCert, "missing: a client key needs its certificate")
 	case c.SASLMechanism != "" && c.SASLMechanism != "plain" && c.SASLMechanism != "scram-sha-256" && c.SASLMechanism != "scram-sha-512":
-		return fieldErr(KeySASLMechanism, "%q: want plain, scram-sha-256 or scram-sha-512", c.SASLMechanism)
+		return fieldErr(KeySASLMechanism, "%q: want %s", c.SASLMechanism, Mechanisms)
 	case c.SASLMechanism != "" && c.SASLUser == "":
 		return fieldErr(KeySASLUser, "missing: SASL needs a user")
+	case c.SASLPassword != "" && c.SASLPasswordFile != "":
+		return fieldErr(KeySASLPasswordFile, "set either the password or the file holding it, not both")
 	}
 	return nil
 }
@@ -107,36 +121,61 @@ func (c Config) TLSConfig() (*tls.Config, error) {
 	return tc, nil
 }
 
-// Mechanism is the SASL mechanism, nil without one.
+// Mechanism is the SASL mechanism, nil without one. The password file,
+// if any, is read now and again at every authentication, so that a
+// rotated password takes effect on the next connection.
 func (c Config) Mechanism() (sasl.Mechanism, error) {
-	pass := c.SASLPassword
-	if c.SASLMechanism != "" && c.SASLPasswordFile != "" {
-		b, err := os.ReadFile(c.SASLPasswordFile)
-		if err != nil {
-			return nil, &FieldError{Key: KeySASLPassword, Err: err}
-		}
-		pass = strings.TrimRight(string(b), "\r\n")
+	if _, err := c.password(); err != nil {
+		return nil, err
 	}
 	switch c.SASLMechanism {
 	case "plain":
-		return plain.Auth{User: c.SASLUser, Pass: pass}.AsMechanism(), nil
-	case "scram-sha-256":
-		return scram.Auth{User: c.SASLUser, Pass: pass}.AsSha256Mechanism(), nil
-	case "scram-sha-512":
-		return scram.Auth{User: c.SASLUser, Pass: pass}.AsSha512Mechanism(), nil
+		return plain.Plain(func(context.Context) (plain.Auth, error) {
+			pass, err := c.password()
+			return plain.Auth{User: c.SASLUser, Pass: pass}, err
+		}), nil
+	case "scram-sha-256", "scram-sha-512":
+		auth := func(context.Context) (scram.Auth, error) {
+			pass, err := c.password()
+			return scram.Auth{User: c.SASLUser, Pass: pass}, err
+		}
+		if c.SASLMechanism == "scram-sha-256" {
+			return scram.Sha256(auth), nil
+		}
+		return scram.Sha512(auth), nil
 	}
 	return nil, nil
 }
 
-// Opts are the franz-go client options: TLS dialing and SASL.
+// password is the SASL password: SASLPassword, or what SASLPasswordFile
+// holds now.
+func (c Config) password() (string, error) {
+	if c.SASLMechanism == "" || c.SASLPasswordFile == "" {
+		return c.SASLPassword, nil
+	}
+	b, err := os.ReadFile(c.SASLPasswordFile)
+	if err != nil {
+		return "", &FieldError{Key: KeySASLPasswordFile, Err: err}
+	}
+	return strings.TrimRight(string(b), "\r\n"), nil
+}
+
+// Opts are the franz-go client options: the seed brokers, TLS dialing
+// and SASL. The files are read now, so that a missing or bad one is an
+// error at once, and again when they change on disk ([Config.Stamp]),
+// for the connections made after: a rotated certificate, CA or password
+// takes effect without a restart.
 func (c Config) Opts() ([]kgo.Opt, error) {
 	var opts []kgo.Opt
+	if c.Brokers != "" {
+		opts = append(opts, kgo.SeedBrokers(strings.Split(c.Brokers, ",")...))
+	}
 	tc, err := c.TLSConfig()
 	if err != nil {
 		return nil, err
 	}
 	if tc != nil {
-		opts = append(opts, kgo.DialTLSConfig(tc))
+		opts = append(opts, kgo.Dialer(newTLSDialer(c, tc).dial))
 	}
 	m, err := c.Mechanism()
 	if err != nil {
@@ -151,12 +190,7 @@ func (c Config) Opts() ([]kgo.Opt, error) {
 // Files lists the files the connection reads when it connects: the CA,
 // the client certificate and key, the SASL password file.
 func (c Config) Files() []string {
-	var fs []string
-	for _, f := range []string{c.CAFile, c.CertFile, c.KeyFile} {
-		if f != "" {
-			fs = append(fs, f)
-		}
-	}
+	fs := c.tlsFiles()
 	if c.SASLMechanism != "" && c.SASLPasswordFile != "" {
 		fs = append(fs, c.SASLPasswordFile)
 	}
@@ -168,9 +202,12 @@ func (c Config) Files() []string {
 // Secret's swapped link counts), without reading them: when it changes,
 // a file was rotated and a connection made before it uses old
 // credentials. A file that cannot be stated is stamped with the error.
-func (c Config) Stamp() string {
+func (c Config) Stamp() string { return stamp(c.Files()) }
+
+// stamp is the state of files as [Config.Stamp] describes it.
+func stamp(files []string) string {
 	var b strings.Builder
-	for _, f := range c.Files() {
+	for _, f := range files {
 		b.WriteString(f)
 		if fi, err := os.Stat(f); err != nil {
 			fmt.Fprintf(&b, " !%v\n", err)

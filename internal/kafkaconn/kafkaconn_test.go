@@ -44,7 +44,7 @@ func TestConfig(t *testing.T) {
 		}},
 		{name: "missing CA file", c: kafkaconn.Config{CAFile: filepath.Join(dir, "nope.pem")}, errKey: kafkaconn.KeyTLSCA},
 		{name: "CA file without PEM", c: kafkaconn.Config{CAFile: pass}, errKey: kafkaconn.KeyTLSCA},
-		{name: "missing password file", c: kafkaconn.Config{SASLMechanism: "plain", SASLUser: "u", SASLPasswordFile: filepath.Join(dir, "nope")}, errKey: kafkaconn.KeySASLPassword},
+		{name: "missing password file", c: kafkaconn.Config{SASLMechanism: "plain", SASLUser: "u", SASLPasswordFile: filepath.Join(dir, "nope")}, errKey: kafkaconn.KeySASLPasswordFile},
 		{name: "certificate without key", c: kafkaconn.Config{CertFile: certFile}, errKey: kafkaconn.KeyTLSKey},
 		{name: "unknown mechanism", c: kafkaconn.Config{SASLMechanism: "gssapi", SASLUser: "u"}, errKey: kafkaconn.KeySASLMechanism},
 		{name: "SASL without user", c: kafkaconn.Config{SASLMechanism: "plain"}, errKey: kafkaconn.KeySASLUser},

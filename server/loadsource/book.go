@@ -10,11 +10,12 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/bus"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
 // Publisher shares a replica's weight snapshots with the other replicas;
-// kafkalog's Log does, through the history topic. PublishWeights must not
+// [BusPublisher] does, through the history topic. PublishWeights must not
 // block; the records come back, in the topic's order, to [Book.Apply].
 type Publisher interface {
 	PublishWeights(ws *assigndv1.WeightSnapshot)
@@ -36,8 +37,8 @@ const (
 	// book holds at most DefaultKeep × DefaultMaxClusters × 8 MiB.
 	DefaultMaxRates = 1 << 20
 	// maxSnapshotRecordBytes keeps each published record well under the
-	// history topic's default record cap (512 KiB).
-	maxSnapshotRecordBytes = 256 << 10
+	// history topic's default record cap.
+	maxSnapshotRecordBytes = bus.DefaultMaxRecordBytes / 2
 )
 
 // Book holds the weight snapshots the replicas agree on, per cluster and

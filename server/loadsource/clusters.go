@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -12,27 +11,33 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	"github.com/assignd/assignd/server/selection"
 )
 
 // Connector connects to a policy's load cluster: it returns how to list
 // its log-end offsets and how to close the connection. It must not block
 // on the network.
-type Connector func(c selection.LoadCluster) (list Offsets, close func(), err error)
+type Connector func(c kafkaconn.Config) (list Offsets, close func(), err error)
 
-// Dial is the default [Connector]: a franz-go client with the cluster's
-// TLS and SASL (internal/kafkaconn), listing offsets with kadm.
-func Dial(c selection.LoadCluster) (Offsets, func(), error) {
-	opts, err := c.Conn.Opts()
+// Dial is the default [Connector], and --load-brokers' connection: a
+// franz-go client with the cluster's brokers, TLS and SASL, listing
+// offsets with kadm.
+func Dial(c kafkaconn.Config) (Offsets, func(), error) {
+	opts, err := c.Opts()
 	if err != nil {
 		return nil, nil, err
 	}
-	cl, err := kgo.NewClient(append(opts, kgo.SeedBrokers(strings.Split(c.Brokers, ",")...), kgo.ClientID("assignd-load"))...)
+	cl, err := kgo.NewClient(append(opts, kgo.ClientID("assignd-load"))...)
 	if err != nil {
 		return nil, nil, err
 	}
 	return kadm.NewClient(cl).ListEndOffsets, cl.Close, nil
 }
+
+// ErrUnknownCluster is returned by [Clusters.Weights] for a cluster the
+// current policy does not declare (see [NewClusters]).
+var ErrUnknownCluster = errors.New("load cluster not declared")
 
 // ErrTooManyClusters is returned by [Clusters.Weights] for a cluster
 // beyond the cap on sources.
@@ -48,7 +53,7 @@ var errClosed = errors.New("load clusters closed")
 // brokers or connection, or at the next sweep when one of the files it
 // connected with (CA, client certificate or key, SASL password file)
 // changed on disk, and closed at the next sweep when a reload removed it
-// ([WithCurrent]) or no rule asked for it during the idle time, or on
+// ([NewClusters]) or no rule asked for it during the idle time, or on
 // Close. Their number is capped.
 type Clusters struct {
 	book    *Book
@@ -57,7 +62,7 @@ type Clusters struct {
 	idle    time.Duration
 	report  func(cluster string, err error)
 	connect Connector
-	current func() []selection.LoadCluster
+	current func() map[string]kafkaconn.Config
 	sweep   time.Duration
 	stopJan context.CancelFunc
 
@@ -68,8 +73,8 @@ type Clusters struct {
 }
 
 type clusterSource struct {
-	cfg   selection.LoadCluster
-	stamp string // cfg.Conn.Stamp() when it connected
+	cfg   kafkaconn.Config
+	stamp string // cfg.Stamp() when it connected
 	src   *Source
 	used  time.Time
 	stop  func() // cancels Run, waits for it, closes the connection
@@ -99,14 +104,6 @@ func WithReport(f func(cluster string, err error)) ClustersOption {
 // WithConnector connects to the clusters. Default: [Dial].
 func WithConnector(f Connector) ClustersOption { return func(c *Clusters) { c.connect = f } }
 
-// WithCurrent gives the clusters the current policy declares
-// (policy.Policy's LoadClusters): every sweep closes the sources of
-// clusters a reload removed or changed, without waiting for the idle
-// time. Default: none; only idle sources are closed.
-func WithCurrent(f func() []selection.LoadCluster) ClustersOption {
-	return func(c *Clusters) { c.current = f }
-}
-
 // WithSweep sets how often sources are checked against the current policy
 // and the idle time, in the background. Default: 1 min.
 func WithSweep(d time.Duration) ClustersOption {
@@ -118,9 +115,13 @@ func WithSweep(d time.Duration) ClustersOption {
 }
 
 // NewClusters returns the sources of the policy's load clusters, sampling
-// into book. It sweeps in the background until Close.
-func NewClusters(book *Book, opts ...ClustersOption) *Clusters {
-	c := &Clusters{book: book, max: 16, idle: 30 * time.Minute, connect: Dial, sweep: time.Minute, sources: map[string]*clusterSource{}}
+// into book. current gives the clusters the current policy declares, by
+// name (policy.Policy's LoadClusters): [Clusters.Weights] connects to a
+// cluster as they say, and every sweep closes the sources of clusters a
+// reload removed or changed, without waiting for the idle time. It
+// sweeps in the background until Close.
+func NewClusters(book *Book, current func() map[string]kafkaconn.Config, opts ...ClustersOption) *Clusters {
+	c := &Clusters{book: book, current: current, max: 16, idle: 30 * time.Minute, connect: Dial, sweep: time.Minute, sources: map[string]*clusterSource{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -144,7 +145,7 @@ func NewClusters(book *Book, opts ...ClustersOption) *Clusters {
 }
 
 // Sweep closes the sources of clusters the current policy no longer
-// declares as they were (see [WithCurrent]) and those idle since before
+// declares as they were and those idle since before
 // now minus the idle time, and replaces those whose credential files
 // changed on disk (rotated), so that the new ones take effect without a
 // restart or a policy change. Each file is stated once per sweep (size
@@ -153,18 +154,12 @@ func NewClusters(book *Book, opts ...ClustersOption) *Clusters {
 // so calls plan with them until the new source has sampled twice. It
 // runs every sweep interval; tests call it.
 func (c *Clusters) Sweep(now time.Time) {
-	var current map[string]selection.LoadCluster
-	if c.current != nil {
-		current = map[string]selection.LoadCluster{}
-		for _, lc := range c.current() {
-			current[lc.Name] = lc
-		}
-	}
+	current := c.current()
 	c.mu.Lock()
 	kept := map[string]*clusterSource{}
 	for name, e := range c.sources {
 		lc, declared := current[name]
-		if now.Sub(e.used) > c.idle || (current != nil && (!declared || lc != e.cfg)) {
+		if now.Sub(e.used) > c.idle || !declared || lc != e.cfg {
 			c.stopLocked(name, e)
 			continue
 		}
@@ -174,7 +169,7 @@ func (c *Clusters) Sweep(now time.Time) {
 	// Outside the lock: Assign must not wait for the file system.
 	rotated := map[string]*clusterSource{}
 	for name, e := range kept {
-		if e.cfg.Conn.Stamp() != e.stamp {
+		if e.cfg.Stamp() != e.stamp {
 			rotated[name] = e
 		}
 	}
@@ -188,7 +183,7 @@ func (c *Clusters) Sweep(now time.Time) {
 			continue // replaced or closed meanwhile
 		}
 		c.stopLocked(name, e)
-		if _, err := c.startLocked(e.cfg, e.used); err != nil && c.report != nil {
+		if _, err := c.startLocked(name, e.cfg, e.used); err != nil && c.report != nil {
 			c.report(name, err) // the next call retries, and falls back with the reason
 		}
 	}
@@ -199,51 +194,56 @@ func (c *Clusters) Sweep(now time.Time) {
 // cluster's source without waiting for Kafka: the first answers are
 // [ErrNotReady] until two samples were taken.
 func (c *Clusters) Weights(lc selection.LoadCluster, topics []string, now time.Time) ([]assign.TopicWeights, string, error) {
-	src, err := c.source(lc, now)
+	src, err := c.source(lc.Name, now)
 	if err != nil {
 		return nil, "", err
 	}
 	return src.SnapshotWeights(topics, now)
 }
 
-func (c *Clusters) source(lc selection.LoadCluster, now time.Time) (*Source, error) {
+func (c *Clusters) source(name string, now time.Time) (*Source, error) {
+	lc, ok := c.current()[name]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrUnknownCluster, name)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
 		return nil, errClosed
 	}
-	if e, ok := c.sources[lc.Name]; ok {
+	if e, ok := c.sources[name]; ok {
 		if e.cfg == lc {
 			e.used = now
 			return e.src, nil
 		}
-		c.stopLocked(lc.Name, e) // the policy changed the cluster
+		c.stopLocked(name, e) // the policy changed the cluster
 	}
 	if len(c.sources) >= c.max {
 		return nil, fmt.Errorf("%w: %d sampled already", ErrTooManyClusters, len(c.sources))
 	}
-	return c.startLocked(lc, now)
+	return c.startLocked(name, lc, now)
 }
 
-// startLocked connects to lc and starts its source, as used at used.
-func (c *Clusters) startLocked(lc selection.LoadCluster, used time.Time) (*Source, error) {
-	stamp := lc.Conn.Stamp() // before connecting: a change meanwhile is seen by the next sweep
+// startLocked connects to the cluster name as lc says and starts its
+// source, as used at used.
+func (c *Clusters) startLocked(name string, lc kafkaconn.Config, used time.Time) (*Source, error) {
+	stamp := lc.Stamp() // before connecting: a change meanwhile is seen by the next sweep
 	list, closeConn, err := c.connect(lc)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to load cluster %s: %w", lc.Name, err)
+		return nil, fmt.Errorf("connecting to load cluster %s: %w", name, err)
 	}
-	src := New(list, append(append([]Option{}, c.opts...), WithBook(c.book, lc.Name))...)
+	src := New(list, append(append([]Option{}, c.opts...), WithBook(c.book, name))...)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		var report func(error)
 		if c.report != nil {
-			report = func(err error) { c.report(lc.Name, err) }
+			report = func(err error) { c.report(name, err) }
 		}
 		src.Run(ctx, report)
 	}()
-	c.sources[lc.Name] = &clusterSource{cfg: lc, stamp: stamp, src: src, used: used, stop: func() { cancel(); <-done; closeConn() }}
+	c.sources[name] = &clusterSource{cfg: lc, stamp: stamp, src: src, used: used, stop: func() { cancel(); <-done; closeConn() }}
 	return src, nil
 }
 

@@ -3,6 +3,7 @@ package loadsource_test
 import (
 	"context"
 	"errors"
+	"maps"
 	"sync"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ type fakeConnector struct {
 	opened, closed map[string]int
 }
 
-func (f *fakeConnector) connect(c selection.LoadCluster) (loadsource.Offsets, func(), error) {
+func (f *fakeConnector) connect(c kafkaconn.Config) (loadsource.Offsets, func(), error) {
 	if c.Brokers == "bad:1" {
 		return nil, nil, errors.New("no route")
 	}
@@ -35,6 +36,36 @@ func (f *fakeConnector) connect(c selection.LoadCluster) (loadsource.Offsets, fu
 	}, nil
 }
 
+// policy is the load clusters a policy declares, as reloads change them.
+type policy struct {
+	mu sync.Mutex
+	m  map[string]kafkaconn.Config
+}
+
+// declare sets the cluster name's connection (to brokers, over TLS when
+// tls) and returns the cluster as a rule selects it.
+func (p *policy) declare(name, brokers string, tls bool) selection.LoadCluster {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.m == nil {
+		p.m = map[string]kafkaconn.Config{}
+	}
+	p.m[name] = kafkaconn.Config{Brokers: brokers, TLS: tls}
+	return selection.LoadCluster{Name: name}
+}
+
+func (p *policy) remove(name string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.m, name)
+}
+
+func (p *policy) current() map[string]kafkaconn.Config {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.m)
+}
+
 func (f *fakeConnector) counts(brokers string) (opened, closed int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -46,10 +77,11 @@ func (f *fakeConnector) counts(brokers string) (opened, closed int) {
 // capped, and a connection error is the caller's fallback reason.
 func TestClustersLifecycle(t *testing.T) {
 	f := &fakeConnector{opened: map[string]int{}, closed: map[string]int{}}
-	cs := loadsource.NewClusters(loadsource.NewBook(), loadsource.WithConnector(f.connect), loadsource.WithMaxSources(2),
+	var p policy
+	cs := loadsource.NewClusters(loadsource.NewBook(), p.current, loadsource.WithConnector(f.connect), loadsource.WithMaxSources(2),
 		loadsource.WithIdleClose(time.Minute), loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)))
 	now := time.Now()
-	east := selection.LoadCluster{Name: "east", Brokers: "e:1"}
+	east := p.declare("east", "e:1", false)
 	for range 3 {
 		// The new source samples at once, in the background: before that
 		// sample the cluster has no snapshot (ErrNotReady), after it one
@@ -62,20 +94,23 @@ func TestClustersLifecycle(t *testing.T) {
 		t.Fatalf("e:1 opened %d closed %d, want 1 and 0", o, c)
 	}
 	// A reload changes east's connection: the old source closes.
-	east2 := selection.LoadCluster{Name: "east", Brokers: "e:2", Conn: kafkaconn.Config{TLS: true}}
-	_, _, _ = cs.Weights(east2, []string{"t"}, now)
-	west := selection.LoadCluster{Name: "west", Brokers: "w:1"}
-	_, _, _ = cs.Weights(west, []string{"t"}, now)
-	if _, _, err := cs.Weights(selection.LoadCluster{Name: "north", Brokers: "n:1"}, nil, now); !errors.Is(err, loadsource.ErrTooManyClusters) {
+	_, _, _ = cs.Weights(p.declare("east", "e:2", true), []string{"t"}, now)
+	_, _, _ = cs.Weights(p.declare("west", "w:1", false), []string{"t"}, now)
+	north := p.declare("north", "n:1", false)
+	if _, _, err := cs.Weights(north, nil, now); !errors.Is(err, loadsource.ErrTooManyClusters) {
 		t.Fatalf("a third cluster: %v, want ErrTooManyClusters", err)
 	}
-	if _, _, err := cs.Weights(selection.LoadCluster{Name: "west", Brokers: "bad:1"}, nil, now); err == nil {
+	if _, _, err := cs.Weights(p.declare("west", "bad:1", false), nil, now); err == nil {
 		t.Fatal("a cluster that cannot connect answered")
 	}
+	if _, _, err := cs.Weights(selection.LoadCluster{Name: "south"}, nil, now); !errors.Is(err, loadsource.ErrUnknownCluster) {
+		t.Fatalf("a cluster the policy does not declare: %v, want ErrUnknownCluster", err)
+	}
+	p.remove("west")
 	// west was replaced by the failing config: it is gone.
 	// east is idle for two minutes while north is asked for: the sweep
 	// closes it.
-	_, _, _ = cs.Weights(selection.LoadCluster{Name: "north", Brokers: "n:1"}, nil, now.Add(2*time.Minute))
+	_, _, _ = cs.Weights(north, nil, now.Add(2*time.Minute))
 	cs.Sweep(now.Add(2 * time.Minute))
 	if cs.Len() != 1 {
 		t.Fatalf("%d sources, want north only", cs.Len())
@@ -95,17 +130,10 @@ func TestClustersLifecycle(t *testing.T) {
 // changed, at once, and keeps the others.
 func TestClustersFollowThePolicy(t *testing.T) {
 	f := &fakeConnector{opened: map[string]int{}, closed: map[string]int{}}
-	east := selection.LoadCluster{Name: "east", Brokers: "e:1"}
-	west := selection.LoadCluster{Name: "west", Brokers: "w:1"}
-	var mu sync.Mutex
-	declared := []selection.LoadCluster{east, west}
-	cs := loadsource.NewClusters(loadsource.NewBook(), loadsource.WithConnector(f.connect),
-		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)), loadsource.WithSweep(time.Hour),
-		loadsource.WithCurrent(func() []selection.LoadCluster {
-			mu.Lock()
-			defer mu.Unlock()
-			return declared
-		}))
+	var p policy
+	east, west := p.declare("east", "e:1", false), p.declare("west", "w:1", false)
+	cs := loadsource.NewClusters(loadsource.NewBook(), p.current, loadsource.WithConnector(f.connect),
+		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)), loadsource.WithSweep(time.Hour))
 	defer cs.Close()
 	now := time.Now()
 	_, _, _ = cs.Weights(east, nil, now)
@@ -114,9 +142,8 @@ func TestClustersFollowThePolicy(t *testing.T) {
 	if cs.Len() != 2 {
 		t.Fatalf("%d sources after a sweep with both declared, want 2", cs.Len())
 	}
-	mu.Lock()
-	declared = []selection.LoadCluster{{Name: "east", Brokers: "e:2"}} // a reload: west removed, east changed
-	mu.Unlock()
+	p.declare("east", "e:2", false) // a reload: west removed, east changed
+	p.remove("west")
 	cs.Sweep(now)
 	if cs.Len() != 0 {
 		t.Fatalf("%d sources after the reload's sweep, want 0", cs.Len())

@@ -31,7 +31,7 @@ const (
 	ignoredOverCap
 	// ignoredInvalid: a record decoded but not valid (no epoch, an epoch
 	// not a multiple of its interval, a negative or NaN rate). Records
-	// that do not decode at all are counted by the history's
+	// that do not decode at all are counted by the bus's
 	// assignd.history.records.invalid.
 	ignoredInvalid
 	// ignoredInterval: the record's interval is not this replica's

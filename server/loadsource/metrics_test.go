@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/assignd/assignd/server/loadsource"
-	"github.com/assignd/assignd/server/selection"
 )
 
 // collect reads every metric of the reader, by name.
@@ -56,9 +55,10 @@ func TestBookMetrics(t *testing.T) {
 	}
 
 	// A cluster's source counts while it runs.
-	cs := loadsource.NewClusters(b, loadsource.WithConnector((&fakeConnector{opened: map[string]int{}, closed: map[string]int{}}).connect),
+	var p policy
+	cs := loadsource.NewClusters(b, p.current, loadsource.WithConnector((&fakeConnector{opened: map[string]int{}, closed: map[string]int{}}).connect),
 		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)))
-	_, _, _ = cs.Weights(selection.LoadCluster{Name: "us", Brokers: "u:1"}, []string{"t"}, time.Now())
+	_, _, _ = cs.Weights(p.declare("us", "u:1", false), []string{"t"}, time.Now())
 	gauge := func() int64 {
 		g, ok := collect(t, reader)["assignd.load.sources"].(metricdata.Sum[int64])
 		if !ok || len(g.DataPoints) != 1 {

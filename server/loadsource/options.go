@@ -2,6 +2,16 @@ package loadsource
 
 import "time"
 
+// Defaults of a [Source]'s options.
+const (
+	// DefaultInterval is how often offsets are sampled.
+	DefaultInterval = 30 * time.Second
+	// StaleSamples is how many samples may be missed before the latest
+	// one is too old to plan with: the default of [WithStaleAfter] is
+	// StaleSamples × the interval.
+	StaleSamples = 4
+)
+
 type options struct {
 	book    *Book
 	cluster string
@@ -12,18 +22,19 @@ type options struct {
 }
 
 func defaultOptions() options {
-	return options{interval: 30 * time.Second, timeout: 10 * time.Second, stale: 2 * time.Minute, idle: 30 * time.Minute,
+	return options{interval: DefaultInterval, timeout: 10 * time.Second, idle: 30 * time.Minute,
 		alpha: 0.3, maxTopics: 10_000, maxPartitions: 1 << 16}
 }
 
 // Option tunes a [Source].
 type Option func(*options)
 
-// WithInterval sets how often offsets are sampled. Default: 30 s.
+// WithInterval sets how often offsets are sampled. Default:
+// [DefaultInterval].
 func WithInterval(d time.Duration) Option { return func(o *options) { o.interval = d } }
 
 // WithStaleAfter sets how old the latest sample may be before Weights
-// refuses it. Default: 2 min (four missed samples).
+// refuses it. Default: [StaleSamples] × the interval.
 func WithStaleAfter(d time.Duration) Option { return func(o *options) { o.stale = d } }
 
 // WithBook hands every sample to b as cluster's (the policy's load

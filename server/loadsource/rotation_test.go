@@ -24,12 +24,12 @@ type readingConnector struct {
 	closed int
 }
 
-func (r *readingConnector) connect(c selection.LoadCluster) (loadsource.Offsets, func(), error) {
-	pass, err := os.ReadFile(c.Conn.SASLPasswordFile)
+func (r *readingConnector) connect(c kafkaconn.Config) (loadsource.Offsets, func(), error) {
+	pass, err := os.ReadFile(c.SASLPasswordFile)
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := os.ReadFile(c.Conn.CAFile); err != nil {
+	if _, err := os.ReadFile(c.CAFile); err != nil {
 		return nil, nil, err
 	}
 	r.mu.Lock()
@@ -72,9 +72,10 @@ func TestClustersFollowRotatedCredentials(t *testing.T) {
 	write(passFile, "old\n", t0)
 
 	r := &readingConnector{}
-	lc := selection.LoadCluster{Name: "eu", Brokers: "eu:1", Conn: kafkaconn.Config{CAFile: caFile, SASLMechanism: "plain", SASLUser: "u", SASLPasswordFile: passFile}}
-	cs := loadsource.NewClusters(loadsource.NewBook(), loadsource.WithConnector(r.connect), loadsource.WithSweep(time.Hour),
-		loadsource.WithCurrent(func() []selection.LoadCluster { return []selection.LoadCluster{lc} }),
+	conn := kafkaconn.Config{Brokers: "eu:1", CAFile: caFile, SASLMechanism: "plain", SASLUser: "u", SASLPasswordFile: passFile}
+	lc := selection.LoadCluster{Name: "eu"}
+	cs := loadsource.NewClusters(loadsource.NewBook(), func() map[string]kafkaconn.Config { return map[string]kafkaconn.Config{"eu": conn} },
+		loadsource.WithConnector(r.connect), loadsource.WithSweep(time.Hour),
 		loadsource.WithSourceOptions(loadsource.WithInterval(time.Hour)))
 	defer cs.Close()
 	now := time.Now()

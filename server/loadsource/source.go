@@ -73,6 +73,9 @@ func New(list Offsets, opts ...Option) *Source {
 	for _, opt := range opts {
 		opt(&o)
 	}
+	if o.stale == 0 {
+		o.stale = StaleSamples * o.interval
+	}
 	return &Source{list: list, o: o, book: o.book, cluster: o.cluster, wanted: map[string]time.Time{}, last: map[string][]offsetMark{}, rates: map[string][]float64{}}
 }
 

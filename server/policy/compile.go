@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	"github.com/assignd/assignd/server/selection"
 )
 
@@ -24,7 +25,7 @@ type compiler struct {
 	probs    *problems
 	lines    lineIndex
 	revision string
-	clusters map[string]*selection.LoadCluster // load_clusters
+	clusters map[string]kafkaconn.Config // load_clusters
 }
 
 // compileRules validates and compiles specs in order. The caller has
@@ -124,7 +125,9 @@ func (c *compiler) compileRule(s *ruleSpec, label string, at ruleLines) *rule {
 		}
 	}
 	r.params = c.compileParams(s.Params, "params", add)
-	r.loadCluster = c.clusters[r.params.LoadCluster]
+	if _, ok := c.clusters[r.params.LoadCluster]; ok {
+		r.loadCluster = &selection.LoadCluster{Name: r.params.LoadCluster}
+	}
 	r.options = r.params.Options()
 
 	if s.Shadow != nil {

@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"regexp"
 	"slices"
@@ -12,7 +13,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assignd/assignd/internal/kafkaconn"
-	"github.com/assignd/assignd/server/selection"
 )
 
 // MaxLoadClusters bounds the load_clusters of a policy: each is a Kafka
@@ -48,7 +48,7 @@ type loadSASLSpec struct {
 // compileLoadClusters validates the file's load_clusters; data is the
 // file, for the problems' lines. Problems name the field, e.g.
 // "load_clusters.eu.sasl.password_file".
-func (c *compiler) compileLoadClusters(specs map[string]loadClusterSpec, data []byte) map[string]*selection.LoadCluster {
+func (c *compiler) compileLoadClusters(specs map[string]loadClusterSpec, data []byte) map[string]kafkaconn.Config {
 	if len(specs) == 0 {
 		return nil
 	}
@@ -58,7 +58,7 @@ func (c *compiler) compileLoadClusters(specs map[string]loadClusterSpec, data []
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	out := make(map[string]*selection.LoadCluster, len(specs))
+	out := make(map[string]kafkaconn.Config, len(specs))
 	if len(specs) > MaxLoadClusters {
 		c.probs.add(c.lines.top("load_clusters"), "", "load_clusters", "%d clusters; at most %d", len(specs), MaxLoadClusters)
 	}
@@ -90,7 +90,7 @@ func (c *compiler) compileLoadClusters(specs map[string]loadClusterSpec, data []
 				add(fmt.Sprintf("brokers[%d]", i), "%q is not host:port", b)
 			}
 		}
-		conn := kafkaconn.Config{}
+		conn := kafkaconn.Config{Brokers: strings.Join(s.Brokers, ",")}
 		if t := s.TLS; t != nil {
 			conn.TLS, conn.CAFile, conn.CertFile, conn.KeyFile, conn.ServerName = true, t.CAFile, t.CertFile, t.KeyFile, t.ServerName
 		}
@@ -111,7 +111,7 @@ func (c *compiler) compileLoadClusters(specs map[string]loadClusterSpec, data []
 				add("", "%v", err)
 			}
 		}
-		out[name] = &selection.LoadCluster{Name: name, Brokers: strings.Join(s.Brokers, ","), Conn: conn}
+		out[name] = conn
 	}
 	return out
 }
@@ -119,7 +119,7 @@ func (c *compiler) compileLoadClusters(specs map[string]loadClusterSpec, data []
 // policyConnField is the policy's name of a kafkaconn field.
 var policyConnField = map[string]string{
 	kafkaconn.KeyTLSCA: "tls.ca_file", kafkaconn.KeyTLSCert: "tls.cert_file", kafkaconn.KeyTLSKey: "tls.key_file",
-	kafkaconn.KeySASLMechanism: "sasl.mechanism", kafkaconn.KeySASLUser: "sasl.username", kafkaconn.KeySASLPassword: "sasl.password_file",
+	kafkaconn.KeySASLMechanism: "sasl.mechanism", kafkaconn.KeySASLUser: "sasl.username", kafkaconn.KeySASLPasswordFile: "sasl.password_file",
 }
 
 // checkLoadCluster checks params.load_cluster (a rule's or a shadow's):
@@ -153,12 +153,6 @@ func loadClusterLines(data []byte) ruleLines {
 	return out
 }
 
-// LoadClusters lists the policy's load_clusters, by name.
-func (p *Policy) LoadClusters() []selection.LoadCluster {
-	out := make([]selection.LoadCluster, 0, len(p.clusters))
-	for _, lc := range p.clusters {
-		out = append(out, *lc)
-	}
-	slices.SortFunc(out, func(a, b selection.LoadCluster) int { return strings.Compare(a.Name, b.Name) })
-	return out
-}
+// LoadClusters is the policy's load_clusters: each cluster's connection,
+// by name.
+func (p *Policy) LoadClusters() map[string]kafkaconn.Config { return maps.Clone(p.clusters) }

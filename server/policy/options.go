@@ -28,14 +28,24 @@ type config struct {
 	shadowRecorder      func(context.Context, ShadowRun)
 }
 
+// Defaults of the shadow evaluations' options.
+const (
+	// DefaultShadowConcurrency is how many shadow evaluations run at once
+	// ([WithShadowConcurrency]).
+	DefaultShadowConcurrency = 1
+	// DefaultShadowMaxPartitions is the largest group a shadow evaluates
+	// ([WithShadowMaxPartitions]).
+	DefaultShadowMaxPartitions = 100_000
+)
+
 func newConfig(opts []Option) config {
 	c := config{
 		logger:              slog.Default(),
 		meterProvider:       otel.GetMeterProvider(),
 		debounce:            200 * time.Millisecond,
 		resync:              30 * time.Second,
-		shadowConcurrency:   1,
-		shadowMaxPartitions: 100_000,
+		shadowConcurrency:   DefaultShadowConcurrency,
+		shadowMaxPartitions: DefaultShadowMaxPartitions,
 		run:                 assign.Run,
 	}
 	for _, o := range opts {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	"github.com/assignd/assignd/server/selection"
 )
 
@@ -17,7 +18,7 @@ type Policy struct {
 	revision string
 	bindings []*binding
 	rules    []*rule
-	clusters map[string]*selection.LoadCluster // load_clusters
+	clusters map[string]kafkaconn.Config // load_clusters
 }
 
 // File is the name the policy was parsed under ("<embedded>" for Default).

@@ -7,10 +7,10 @@
 //
 // A rollout is identified by (policy revision, rule). Replicas agree on it
 // through a totally ordered log of [assigndv1.RolloutEvent] records: with
-// a Kafka history topic, its records keyed "rollout" (one partition);
-// embedded, a [LocalLog] in the process. Every replica applies the records
-// in log order to the same [Machine], so every replica reaches the same
-// state:
+// a Kafka history topic, its records of kind "rollout" ([BusLog]), all
+// keyed "rollout" (one partition); embedded, a [LocalLog] in the process.
+// Every replica applies the records in log order to the same [Machine],
+// so every replica reaches the same state:
 //
 //   - A replica serving a revision publishes SERVING; the first SERVING of
 //     a revision in the log starts its rollouts (step 0 from its

@@ -9,6 +9,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.opentelemetry.io/otel/metric/noop"
 
+	"github.com/assignd/assignd/internal/bus"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/policy"
@@ -21,15 +23,20 @@ type kafkaReplica struct {
 	name string
 	h    *history.Store
 	log  *kafkalog.Log
+	bus  *bus.Bus
 	src  *policy.Source
 	c    *rollout.Controller
 }
 
 func startKafkaReplica(t *testing.T, name, broker string, p *policy.Policy) *kafkaReplica {
 	t.Helper()
-	l, err := kafkalog.New([]string{broker}, kafkalog.WithTopic("rollout-history"), kafkalog.WithDeliveryTimeout(2*time.Second),
-		kafkalog.WithMeterProvider(noop.NewMeterProvider()),
-		kafkalog.WithKgoOptions(kgo.MetadataMinAge(100*time.Millisecond), kgo.FetchMaxWait(50*time.Millisecond)))
+	b, err := bus.New(kafkaconn.Config{Brokers: broker}, bus.WithTopic("rollout-history"), bus.WithDeliveryTimeout(2*time.Second),
+		bus.WithMeterProvider(noop.NewMeterProvider()),
+		bus.WithKgoOptions(kgo.MetadataMinAge(100*time.Millisecond), kgo.FetchMaxWait(50*time.Millisecond)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := kafkalog.New(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,16 +48,18 @@ func startKafkaReplica(t *testing.T, name, broker string, p *policy.Policy) *kaf
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := rollout.New(src, h, rollout.LogFunc(l.PublishRollout), rollout.WithReplica(name),
+	rl := rollout.NewBusLog(b, nil)
+	c, err := rollout.New(src, h, rl, rollout.WithReplica(name),
 		rollout.WithTick(50*time.Millisecond), rollout.WithSwitchDelay(time.Second), rollout.WithEvaluateEvery(200*time.Millisecond),
 		rollout.WithRetry(2*time.Second), rollout.WithRepublish(time.Second), rollout.WithMeterProvider(noop.NewMeterProvider()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.SetRolloutHandler(c.Apply)
+	rl.Attach(c)
 	l.Start(h)
+	b.Start()
 	c.Start()
-	r := &kafkaReplica{name: name, h: h, log: l, src: src, c: c}
+	r := &kafkaReplica{name: name, h: h, log: l, bus: b, src: src, c: c}
 	t.Cleanup(r.stop)
 	return r
 }
@@ -61,6 +70,7 @@ func (r *kafkaReplica) stop() {
 	}
 	r.c.Close()
 	r.log.Close()
+	r.bus.Close()
 	r.src.Close()
 	r.c = nil
 }

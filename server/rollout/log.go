@@ -15,7 +15,7 @@ type Log interface {
 	Publish(ev *assigndv1.RolloutEvent)
 }
 
-// LogFunc adapts a function to Log (e.g. kafkalog's PublishRollout).
+// LogFunc adapts a function to Log.
 type LogFunc func(ev *assigndv1.RolloutEvent)
 
 // Publish calls f.

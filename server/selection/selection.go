@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/internal/kafkaconn"
 )
 
 // ErrUnknownProtocol is wrapped by Selector and Explainer errors meaning
@@ -201,13 +200,12 @@ type PolicyParams struct {
 	LoadCluster string
 }
 
-// LoadCluster is a Kafka cluster a policy names for reading partition
-// load (load_clusters): its bootstrap brokers and connection. It is
-// comparable: a reload that leaves a cluster as it was keeps its source.
+// LoadCluster names a Kafka cluster a policy declares for reading
+// partition load (load_clusters). How to connect to it is configuration,
+// not part of the selection: the server's load clusters look it up by
+// name in the policy.
 type LoadCluster struct {
-	Name    string
-	Brokers string // host:port,...
-	Conn    kafkaconn.Config
+	Name string
 }
 
 // String formats the parameters as they are written in a policy file; the

@@ -100,7 +100,7 @@ func (RolloutEventKind) EnumDescriptor() ([]byte, []int) {
 }
 
 // RolloutEvent is one record of a staged rollout in the shared history
-// log (HistoryRecord.rollout_event), keyed "rollout" so that all of them
+// log (a record of kind "rollout"), keyed "rollout" so that all of them
 // are on one partition, in one total order. Every replica applies them in
 // that order, and the first record for a (revision, rule, step) wins.
 type RolloutEvent struct {

@@ -14,6 +14,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/assignd/assignd/internal/bus"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
@@ -59,8 +61,12 @@ func serve(b *testing.B, name string, opts ...server.Option) *target {
 }
 
 // shared is a history shared through a log on brokers.
-func shared(b *testing.B, brokers string, opts ...kafkalog.Option) server.Option {
-	l, err := kafkalog.New([]string{brokers}, append([]kafkalog.Option{kafkalog.WithTopic("bench-history")}, opts...)...)
+func shared(b *testing.B, brokers string, opts ...bus.Option) server.Option {
+	bs, err := bus.New(kafkaconn.Config{Brokers: brokers}, append([]bus.Option{bus.WithTopic("bench-history")}, opts...)...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	l, err := kafkalog.New(bs)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -69,7 +75,8 @@ func shared(b *testing.B, brokers string, opts ...kafkalog.Option) server.Option
 		b.Fatal(err)
 	}
 	l.Start(h)
-	b.Cleanup(l.Close)
+	bs.Start()
+	b.Cleanup(func() { l.Close(); bs.Close() })
 	return server.WithHistory(h)
 }
 
@@ -95,7 +102,7 @@ func BenchmarkAssignHistory(b *testing.B) {
 		serve(b, "none"),
 		serve(b, "memory", server.WithHistory(memory)),
 		serve(b, "kafka-up", shared(b, broker.ListenAddrs()[0])),
-		serve(b, "kafka-down", shared(b, down, kafkalog.WithDeliveryTimeout(time.Second))),
+		serve(b, "kafka-down", shared(b, down, bus.WithDeliveryTimeout(time.Second))),
 	}
 	ctx := context.Background()
 	call := func(t *target, gen int32) time.Duration {

@@ -16,6 +16,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
 
+	"github.com/assignd/assignd/internal/bus"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
@@ -28,6 +30,7 @@ type replica struct {
 	name    string
 	store   *history.Store
 	log     *kafkalog.Log
+	bus     *bus.Bus
 	srv     *server.Server
 	served  chan error
 	conn    *grpc.ClientConn
@@ -39,20 +42,25 @@ type replica struct {
 func startReplica(t *testing.T, name, broker string) *replica {
 	t.Helper()
 	r := &replica{name: name, metrics: sdkmetric.NewManualReader(), served: make(chan error, 1)}
-	l, err := kafkalog.New([]string{broker}, kafkalog.WithTopic("fleet-history"),
-		kafkalog.WithBuffer(16), kafkalog.WithDeliveryTimeout(time.Second), kafkalog.WithGapRetry(100*time.Millisecond),
+	b, err := bus.New(kafkaconn.Config{Brokers: broker}, bus.WithTopic("fleet-history"),
+		bus.WithBuffer(16), bus.WithDeliveryTimeout(time.Second),
 		// Reconnect at once when the broker is back.
-		kafkalog.WithKgoOptions(kgo.MetadataMinAge(100*time.Millisecond), kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond })),
-		kafkalog.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.metrics))),
-		kafkalog.WithLogger(slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", name)))
+		bus.WithKgoOptions(kgo.MetadataMinAge(100*time.Millisecond), kgo.RetryBackoffFn(func(int) time.Duration { return 50 * time.Millisecond })),
+		bus.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.metrics))),
+		bus.WithLogger(slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelInfo})).With("replica", name)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := kafkalog.New(b, kafkalog.WithGapRetry(100*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.store, err = history.New(history.WithReplica(name), history.WithPublisher(l)); err != nil {
 		t.Fatal(err)
 	}
-	r.log = l
+	r.log, r.bus = l, b
 	l.Start(r.store)
+	b.Start()
 	if r.srv, err = server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithHistory(r.store)); err != nil {
 		t.Fatal(err)
 	}
@@ -80,6 +88,7 @@ func (r *replica) stop() {
 	_ = r.srv.Shutdown(ctx)
 	<-r.served
 	r.log.Close()
+	r.bus.Close()
 	r.srv = nil
 }
 

@@ -9,14 +9,20 @@ import (
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	"github.com/assignd/assignd/internal/bus"
+	"github.com/assignd/assignd/internal/kafkaconn"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
 )
 
-func sharedStore(t *testing.T, broker, replica string, opts ...kafkalog.Option) *history.Store {
+func sharedStore(t *testing.T, broker, replica string, opts ...bus.Option) *history.Store {
 	t.Helper()
-	l, err := kafkalog.New([]string{broker}, append([]kafkalog.Option{kafkalog.WithTopic("cap-history")}, opts...)...)
+	b, err := bus.New(kafkaconn.Config{Brokers: broker}, append([]bus.Option{bus.WithTopic("cap-history")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := kafkalog.New(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +31,8 @@ func sharedStore(t *testing.T, broker, replica string, opts ...kafkalog.Option) 
 		t.Fatal(err)
 	}
 	l.Start(s)
-	t.Cleanup(l.Close)
+	b.Start()
+	t.Cleanup(func() { l.Close(); b.Close() })
 	return s
 }
 
@@ -35,7 +42,7 @@ func sharedStore(t *testing.T, broker, replica string, opts ...kafkalog.Option) 
 func TestRecordCap(t *testing.T) {
 	broker := kfake.MustCluster(kfake.NumBrokers(1))
 	defer broker.Close()
-	a := sharedStore(t, broker.ListenAddrs()[0], "a", kafkalog.WithMaxRecordBytes(4096))
+	a := sharedStore(t, broker.ListenAddrs()[0], "a", bus.WithMaxRecordBytes(4096))
 	b := sharedStore(t, broker.ListenAddrs()[0], "b")
 
 	input := func(group string, size int) []byte {
