@@ -458,9 +458,10 @@ drift_check() {
 # changed, renamed, renumbered or reused relative to anything that was on
 # main since then. No release has promised the API yet: API_SINCE is the
 # commit that last reshaped it (the services split into replay.proto and
-# rollout.proto); the first release's tag takes its place. Skipped when
+# rollout.proto, the history topic's records typed by kind); the first
+# release's tag takes its place. Skipped when
 # there is no earlier version (no git).
-API_SINCE=78202fc
+API_SINCE=a337c21
 breaking_check() {
 	if ! git rev-parse --git-dir >/dev/null 2>&1; then
 		echo "not a git checkout: nothing to compare with"
