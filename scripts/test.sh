@@ -472,7 +472,12 @@ breaking_check() {
 		return 1
 	fi
 	local commits
-	commits=$(git rev-list --max-count=20 "${API_SINCE}^..HEAD" -- proto buf.yaml 2>/dev/null)
+	# API_SINCE itself and what descends from it: a branch that forked
+	# before it and merged later holds versions from before the reshaping.
+	commits=$({
+		git rev-parse "${API_SINCE}^{commit}"
+		git rev-list --ancestry-path "${API_SINCE}..HEAD" -- proto buf.yaml
+	} 2>/dev/null | tail -n 20)
 	if [ -z "$commits" ]; then
 		echo "no committed version of the API yet: nothing to compare with"
 		return 0
