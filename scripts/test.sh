@@ -475,9 +475,9 @@ breaking_check() {
 	# API_SINCE itself and what descends from it: a branch that forked
 	# before it and merged later holds versions from before the reshaping.
 	commits=$({
-		git rev-parse "${API_SINCE}^{commit}"
 		git rev-list --ancestry-path "${API_SINCE}..HEAD" -- proto buf.yaml
-	} 2>/dev/null | tail -n 20)
+		git rev-parse "${API_SINCE}^{commit}"
+	} 2>/dev/null | head -n 20)
 	if [ -z "$commits" ]; then
 		echo "no committed version of the API yet: nothing to compare with"
 		return 0
