@@ -94,6 +94,9 @@ type rpcStats struct {
 	// intake is the time from a call's headers to its first interceptor:
 	// receiving and decoding the request, and waiting for a goroutine.
 	intake metric.Float64Histogram
+	// methods caches each method's attribute option (method name to
+	// metric.RecordOption), so that recording allocates nothing.
+	methods sync.Map
 }
 
 func newRPCStats(logger *slog.Logger, mp metric.MeterProvider) (*rpcStats, error) {
@@ -176,9 +179,16 @@ func (h *rpcStats) handled(ctx context.Context, method string) {
 	st.handled = true
 	begin := st.begin
 	st.mu.Unlock()
-	if !begin.IsZero() {
-		h.intake.Record(ctx, time.Since(begin).Seconds(), metric.WithAttributes(attribute.String("method", method)))
+	if begin.IsZero() {
+		return
 	}
+	opt, ok := h.methods.Load(method)
+	if !ok {
+		// Only registered methods reach an interceptor: the cache is as
+		// large as the services.
+		opt, _ = h.methods.LoadOrStore(method, metric.WithAttributeSet(attribute.NewSet(attribute.String("method", method))))
+	}
+	h.intake.Record(ctx, time.Since(begin).Seconds(), opt.(metric.RecordOption))
 }
 
 func (h *rpcStats) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
