@@ -104,13 +104,12 @@ install_go() {
 
 buf() { go tool -modfile=tools/go.mod buf "$@"; }
 
-# client/java and client/java/broker-plugin: their dependencies, Maven
+# client/java (the parent of the Java modules): their dependencies, Maven
 # plugins and the protoc and protoc-gen-grpc-java executables (all pinned in
-# their pom.xml), fetched from Maven Central into Maven's local repository
-# by building each once without its tests.
+# client/java/pom.xml), fetched from Maven Central into Maven's local
+# repository by building every module once without its tests.
 install_maven() {
-	mvn -B -q -ntp -f client/java/pom.xml -DskipTests test-compile &&
-		mvn -B -q -ntp -f client/java/broker-plugin/pom.xml -DskipTests verify
+	mvn -B -q -ntp -f client/java/pom.xml -DskipTests verify
 }
 
 # The real Apache Kafka broker (internal/kafkabroker): its jars, pinned in
@@ -323,7 +322,7 @@ promtool_rules() {
 step "alert rules (promtool)" promtool_rules
 
 # ---------------------------------------------------------------------------
-# Java (client/java): the assignd assignors for kafka-clients, their JUnit
+# Java (client/java/kafka-clients): the assignd assignors for kafka-clients, their JUnit
 # tests against a real assignd (built here), kafka-clients' own Range and
 # RoundRobin assignor tests run on them, and the end-to-end test of a mixed
 # group (Java on assignd, Java built-in, franz-go through kgoassign) on the
@@ -341,7 +340,8 @@ java_test() {
 		rm -rf "$bin"
 		return 1
 	}
-	(cd client/java && mvn -B -ntp test -Dassignd.binary="$bin/assignd" -Dassignd.kgomember="$bin/kgomember") || rc=1
+	(cd client/java && mvn -B -ntp -pl kafka-clients -am test -Dassignd.binary="$bin/assignd" \
+		-Dassignd.kgomember="$bin/kgomember") || rc=1
 	[ $rc -ne 0 ] && broker_log 50
 	broker_down
 	rm -rf "$bin"
@@ -365,7 +365,7 @@ kip848_plugin_test() {
 		rm -rf "$bin"
 		return 1
 	}
-	(cd client/java/broker-plugin && mvn -B -ntp verify -Dassignd.binary="$bin/assignd" \
+	(cd client/java && mvn -B -ntp -pl broker-plugin -am verify -Dassignd.binary="$bin/assignd" \
 		-Dassignd.testbroker="$bin/testbroker" -Dassignd.kgomember="$bin/kgomember") || rc=1
 	rm -rf "$bin"
 	return $rc

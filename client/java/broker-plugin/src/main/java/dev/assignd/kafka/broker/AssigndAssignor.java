@@ -3,20 +3,17 @@ package dev.assignd.kafka.broker;
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.AssignmentServiceGrpc;
-import com.google.protobuf.Any;
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.rpc.BadRequest;
-import com.google.rpc.ErrorInfo;
+import dev.assignd.common.Channels;
+import dev.assignd.common.Diagnosis;
+import dev.assignd.common.FallbackReason;
+import dev.assignd.common.Misconfigured;
 import io.grpc.ManagedChannel;
-import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.protobuf.StatusProto;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLException;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
@@ -97,7 +94,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     // while it starts (ten times, on 4.1.1), configuring a new object each
     // time: the settings are logged once.
     String settings = String.format("target %s, protocol name %s, group id %s, deadline %d ms, backoff %d ms, fallback %s%s",
-        c.target, c.protocol, c.groupId, c.deadlineMs, c.backoffMs, fallback.name(), c.tls ? ", TLS" : "");
+        c.channel.target(), c.protocol, c.groupId, c.deadlineMs, c.backoffMs, fallback.name(), c.channel.tls() ? ", TLS" : "");
     if (LOGGED.add(c.name + "\0settings\0" + settings)) {
       LOG.info("assignd plugin {} (slot {}): {}", c.name, slot, settings);
     }
@@ -105,9 +102,9 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       // Connect now: a bad target shows at start, and the first
       // assignment does not pay for the connection (on a cold JVM that
       // alone can take longer than the deadline).
-      Channels.get(c).getState(true);
-    } catch (Channels.Misconfigured e) {
-      logOnce(c, "misconfigured", "check " + e.property + ": " + e.getMessage());
+      Channels.get(c.channel).getState(true);
+    } catch (Misconfigured e) {
+      logOnce(c, "misconfigured", "check " + e.property() + ": " + e.getMessage());
     }
   }
 
@@ -135,7 +132,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     Requests.Built built = null;
     try {
-      ManagedChannel ch = Channels.get(c);
+      ManagedChannel ch = Channels.get(c.channel);
       built = Requests.build(c.groupId, c.protocol, spec, topics);
       AssignmentServiceGrpc.AssignmentServiceBlockingStub stub = AssignmentServiceGrpc.newBlockingStub(ch)
           .withDeadlineAfter(c.deadlineMs, TimeUnit.MILLISECONDS);
@@ -175,8 +172,8 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       }
       record(c, "SERVED", took, built.request(), resp, out);
       return out;
-    } catch (Channels.Misconfigured e) {
-      logOnce(c, "misconfigured", "check " + e.property + ": " + e.getMessage());
+    } catch (Misconfigured e) {
+      logOnce(c, "misconfigured", "check " + e.property() + ": " + e.getMessage());
       return fallBack(c, FallbackReason.MISCONFIGURED, request(built), null, spec, topics, start);
     } catch (StatusRuntimeException e) {
       return failed(c, e, request(built), spec, topics, start);
@@ -192,59 +189,21 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
 
   private GroupAssignment failed(PluginConfig c, StatusRuntimeException e, AssignRequest req,
       GroupSpec spec, SubscribedTopicDescriber topics, long start) {
-    Status.Code code = e.getStatus().getCode();
-    String what = code + ": " + e.getStatus().getDescription();
-    FallbackReason reason;
-    switch (code) {
-      case DEADLINE_EXCEEDED:
-        reason = FallbackReason.DEADLINE;
-        logTransient(c, reason, what + " (" + PluginConfig.DEADLINE_MS + "=" + c.deadlineMs + ")");
-        break;
-      case RESOURCE_EXHAUSTED:
-        reason = FallbackReason.OVERLOADED;
-        logTransient(c, reason, what + errorReason(e));
-        break;
-      case UNAVAILABLE: {
-        Throwable tls = causeOf(e, SSLException.class);
-        if (tls != null) {
-          reason = FallbackReason.MISCONFIGURED;
-          logOnce(c, "tls", "check " + PluginConfig.TLS_CA_FILE + "/" + PluginConfig.TLS_CERT_FILE + "/"
-              + PluginConfig.TLS_SERVER_NAME + ": TLS handshake with assignd failed: " + tls);
-        } else if (causeOf(e, java.net.UnknownHostException.class) != null
-            || String.valueOf(e.getStatus().getDescription()).contains("resolve")) {
-          reason = FallbackReason.MISCONFIGURED;
-          logOnce(c, "resolve", "check " + PluginConfig.TARGET + ": " + what + ": the target does not resolve");
-        } else {
-          reason = FallbackReason.UNAVAILABLE;
-          logTransient(c, reason, what);
-        }
-        break;
-      }
-      case UNIMPLEMENTED:
-        reason = FallbackReason.MISCONFIGURED;
-        logOnce(c, "unimplemented", "check " + PluginConfig.TARGET + ": " + what + ": it does not serve assignd.v1.AssignmentService");
-        break;
-      case UNAUTHENTICATED:
-      case PERMISSION_DENIED:
-        reason = FallbackReason.MISCONFIGURED;
-        logOnce(c, "auth", "check " + PluginConfig.TLS_CERT_FILE + " and assignd's caller rules: " + what);
-        break;
-      case INVALID_ARGUMENT:
-        reason = FallbackReason.INVALID_ARGUMENT;
-        LOG.error("assignd plugin {}: assignd refused the request: {}{}{}; assigning with {}",
-            c.name, what, errorReason(e), badField(e), fallback.name());
-        break;
-      default:
-        reason = FallbackReason.OTHER;
-        LOG.warn("assignd plugin {}: assignd failed: {}{}; assigning with {}", c.name, what, errorReason(e), fallback.name());
+    Diagnosis d = Diagnosis.of(e, PluginConfig.DEADLINE_MS, c.deadlineMs);
+    if (d.misconfigured()) {
+      logOnce(c, d.reason().name(), "check " + d.property() + ": " + d.detail());
+    } else if (d.reason() == FallbackReason.INVALID_ARGUMENT) {
+      LOG.error("assignd plugin {}: assignd refused the request: {}; assigning with {}", c.name, d.detail(), fallback.name());
+    } else if (d.backOff()) {
+      logTransient(c, d.reason(), d.detail());
+    } else {
+      LOG.warn("assignd plugin {}: assignd failed: {}; assigning with {}", c.name, d.detail(), fallback.name());
     }
-    if (reason == FallbackReason.DEADLINE || reason == FallbackReason.UNAVAILABLE || reason == FallbackReason.OVERLOADED) {
-      if (c.backoffMs > 0) {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.backoffMs);
-        skipUntil = until == 0 ? 1 : until;
-      }
+    if (d.backOff() && c.backoffMs > 0) {
+      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.backoffMs);
+      skipUntil = until == 0 ? 1 : until;
     }
-    return fallBack(c, reason, req, null, spec, topics, start);
+    return fallBack(c, d.reason(), req, null, spec, topics, start);
   }
 
   /** A failure that may pass: WARN when it starts, DEBUG while it lasts. */
@@ -297,53 +256,5 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
 
   static ConsumerGroupPartitionAssignor builtin(PluginConfig.Builtin b) {
     return b == PluginConfig.Builtin.RANGE ? new RangeAssignor() : new UniformAssignor();
-  }
-
-  private static Throwable causeOf(Throwable t, Class<? extends Throwable> k) {
-    for (int i = 0; t != null && i < 16; t = t.getCause(), i++) {
-      if (k.isInstance(t)) {
-        return t;
-      }
-    }
-    return null;
-  }
-
-  /** ", reason R" from the status's google.rpc.ErrorInfo, if any. */
-  private static String errorReason(StatusRuntimeException e) {
-    com.google.rpc.Status st = StatusProto.fromThrowable(e);
-    if (st == null) {
-      return "";
-    }
-    for (Any a : st.getDetailsList()) {
-      if (a.is(ErrorInfo.class)) {
-        try {
-          return ", reason " + a.unpack(ErrorInfo.class).getReason();
-        } catch (InvalidProtocolBufferException ignored) {
-          // an unreadable detail says nothing more
-        }
-      }
-    }
-    return "";
-  }
-
-  /** ", field F: why" from the status's google.rpc.BadRequest, if any. */
-  private static String badField(StatusRuntimeException e) {
-    com.google.rpc.Status st = StatusProto.fromThrowable(e);
-    if (st == null) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder();
-    for (Any a : st.getDetailsList()) {
-      if (a.is(BadRequest.class)) {
-        try {
-          for (BadRequest.FieldViolation v : a.unpack(BadRequest.class).getFieldViolationsList()) {
-            b.append(", field ").append(v.getField()).append(": ").append(v.getDescription());
-          }
-        } catch (InvalidProtocolBufferException ignored) {
-          // an unreadable detail says nothing more
-        }
-      }
-    }
-    return b.toString();
   }
 }

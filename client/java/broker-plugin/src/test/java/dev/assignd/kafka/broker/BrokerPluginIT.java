@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import dev.assignd.testkit.AssigndProcess;
 import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.AssignmentServiceGrpc;
 import io.grpc.Grpc;
@@ -438,7 +439,7 @@ class BrokerPluginIT {
   /** assignd's log lines for the calls of this group. */
   private static List<String> finishedCalls(String group) {
     List<String> out = new ArrayList<>();
-    for (String l : assignd.log) {
+    for (String l : assignd.log()) {
       if (l.contains("msg=\"finished call\"") && l.contains("grpc.method=Assign ") && l.contains(" group=" + group + " ")) {
         out.add(l);
       }

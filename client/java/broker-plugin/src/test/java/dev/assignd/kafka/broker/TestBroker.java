@@ -1,5 +1,6 @@
 package dev.assignd.kafka.broker;
 
+import dev.assignd.testkit.AssigndProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
