@@ -68,6 +68,12 @@ public record Diagnosis(FallbackReason reason, String detail, String property, b
         }
         return new Diagnosis(FallbackReason.UNAVAILABLE, what, null, true);
       }
+      case UNKNOWN:
+        if (description.equals("channel closed")) {
+          // grpc-java's word for a connection that closed under the call (assignd killed).
+          return new Diagnosis(FallbackReason.UNAVAILABLE, what, null, true);
+        }
+        return new Diagnosis(FallbackReason.OTHER, what + errorInfo(e), null, false);
       default:
         return new Diagnosis(FallbackReason.OTHER, what + errorInfo(e), null, false);
     }

@@ -24,6 +24,7 @@ class DiagnosisTest {
         Arguments.of(Status.DEADLINE_EXCEEDED.withDescription("deadline exceeded after 0.5s"), FallbackReason.DEADLINE, null, true),
         Arguments.of(Status.UNAVAILABLE.withDescription("io exception: Connection refused"), FallbackReason.UNAVAILABLE, null, true),
         Arguments.of(Status.RESOURCE_EXHAUSTED.withDescription("busy"), FallbackReason.OVERLOADED, null, true),
+        Arguments.of(Status.UNKNOWN.withDescription("channel closed"), FallbackReason.UNAVAILABLE, null, true),
         Arguments.of(Status.UNAVAILABLE.withDescription("Unable to resolve host nowhere.invalid")
             .withCause(new UnknownHostException("nowhere.invalid")), FallbackReason.MISCONFIGURED, ChannelSettings.TARGET, true),
         Arguments.of(Status.UNAVAILABLE.withDescription("io exception").withCause(new SSLHandshakeException("bad certificate")),

@@ -2,12 +2,9 @@ package dev.assignd.kafka.broker;
 
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
-import assignd.v1.AssignmentServiceGrpc;
-import dev.assignd.common.Channels;
 import dev.assignd.common.Diagnosis;
 import dev.assignd.common.FallbackReason;
 import dev.assignd.common.Misconfigured;
-import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import java.util.Map;
 import java.util.Set;
@@ -98,13 +95,26 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     if (LOGGED.add(c.name + "\0settings\0" + settings)) {
       LOG.info("assignd plugin {} (slot {}): {}", c.name, slot, settings);
     }
+    if (c.channel.target() == null) {
+      logOnce(c, "misconfigured", "check " + PluginConfig.TARGET + ": " + PluginConfig.TARGET + " is not set");
+      return;
+    }
     try {
-      // Connect now: a bad target shows at start, and the first
-      // assignment does not pay for the connection (on a cold JVM that
-      // alone can take longer than the deadline).
-      Channels.get(c.channel).getState(true);
+      // Warm up now, at the broker's start: the first assignment must not
+      // pay for a cold JVM or a connection, and a wrong target shows here.
+      Diagnosis d = WarmUp.run(c, fallback);
+      if (d != null && d.misconfigured()) {
+        logOnce(c, d.reason().name(), "check " + d.property() + ": " + d.detail());
+      } else if (d != null) {
+        LOG.warn("assignd plugin {}: assignd does not answer at the broker's start ({}): {}; assignments fall back to {} until it does",
+            c.name, d.reason(), d.detail(), fallback.name());
+      }
     } catch (Misconfigured e) {
       logOnce(c, "misconfigured", "check " + e.property() + ": " + e.getMessage());
+    } catch (RuntimeException | LinkageError e) {
+      // A broker whose API differs from the one built against: the first
+      // assignment tells more; the broker's start must go on.
+      LOG.warn("assignd plugin {}: warming up failed: {}", c.name, e.toString(), e);
     }
   }
 
@@ -132,28 +142,17 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     Requests.Built built = null;
     try {
-      ManagedChannel ch = Channels.get(c.channel);
-      built = Requests.build(c.groupId, c.protocol, spec, topics);
-      AssignmentServiceGrpc.AssignmentServiceBlockingStub stub = AssignmentServiceGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(c.deadlineMs, TimeUnit.MILLISECONDS);
-      if (skip != 0) {
-        // The first call after a backoff: gRPC's own reconnect backoff grew
-        // while assignd was away (up to minutes), so reconnect now and let
-        // this call wait, within its deadline, for the connection rather
-        // than fail fast on the channel's old failure.
-        ch.resetConnectBackoff();
-        stub = stub.withWaitForReady();
-      }
-      AssignResponse resp = stub.assign(built.request());
-      GroupAssignment out;
-      try {
-        out = Requests.toAssignment(built, resp);
-      } catch (Requests.NotTarget e) {
+      BoundedCall.Result r = BoundedCall.assign(c.channel, () -> Requests.build(c.groupId, c.protocol, spec, topics),
+          start + TimeUnit.MILLISECONDS.toNanos(c.deadlineMs), skip != 0);
+      built = r.built();
+      AssignResponse resp = r.response();
+      GroupAssignment out = r.assignment();
+      if (r.invalid() instanceof Requests.NotTarget e) {
         logOnce(c, "not-target", "check " + PluginConfig.TARGET + ": " + e.getMessage());
         return fallBack(c, FallbackReason.MISCONFIGURED, built.request(), resp, spec, topics, start);
-      } catch (IllegalStateException e) {
+      } else if (r.invalid() != null) {
         LOG.warn("assignd plugin {}: assignd's answer is not a valid assignment of the group: {}; assigning with {}",
-            c.name, e.getMessage(), fallback.name());
+            c.name, r.invalid().getMessage(), fallback.name());
         return fallBack(c, FallbackReason.BAD_RESPONSE, built.request(), resp, spec, topics, start);
       }
       long took = System.nanoTime() - start;
@@ -232,6 +231,17 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     long took = System.nanoTime() - start;
     stats.fellBack(reason, took);
+    // The broker logs "with 'assignd' assignor" either way: say who
+    // computed it (within a backoff, the WARN that started it said so).
+    if (reason != FallbackReason.BACKOFF || LOG.isDebugEnabled()) {
+      String line = "assignd plugin {} (group {}): the target of {} members was computed by {}, not assignd ({}), in {} µs";
+      Object[] args = {c.name, c.groupId, spec.memberIds().size(), fb.name(), reason, took / 1000};
+      if (reason == FallbackReason.BACKOFF) {
+        LOG.debug(line, args);
+      } else {
+        LOG.info(line, args);
+      }
+    }
     record(c, reason.name(), took, req, resp, out);
     return out;
   }

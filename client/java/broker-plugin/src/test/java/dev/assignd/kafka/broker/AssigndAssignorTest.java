@@ -38,7 +38,7 @@ class AssigndAssignorTest {
   static final AssigndExtension assignd = new AssigndExtension();
 
   /** A plugin configured with these settings on top of a unique name. */
-  private static AssigndAssignor plugin(String target, String... kv) {
+  static AssigndAssignor plugin(String target, String... kv) {
     Map<String, Object> c = new HashMap<>();
     c.put("assignd.assignor.1.name", "test-" + NAMES.incrementAndGet());
     // A new server per test and a busy 2-core machine: the deadline is
@@ -55,7 +55,7 @@ class AssigndAssignorTest {
     return a;
   }
 
-  private static FakeGroup group() {
+  static FakeGroup group() {
     return new FakeGroup().topic(A, 6).topic(B, 3)
         .member("m1", A, B).member("m2", "i-2", null, A, B).member("m3", A);
   }
