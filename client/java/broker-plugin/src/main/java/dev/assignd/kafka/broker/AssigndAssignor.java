@@ -75,6 +75,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     this.slot = slot;
     this.cfg = PluginConfig.defaults(slot);
     this.stats = PluginStats.of(cfg.name);
+    this.stats.groupId(cfg.groupId);
     this.fallback = builtin(cfg.fallback);
   }
 
@@ -83,6 +84,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     PluginConfig c = PluginConfig.from(slot, configs);
     cfg = c;
     stats = PluginStats.of(c.name);
+    stats.groupId(c.groupId);
     fallback = builtin(c.fallback);
     if (c.recordFile != null) {
       recorder = new Recorder(c.recordFile);
@@ -157,6 +159,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       }
       long took = System.nanoTime() - start;
       stats.served(took);
+      overran(c, took);
       skipUntil = 0;
       if (failing) {
         failing = false;
@@ -231,6 +234,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     long took = System.nanoTime() - start;
     stats.fellBack(reason, took);
+    overran(c, took);
     // The broker logs "with 'assignd' assignor" either way: say who
     // computed it (within a backoff, the WARN that started it said so).
     if (reason != FallbackReason.BACKOFF || LOG.isDebugEnabled()) {
@@ -244,6 +248,22 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     record(c, reason.name(), took, req, resp, out);
     return out;
+  }
+
+  /** What a call may take past its deadline: the fallback, a log line. */
+  static final long OVERRUN_MS = 50;
+
+  /**
+   * A call that held the coordinator's thread well past its deadline
+   * could not have spent it in the plugin's own work: the broker's JVM was
+   * starved (CPU, GC). Said, since the broker's own line shows only the total.
+   */
+  private static void overran(PluginConfig c, long tookNanos) {
+    long over = TimeUnit.NANOSECONDS.toMillis(tookNanos) - c.deadlineMs;
+    if (over > OVERRUN_MS) {
+      LOG.warn("assignd plugin {}: a call held the coordinator's thread {} ms, {} ms past {}={}: the broker's JVM was short of CPU or in GC",
+          c.name, TimeUnit.NANOSECONDS.toMillis(tookNanos), over, PluginConfig.DEADLINE_MS, c.deadlineMs);
+    }
   }
 
   private void logOnce(PluginConfig c, String kind, String message) {

@@ -25,6 +25,9 @@ public final class PluginStats extends Outcomes implements PluginStatsMXBean {
   static final String DOMAIN = "dev.assignd.kafka.broker";
 
   private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong maxNanos = new AtomicLong();
+  private volatile String groupId = "";
+  private volatile String lastOutcome = "";
   private final Reservoir servedLatency = new Reservoir(4096);
   private final Reservoir fallbackLatency = new Reservoir(4096);
 
@@ -47,14 +50,41 @@ public final class PluginStats extends Outcomes implements PluginStatsMXBean {
     return DOMAIN + ":type=AssigndAssignor,name=" + javax.management.ObjectName.quote(name);
   }
 
+  /** The group label this instance sends assignd (the broker does not tell an assignor the group's id). */
+  void groupId(String id) {
+    groupId = id;
+  }
+
   void served(long nanos) {
     countServed();
     servedLatency.add(nanos);
+    finished("SERVED", nanos);
   }
 
   void fellBack(FallbackReason reason, long nanos) {
     countFallback(reason);
     fallbackLatency.add(nanos);
+    finished(reason.name(), nanos);
+  }
+
+  private void finished(String outcome, long nanos) {
+    lastOutcome = outcome;
+    maxNanos.accumulateAndGet(nanos, Math::max);
+  }
+
+  @Override
+  public String getGroupId() {
+    return groupId;
+  }
+
+  @Override
+  public String getLastOutcome() {
+    return lastOutcome;
+  }
+
+  @Override
+  public long getMaxLatencyMicros() {
+    return maxNanos.get() / 1000;
   }
 
   void failed() {

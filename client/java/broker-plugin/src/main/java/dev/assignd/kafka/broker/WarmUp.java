@@ -54,6 +54,11 @@ final class WarmUp implements GroupSpec, SubscribedTopicDescriber {
       .build();
   private static final Uuid TOPIC = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
   private static final Diagnosis OK = new Diagnosis(null, "", null, false);
+  /** Every member's: no rack, no instance id, the one topic. */
+  private static final MemberSubscription SUBSCRIPTION = new Subscription(Optional.empty(), Optional.empty(), Set.of(TOPIC));
+
+  private record Subscription(Optional<String> rackId, Optional<String> instanceId, Set<Uuid> subscribedTopicIds)
+      implements MemberSubscription {}
 
   private WarmUp() {}
 
@@ -131,22 +136,7 @@ final class WarmUp implements GroupSpec, SubscribedTopicDescriber {
 
   @Override
   public MemberSubscription memberSubscription(String memberId) {
-    return new MemberSubscription() {
-      @Override
-      public Optional<String> rackId() {
-        return Optional.empty();
-      }
-
-      @Override
-      public Optional<String> instanceId() {
-        return Optional.empty();
-      }
-
-      @Override
-      public Set<Uuid> subscribedTopicIds() {
-        return Set.of(TOPIC);
-      }
-    };
+    return SUBSCRIPTION;
   }
 
   @Override
