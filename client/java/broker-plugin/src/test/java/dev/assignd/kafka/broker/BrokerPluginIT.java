@@ -62,6 +62,14 @@ class BrokerPluginIT {
   private static final String TOPIC = "kip848-orders";
   private static final String OTHER_TOPIC = "kip848-other";
   private static final long BACKOFF_MS = 1000;
+  /**
+   * The calls' deadline here: twice the default, because this broker serves
+   * a dozen consumers and a producer on a shared 2-core machine, where a
+   * healthy call took up to 376 ms (Kafka 4.4.0, load average 20) and a
+   * step whose last call timed out cannot converge on assignd's plan.
+   * ColdStartIT and DeadlineTest hold the plugin to the default.
+   */
+  private static final long DEADLINE_MS = 2 * PluginConfig.DEFAULT_DEADLINE_MS;
   private static final String CLASSIC_GROUP = "kip848-classic";
   /**
    * What a call may hold the coordinator's thread past its deadline here:
@@ -106,6 +114,7 @@ class BrokerPluginIT {
     settings.put("group.consumer.assignors", "uniform,range," + AssigndAssignor.class.getName());
     settings.put("assignd.target", assignd.target());
     settings.put("assignd.backoff.ms", Long.toString(BACKOFF_MS));
+    settings.put("assignd.deadline.ms", Long.toString(DEADLINE_MS));
     settings.put("assignd.record.file", records.toString());
     // KIP-848 timings fit for a test: heartbeats every 500 ms, sessions of 10 s.
     settings.put("group.consumer.min.heartbeat.interval.ms", "100");
@@ -264,7 +273,7 @@ class BrokerPluginIT {
       for (Records.Entry e : Records.read(records)) {
         assertTrue(e.thread().startsWith("group-coordinator-event-processor-"), "the plugin ran on " + e.thread());
         // assignd hung or dead included: the coordinator's thread waits the deadline at most.
-        assertTrue(e.nanos() <= TimeUnit.MILLISECONDS.toNanos(PluginConfig.DEFAULT_DEADLINE_MS + SLACK_MS),
+        assertTrue(e.nanos() <= TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS + SLACK_MS),
             "a call (" + e.outcome() + ") held the coordinator's thread " + e.nanos() / 1e6 + " ms; every call (µs): "
                 + Records.read(records).stream().map(x -> x.outcome() + "=" + x.nanos() / 1000).toList());
       }
