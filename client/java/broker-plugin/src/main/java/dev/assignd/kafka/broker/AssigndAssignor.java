@@ -2,21 +2,15 @@ package dev.assignd.kafka.broker;
 
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
-import assignd.v1.AssignmentServiceGrpc;
-import com.google.protobuf.Any;
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.rpc.BadRequest;
-import com.google.rpc.ErrorInfo;
-import io.grpc.ManagedChannel;
-import io.grpc.Status;
+import dev.assignd.common.Diagnosis;
+import dev.assignd.common.FallbackReason;
+import dev.assignd.common.Misconfigured;
 import io.grpc.StatusRuntimeException;
-import io.grpc.protobuf.StatusProto;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.net.ssl.SSLException;
 import org.apache.kafka.common.Configurable;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
@@ -81,6 +75,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     this.slot = slot;
     this.cfg = PluginConfig.defaults(slot);
     this.stats = PluginStats.of(cfg.name);
+    this.stats.groupId(cfg.groupId);
     this.fallback = builtin(cfg.fallback);
   }
 
@@ -89,6 +84,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     PluginConfig c = PluginConfig.from(slot, configs);
     cfg = c;
     stats = PluginStats.of(c.name);
+    stats.groupId(c.groupId);
     fallback = builtin(c.fallback);
     if (c.recordFile != null) {
       recorder = new Recorder(c.recordFile);
@@ -97,17 +93,30 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     // while it starts (ten times, on 4.1.1), configuring a new object each
     // time: the settings are logged once.
     String settings = String.format("target %s, protocol name %s, group id %s, deadline %d ms, backoff %d ms, fallback %s%s",
-        c.target, c.protocol, c.groupId, c.deadlineMs, c.backoffMs, fallback.name(), c.tls ? ", TLS" : "");
+        c.channel.target(), c.protocol, c.groupId, c.deadlineMs, c.backoffMs, fallback.name(), c.channel.tls() ? ", TLS" : "");
     if (LOGGED.add(c.name + "\0settings\0" + settings)) {
       LOG.info("assignd plugin {} (slot {}): {}", c.name, slot, settings);
     }
+    if (c.channel.target() == null) {
+      logOnce(c, "misconfigured", "check " + PluginConfig.TARGET + ": " + PluginConfig.TARGET + " is not set");
+      return;
+    }
     try {
-      // Connect now: a bad target shows at start, and the first
-      // assignment does not pay for the connection (on a cold JVM that
-      // alone can take longer than the deadline).
-      Channels.get(c).getState(true);
-    } catch (Channels.Misconfigured e) {
-      logOnce(c, "misconfigured", "check " + e.property + ": " + e.getMessage());
+      // Warm up now, at the broker's start: the first assignment must not
+      // pay for a cold JVM or a connection, and a wrong target shows here.
+      Diagnosis d = WarmUp.run(c, fallback);
+      if (d != null && d.misconfigured()) {
+        logOnce(c, d.reason().name(), "check " + d.property() + ": " + d.detail());
+      } else if (d != null) {
+        LOG.warn("assignd plugin {}: assignd does not answer at the broker's start ({}): {}; assignments fall back to {} until it does",
+            c.name, d.reason(), d.detail(), fallback.name());
+      }
+    } catch (Misconfigured e) {
+      logOnce(c, "misconfigured", "check " + e.property() + ": " + e.getMessage());
+    } catch (RuntimeException | LinkageError e) {
+      // A broker whose API differs from the one built against: the first
+      // assignment tells more; the broker's start must go on.
+      LOG.warn("assignd plugin {}: warming up failed: {}", c.name, e.toString(), e);
     }
   }
 
@@ -135,32 +144,22 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     Requests.Built built = null;
     try {
-      ManagedChannel ch = Channels.get(c);
-      built = Requests.build(c.groupId, c.protocol, spec, topics);
-      AssignmentServiceGrpc.AssignmentServiceBlockingStub stub = AssignmentServiceGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(c.deadlineMs, TimeUnit.MILLISECONDS);
-      if (skip != 0) {
-        // The first call after a backoff: gRPC's own reconnect backoff grew
-        // while assignd was away (up to minutes), so reconnect now and let
-        // this call wait, within its deadline, for the connection rather
-        // than fail fast on the channel's old failure.
-        ch.resetConnectBackoff();
-        stub = stub.withWaitForReady();
-      }
-      AssignResponse resp = stub.assign(built.request());
-      GroupAssignment out;
-      try {
-        out = Requests.toAssignment(built, resp);
-      } catch (Requests.NotTarget e) {
+      BoundedCall.Result r = BoundedCall.assign(c.channel, () -> Requests.build(c.groupId, c.protocol, spec, topics),
+          start + TimeUnit.MILLISECONDS.toNanos(c.deadlineMs), skip != 0);
+      built = r.built();
+      AssignResponse resp = r.response();
+      GroupAssignment out = r.assignment();
+      if (r.invalid() instanceof Requests.NotTarget e) {
         logOnce(c, "not-target", "check " + PluginConfig.TARGET + ": " + e.getMessage());
         return fallBack(c, FallbackReason.MISCONFIGURED, built.request(), resp, spec, topics, start);
-      } catch (IllegalStateException e) {
+      } else if (r.invalid() != null) {
         LOG.warn("assignd plugin {}: assignd's answer is not a valid assignment of the group: {}; assigning with {}",
-            c.name, e.getMessage(), fallback.name());
+            c.name, r.invalid().getMessage(), fallback.name());
         return fallBack(c, FallbackReason.BAD_RESPONSE, built.request(), resp, spec, topics, start);
       }
       long took = System.nanoTime() - start;
       stats.served(took);
+      overran(c, took);
       skipUntil = 0;
       if (failing) {
         failing = false;
@@ -175,8 +174,8 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       }
       record(c, "SERVED", took, built.request(), resp, out);
       return out;
-    } catch (Channels.Misconfigured e) {
-      logOnce(c, "misconfigured", "check " + e.property + ": " + e.getMessage());
+    } catch (Misconfigured e) {
+      logOnce(c, "misconfigured", "check " + e.property() + ": " + e.getMessage());
       return fallBack(c, FallbackReason.MISCONFIGURED, request(built), null, spec, topics, start);
     } catch (StatusRuntimeException e) {
       return failed(c, e, request(built), spec, topics, start);
@@ -192,59 +191,21 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
 
   private GroupAssignment failed(PluginConfig c, StatusRuntimeException e, AssignRequest req,
       GroupSpec spec, SubscribedTopicDescriber topics, long start) {
-    Status.Code code = e.getStatus().getCode();
-    String what = code + ": " + e.getStatus().getDescription();
-    FallbackReason reason;
-    switch (code) {
-      case DEADLINE_EXCEEDED:
-        reason = FallbackReason.DEADLINE;
-        logTransient(c, reason, what + " (" + PluginConfig.DEADLINE_MS + "=" + c.deadlineMs + ")");
-        break;
-      case RESOURCE_EXHAUSTED:
-        reason = FallbackReason.OVERLOADED;
-        logTransient(c, reason, what + errorReason(e));
-        break;
-      case UNAVAILABLE: {
-        Throwable tls = causeOf(e, SSLException.class);
-        if (tls != null) {
-          reason = FallbackReason.MISCONFIGURED;
-          logOnce(c, "tls", "check " + PluginConfig.TLS_CA_FILE + "/" + PluginConfig.TLS_CERT_FILE + "/"
-              + PluginConfig.TLS_SERVER_NAME + ": TLS handshake with assignd failed: " + tls);
-        } else if (causeOf(e, java.net.UnknownHostException.class) != null
-            || String.valueOf(e.getStatus().getDescription()).contains("resolve")) {
-          reason = FallbackReason.MISCONFIGURED;
-          logOnce(c, "resolve", "check " + PluginConfig.TARGET + ": " + what + ": the target does not resolve");
-        } else {
-          reason = FallbackReason.UNAVAILABLE;
-          logTransient(c, reason, what);
-        }
-        break;
-      }
-      case UNIMPLEMENTED:
-        reason = FallbackReason.MISCONFIGURED;
-        logOnce(c, "unimplemented", "check " + PluginConfig.TARGET + ": " + what + ": it does not serve assignd.v1.AssignmentService");
-        break;
-      case UNAUTHENTICATED:
-      case PERMISSION_DENIED:
-        reason = FallbackReason.MISCONFIGURED;
-        logOnce(c, "auth", "check " + PluginConfig.TLS_CERT_FILE + " and assignd's caller rules: " + what);
-        break;
-      case INVALID_ARGUMENT:
-        reason = FallbackReason.INVALID_ARGUMENT;
-        LOG.error("assignd plugin {}: assignd refused the request: {}{}{}; assigning with {}",
-            c.name, what, errorReason(e), badField(e), fallback.name());
-        break;
-      default:
-        reason = FallbackReason.OTHER;
-        LOG.warn("assignd plugin {}: assignd failed: {}{}; assigning with {}", c.name, what, errorReason(e), fallback.name());
+    Diagnosis d = Diagnosis.of(e, PluginConfig.DEADLINE_MS, c.deadlineMs);
+    if (d.misconfigured()) {
+      logOnce(c, d.reason().name(), "check " + d.property() + ": " + d.detail());
+    } else if (d.reason() == FallbackReason.INVALID_ARGUMENT) {
+      LOG.error("assignd plugin {}: assignd refused the request: {}; assigning with {}", c.name, d.detail(), fallback.name());
+    } else if (d.backOff()) {
+      logTransient(c, d.reason(), d.detail());
+    } else {
+      LOG.warn("assignd plugin {}: assignd failed: {}; assigning with {}", c.name, d.detail(), fallback.name());
     }
-    if (reason == FallbackReason.DEADLINE || reason == FallbackReason.UNAVAILABLE || reason == FallbackReason.OVERLOADED) {
-      if (c.backoffMs > 0) {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.backoffMs);
-        skipUntil = until == 0 ? 1 : until;
-      }
+    if (d.backOff() && c.backoffMs > 0) {
+      long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.backoffMs);
+      skipUntil = until == 0 ? 1 : until;
     }
-    return fallBack(c, reason, req, null, spec, topics, start);
+    return fallBack(c, d.reason(), req, null, spec, topics, start);
   }
 
   /** A failure that may pass: WARN when it starts, DEBUG while it lasts. */
@@ -273,8 +234,36 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     long took = System.nanoTime() - start;
     stats.fellBack(reason, took);
+    overran(c, took);
+    // The broker logs "with 'assignd' assignor" either way: say who
+    // computed it (within a backoff, the WARN that started it said so).
+    if (reason != FallbackReason.BACKOFF || LOG.isDebugEnabled()) {
+      String line = "assignd plugin {} (group {}): the target of {} members was computed by {}, not assignd ({}), in {} µs";
+      Object[] args = {c.name, c.groupId, spec.memberIds().size(), fb.name(), reason, took / 1000};
+      if (reason == FallbackReason.BACKOFF) {
+        LOG.debug(line, args);
+      } else {
+        LOG.info(line, args);
+      }
+    }
     record(c, reason.name(), took, req, resp, out);
     return out;
+  }
+
+  /** What a call may take past its deadline: the fallback, a log line. */
+  static final long OVERRUN_MS = 50;
+
+  /**
+   * A call that held the coordinator's thread well past its deadline
+   * could not have spent it in the plugin's own work: the broker's JVM was
+   * starved (CPU, GC). Said, since the broker's own line shows only the total.
+   */
+  private static void overran(PluginConfig c, long tookNanos) {
+    long over = TimeUnit.NANOSECONDS.toMillis(tookNanos) - c.deadlineMs;
+    if (over > OVERRUN_MS) {
+      LOG.warn("assignd plugin {}: a call held the coordinator's thread {} ms, {} ms past {}={}: the broker's JVM was short of CPU or in GC",
+          c.name, TimeUnit.NANOSECONDS.toMillis(tookNanos), over, PluginConfig.DEADLINE_MS, c.deadlineMs);
+    }
   }
 
   private void logOnce(PluginConfig c, String kind, String message) {
@@ -297,53 +286,5 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
 
   static ConsumerGroupPartitionAssignor builtin(PluginConfig.Builtin b) {
     return b == PluginConfig.Builtin.RANGE ? new RangeAssignor() : new UniformAssignor();
-  }
-
-  private static Throwable causeOf(Throwable t, Class<? extends Throwable> k) {
-    for (int i = 0; t != null && i < 16; t = t.getCause(), i++) {
-      if (k.isInstance(t)) {
-        return t;
-      }
-    }
-    return null;
-  }
-
-  /** ", reason R" from the status's google.rpc.ErrorInfo, if any. */
-  private static String errorReason(StatusRuntimeException e) {
-    com.google.rpc.Status st = StatusProto.fromThrowable(e);
-    if (st == null) {
-      return "";
-    }
-    for (Any a : st.getDetailsList()) {
-      if (a.is(ErrorInfo.class)) {
-        try {
-          return ", reason " + a.unpack(ErrorInfo.class).getReason();
-        } catch (InvalidProtocolBufferException ignored) {
-          // an unreadable detail says nothing more
-        }
-      }
-    }
-    return "";
-  }
-
-  /** ", field F: why" from the status's google.rpc.BadRequest, if any. */
-  private static String badField(StatusRuntimeException e) {
-    com.google.rpc.Status st = StatusProto.fromThrowable(e);
-    if (st == null) {
-      return "";
-    }
-    StringBuilder b = new StringBuilder();
-    for (Any a : st.getDetailsList()) {
-      if (a.is(BadRequest.class)) {
-        try {
-          for (BadRequest.FieldViolation v : a.unpack(BadRequest.class).getFieldViolationsList()) {
-            b.append(", field ").append(v.getField()).append(": ").append(v.getDescription());
-          }
-        } catch (InvalidProtocolBufferException ignored) {
-          // an unreadable detail says nothing more
-        }
-      }
-    }
-    return b.toString();
   }
 }

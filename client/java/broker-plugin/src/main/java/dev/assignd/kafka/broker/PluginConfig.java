@@ -1,5 +1,7 @@
 package dev.assignd.kafka.broker;
 
+import dev.assignd.common.ChannelSettings;
+import dev.assignd.common.Settings;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -21,18 +23,15 @@ import org.apache.kafka.common.config.ConfigException;
  */
 final class PluginConfig {
   /** gRPC target of assignd ({@code dns:///assignd.internal:7070}, {@code host:port}). No default. */
-  static final String TARGET = "assignd.target";
+  static final String TARGET = ChannelSettings.TARGET;
   /** Deadline of one Assign call, milliseconds; default {@value #DEFAULT_DEADLINE_MS}. */
   static final String DEADLINE_MS = "assignd.deadline.ms";
   /** The built-in assignor of the fallback: {@code uniform} (default) or {@code range}. */
   static final String FALLBACK = "assignd.fallback";
   /** After a call that timed out or found assignd unavailable or overloaded, skip assignd this long (ms); default {@value #DEFAULT_BACKOFF_MS}; 0: never skip. */
   static final String BACKOFF_MS = "assignd.backoff.ms";
-  static final String TLS_ENABLED = "assignd.tls.enabled";
-  static final String TLS_CA_FILE = "assignd.tls.ca.file";
-  static final String TLS_CERT_FILE = "assignd.tls.cert.file";
-  static final String TLS_KEY_FILE = "assignd.tls.key.file";
-  static final String TLS_SERVER_NAME = "assignd.tls.server.name";
+  static final String TLS_ENABLED = ChannelSettings.TLS_ENABLED;
+  static final String TLS_CERT_FILE = ChannelSettings.TLS_CERT_FILE;
   /** Appends one line per assignment to this file (debugging and tests); default: none. */
   static final String RECORD_FILE = "assignd.record.file";
 
@@ -47,6 +46,8 @@ final class PluginConfig {
   static final long DEFAULT_BACKOFF_MS = 5000;
   static final String DEFAULT_PROTOCOL = "cooperative-sticky";
   static final String GROUP_ID_PREFIX = "kip848:";
+  /** The product in the gRPC user agent, "assignd-broker-plugin/VERSION". */
+  static final String PRODUCT = "assignd-broker-plugin";
 
   /** The built-in assignors the fallback can run. */
   enum Builtin { UNIFORM, RANGE }
@@ -55,15 +56,10 @@ final class PluginConfig {
   final String name;
   final String protocol;
   final String groupId;
-  final String target;
   final long deadlineMs;
   final long backoffMs;
   final Builtin fallback;
-  final boolean tls;
-  final String caFile;
-  final String certFile;
-  final String keyFile;
-  final String serverName;
+  final ChannelSettings channel;
   final String recordFile;
 
   private PluginConfig(int slot, Map<String, ?> c) {
@@ -75,7 +71,6 @@ final class PluginConfig {
     }
     protocol = or(string(c, prefix + PROTOCOL), DEFAULT_PROTOCOL);
     groupId = or(string(c, prefix + GROUP_ID), GROUP_ID_PREFIX + name);
-    target = string(c, TARGET);
     deadlineMs = millis(c, prefix + "deadline.ms", DEADLINE_MS, DEFAULT_DEADLINE_MS, false);
     backoffMs = millis(c, prefix + "backoff.ms", BACKOFF_MS, DEFAULT_BACKOFF_MS, true);
     String fbKey = c.containsKey(prefix + "fallback") ? prefix + "fallback" : FALLBACK;
@@ -85,19 +80,7 @@ final class PluginConfig {
     } catch (IllegalArgumentException e) {
       throw new ConfigException(fbKey, fb, "must be uniform or range");
     }
-    caFile = string(c, TLS_CA_FILE);
-    certFile = string(c, TLS_CERT_FILE);
-    keyFile = string(c, TLS_KEY_FILE);
-    serverName = string(c, TLS_SERVER_NAME);
-    String t = string(c, TLS_ENABLED);
-    if (t != null && !t.equalsIgnoreCase("true") && !t.equalsIgnoreCase("false")) {
-      throw new ConfigException(TLS_ENABLED, t, "must be true or false");
-    }
-    tls = t == null ? (caFile != null || certFile != null || keyFile != null || serverName != null) : Boolean.parseBoolean(t);
-    if ((certFile == null) != (keyFile == null)) {
-      throw new ConfigException(certFile == null ? TLS_CERT_FILE : TLS_KEY_FILE, null,
-          TLS_CERT_FILE + " and " + TLS_KEY_FILE + " are set together (mTLS) or not at all");
-    }
+    channel = ChannelSettings.from(c, PRODUCT);
     recordFile = string(c, RECORD_FILE);
   }
 
@@ -114,29 +97,9 @@ final class PluginConfig {
     return "assignd.assignor." + slot + ".";
   }
 
-  /** What identifies the channel these settings dial: one per broker process and key. */
-  ChannelKey channelKey() {
-    return new ChannelKey(target, tls, caFile, certFile, keyFile, serverName);
-  }
-
-  record ChannelKey(String target, boolean tls, String caFile, String certFile, String keyFile, String serverName) {}
-
+  /** The instance's own key when it is set, else the shared one. */
   private static long millis(Map<String, ?> c, String own, String shared, long def, boolean zeroOK) {
-    String key = c.containsKey(own) ? own : shared;
-    String v = string(c, key);
-    if (v == null) {
-      return def;
-    }
-    long n;
-    try {
-      n = Long.parseLong(v);
-    } catch (NumberFormatException e) {
-      throw new ConfigException(key, v, "must be a whole number of milliseconds");
-    }
-    if (n < 0 || (n == 0 && !zeroOK)) {
-      throw new ConfigException(key, v, zeroOK ? "must not be negative" : "must be positive");
-    }
-    return n;
+    return Settings.millis(c, c.containsKey(own) ? own : shared, def, zeroOK);
   }
 
   private static String or(String v, String def) {
@@ -144,11 +107,6 @@ final class PluginConfig {
   }
 
   private static String string(Map<String, ?> c, String key) {
-    Object v = c.get(key);
-    if (v == null) {
-      return null;
-    }
-    String s = v.toString().trim();
-    return s.isEmpty() ? null : s;
+    return Settings.string(c, key);
   }
 }

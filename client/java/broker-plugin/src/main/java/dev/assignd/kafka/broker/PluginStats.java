@@ -1,14 +1,11 @@
 package dev.assignd.kafka.broker;
 
-import java.lang.management.ManagementFactory;
+import dev.assignd.common.FallbackReason;
+import dev.assignd.common.Outcomes;
 import java.util.Arrays;
-import java.util.EnumMap;
-import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.management.JMException;
-import javax.management.ObjectName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,51 +19,72 @@ import org.slf4j.LoggerFactory;
  * hands them a {@code PluginMetrics}, so the plugin publishes its own MBean
  * beside the broker's (same JVM, same JMX exporter).
  */
-public final class PluginStats implements PluginStatsMXBean {
+public final class PluginStats extends Outcomes implements PluginStatsMXBean {
   private static final Logger LOG = LoggerFactory.getLogger(PluginStats.class);
   private static final Map<String, PluginStats> BY_NAME = new ConcurrentHashMap<>();
   static final String DOMAIN = "dev.assignd.kafka.broker";
 
-  private final AtomicLong calls = new AtomicLong();
-  private final AtomicLong served = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
-  private final EnumMap<FallbackReason, AtomicLong> fallbacks = new EnumMap<>(FallbackReason.class);
+  private final AtomicLong maxNanos = new AtomicLong();
+  private volatile String groupId = "";
+  private volatile String lastOutcome = "";
   private final Reservoir servedLatency = new Reservoir(4096);
   private final Reservoir fallbackLatency = new Reservoir(4096);
 
-  private PluginStats() {
-    for (FallbackReason r : FallbackReason.values()) {
-      fallbacks.put(r, new AtomicLong());
-    }
-  }
+  private PluginStats() {}
 
   /** The stats of this instance name, registered over JMX on first use. */
   public static PluginStats of(String name) {
     return BY_NAME.computeIfAbsent(name, n -> {
       PluginStats s = new PluginStats();
-      try {
-        ManagementFactory.getPlatformMBeanServer().registerMBean(s, objectName(n));
-      } catch (JMException | RuntimeException e) {
-        LOG.warn("assignd plugin {}: not registered over JMX: {}", n, e.toString());
+      String failed = register(s, objectName(n));
+      if (failed != null) {
+        LOG.warn("assignd plugin {}: not registered over JMX: {}", n, failed);
       }
       return s;
     });
   }
 
-  static ObjectName objectName(String name) throws JMException {
-    return new ObjectName(DOMAIN + ":type=AssigndAssignor,name=" + ObjectName.quote(name));
+  /** The JMX name of an instance's stats. */
+  static String objectName(String name) {
+    return DOMAIN + ":type=AssigndAssignor,name=" + javax.management.ObjectName.quote(name);
+  }
+
+  /** The group label this instance sends assignd (the broker does not tell an assignor the group's id). */
+  void groupId(String id) {
+    groupId = id;
   }
 
   void served(long nanos) {
-    calls.incrementAndGet();
-    served.incrementAndGet();
+    countServed();
     servedLatency.add(nanos);
+    finished("SERVED", nanos);
   }
 
   void fellBack(FallbackReason reason, long nanos) {
-    calls.incrementAndGet();
-    fallbacks.get(reason).incrementAndGet();
+    countFallback(reason);
     fallbackLatency.add(nanos);
+    finished(reason.name(), nanos);
+  }
+
+  private void finished(String outcome, long nanos) {
+    lastOutcome = outcome;
+    maxNanos.accumulateAndGet(nanos, Math::max);
+  }
+
+  @Override
+  public String getGroupId() {
+    return groupId;
+  }
+
+  @Override
+  public String getLastOutcome() {
+    return lastOutcome;
+  }
+
+  @Override
+  public long getMaxLatencyMicros() {
+    return maxNanos.get() / 1000;
   }
 
   void failed() {
@@ -75,33 +93,7 @@ public final class PluginStats implements PluginStatsMXBean {
 
   @Override
   public long getCalls() {
-    return calls.get();
-  }
-
-  @Override
-  public long getServed() {
-    return served.get();
-  }
-
-  @Override
-  public long getFallbacks() {
-    long n = 0;
-    for (AtomicLong c : fallbacks.values()) {
-      n += c.get();
-    }
-    return n;
-  }
-
-  /** Fallbacks for this reason. */
-  public long fallbacks(FallbackReason reason) {
-    return fallbacks.get(reason).get();
-  }
-
-  @Override
-  public Map<String, Long> getFallbacksByReason() {
-    Map<String, Long> out = new LinkedHashMap<>();
-    fallbacks.forEach((r, c) -> out.put(r.name(), c.get()));
-    return out;
+    return total();
   }
 
   @Override

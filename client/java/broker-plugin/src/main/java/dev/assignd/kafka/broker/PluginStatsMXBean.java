@@ -9,8 +9,22 @@ import java.util.Map;
  * waits for it, over the most recent calls (up to 4096), in microseconds.
  */
 public interface PluginStatsMXBean {
+  /**
+   * The group label this instance sends assignd ({@code kip848:<name>} unless
+   * {@code assignd.assignor.<slot>.group.id} says otherwise): the broker tells
+   * an assignor no group id, so an instance's counts are those of the groups
+   * that select it, under this one label, in assignd's history too.
+   */
+  String getGroupId();
+
   /** Assignments asked for by the coordinator. */
   long getCalls();
+
+  /** Who computed the latest target: {@code SERVED} (assignd) or the {@link dev.assignd.common.FallbackReason} of the fallback; empty before the first. */
+  String getLastOutcome();
+
+  /** The longest the coordinator's thread waited for one call since the broker started, µs (assignd.deadline.ms plus the fallback at most). */
+  long getMaxLatencyMicros();
 
   /** Assignments that came from assignd. */
   long getServed();
@@ -18,7 +32,7 @@ public interface PluginStatsMXBean {
   /** Assignments that came from the built-in fallback, every reason. */
   long getFallbacks();
 
-  /** Fallbacks by {@link FallbackReason} name. */
+  /** Fallbacks by {@link dev.assignd.common.FallbackReason} name. */
   Map<String, Long> getFallbacksByReason();
 
   /** Calls where the fallback failed too (the coordinator got a PartitionAssignorException). */

@@ -4,6 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.assignd.common.FallbackReason;
+import dev.assignd.testkit.AssigndExtension;
+import dev.assignd.testkit.AssigndProcess;
+import dev.assignd.testkit.FakeAssignd;
 import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.Assignment.MemberAssignment;
 import assignd.v1.Assignment.TopicPartitions;
@@ -22,30 +26,19 @@ import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The plugin against a real assignd, and against fakes that fail in every way the plugin tells apart. */
 class AssigndAssignorTest {
   private static final Uuid A = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
   private static final Uuid B = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
   private static final AtomicInteger NAMES = new AtomicInteger();
-  private static AssigndProcess assignd;
-
-  @BeforeAll
-  static void start() throws Exception {
-    assignd = AssigndProcess.start();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    assignd.close();
-    Channels.shutdownAll();
-  }
+  @RegisterExtension
+  static final AssigndExtension assignd = new AssigndExtension();
 
   /** A plugin configured with these settings on top of a unique name. */
-  private static AssigndAssignor plugin(String target, String... kv) {
+  static AssigndAssignor plugin(String target, String... kv) {
     Map<String, Object> c = new HashMap<>();
     c.put("assignd.assignor.1.name", "test-" + NAMES.incrementAndGet());
     // A new server per test and a busy 2-core machine: the deadline is
@@ -62,7 +55,7 @@ class AssigndAssignorTest {
     return a;
   }
 
-  private static FakeGroup group() {
+  static FakeGroup group() {
     return new FakeGroup().topic(A, 6).topic(B, 3)
         .member("m1", A, B).member("m2", "i-2", null, A, B).member("m3", A);
   }
@@ -156,7 +149,7 @@ class AssigndAssignorTest {
   // backoff does not wait at all.
   @Test
   void deadlineBoundsTheCall() throws Exception {
-    try (FakeAssignd hung = new FakeAssignd(req -> {
+    try (FakeAssignd hung = FakeAssignd.replying(req -> {
       try {
         Thread.sleep(5000);
       } catch (InterruptedException e) {
@@ -185,7 +178,7 @@ class AssigndAssignorTest {
   // flag) is a misconfiguration: fallback, logged once however often.
   @Test
   void oldAssigndIsMisconfiguredAndLoggedOnce() throws Exception {
-    try (FakeAssignd old = new FakeAssignd(req -> answerAll(req, false))) {
+    try (FakeAssignd old = FakeAssignd.replying(req -> answerAll(req, false))) {
       AssigndAssignor a = plugin(old.target());
       FakeGroup g = group();
       long before = AssigndAssignor.MISCONFIGURATIONS_LOGGED.get();
@@ -202,7 +195,7 @@ class AssigndAssignorTest {
   void badResponsesFallBack() throws Exception {
     String[] kinds = {"missing member", "unknown member", "twice", "out of range", "unsubscribed"};
     for (String kind : kinds) {
-      try (FakeAssignd bad = new FakeAssignd(req -> corrupt(answerAll(req, true), kind))) {
+      try (FakeAssignd bad = FakeAssignd.replying(req -> corrupt(answerAll(req, true), kind))) {
         AssigndAssignor a = plugin(bad.target());
         FakeGroup g = group();
         assertEquals(new UniformAssignor().assign(g, g), a.assign(g, g), kind);
@@ -222,7 +215,7 @@ class AssigndAssignorTest {
         {Status.INTERNAL, FallbackReason.OTHER},
     };
     for (Object[] c : cases) {
-      try (FakeAssignd f = new FakeAssignd(req -> {
+      try (FakeAssignd f = FakeAssignd.replying(req -> {
         throw ((Status) c[0]).withDescription("test").asRuntimeException();
       })) {
         AssigndAssignor a = plugin(f.target());

@@ -17,7 +17,7 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
 import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 
 /** A consumer group as the coordinator hands it to an assignor, written by hand. */
-final class FakeGroup implements GroupSpec, SubscribedTopicDescriber {
+class FakeGroup implements GroupSpec, SubscribedTopicDescriber {
   record Sub(Optional<String> rackId, Optional<String> instanceId, Set<Uuid> subscribedTopicIds) implements MemberSubscription {}
 
   record Owned(Map<Uuid, Set<Integer>> partitions) implements MemberAssignment {}

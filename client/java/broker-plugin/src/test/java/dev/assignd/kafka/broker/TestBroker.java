@@ -1,5 +1,6 @@
 package dev.assignd.kafka.broker;
 
+import dev.assignd.testkit.AssigndProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -10,9 +11,10 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The real Kafka 4.1.1 broker of testbed/kafkabroker, started with the
- * testbroker command (system property assignd.testbroker; built with go
- * build when unset) with extra jars on its classpath and extra settings.
+ * The real Kafka broker of testbed/kafkabroker (the pinned 4.1.1, or the
+ * one whose jars ASSIGND_KAFKA_LIB names), started with the testbroker
+ * command (system property assignd.testbroker; built with go build when
+ * unset) with extra jars on its classpath and extra settings.
  */
 final class TestBroker implements AutoCloseable {
   final Path dir;
@@ -40,6 +42,24 @@ final class TestBroker implements AutoCloseable {
       throw new IllegalStateException("testbroker up failed: " + out);
     }
     return new TestBroker(dir, out);
+  }
+
+  /** The broker's version, from its jar's name (kafka_2.13-V.jar) in ASSIGND_KAFKA_LIB or the default lib. */
+  static String version() throws IOException {
+    String env = System.getenv("ASSIGND_KAFKA_LIB");
+    Path lib = env != null && !env.isEmpty() ? Path.of(env) : repoRoot().resolve(".cache/kafka/lib");
+    try (var files = Files.list(lib)) {
+      return files.map(f -> f.getFileName().toString()).filter(n -> n.matches("kafka_2\\.13-[0-9.]+\\.jar"))
+          .map(n -> n.substring("kafka_2.13-".length(), n.length() - ".jar".length())).findFirst().orElse("?");
+    }
+  }
+
+  private static Path repoRoot() {
+    Path p = Path.of("").toAbsolutePath();
+    while (p != null && !Files.exists(p.resolve("go.mod"))) {
+      p = p.getParent();
+    }
+    return p == null ? Path.of("") : p;
   }
 
   Path log() {

@@ -1,0 +1,70 @@
+package dev.assignd.testkit;
+
+import assignd.v1.Assignment.AssignRequest;
+import assignd.v1.Assignment.AssignResponse;
+import assignd.v1.AssignmentServiceGrpc;
+import io.grpc.BindableService;
+import io.grpc.Grpc;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.Server;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
+
+/**
+ * A gRPC server on 127.0.0.1 that misbehaves on purpose (never answers,
+ * answers late, answers an error or a wrong plan, or serves nothing), for
+ * the failures a real assignd does not produce on demand.
+ */
+public final class FakeAssignd implements AutoCloseable {
+  private final Server server;
+
+  private FakeAssignd(BindableService service) throws IOException {
+    var b = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create());
+    if (service != null) {
+      b.addService(service);
+    }
+    server = b.build().start();
+  }
+
+  /** Hands every Assign to handler, which answers (or not) on the observer. */
+  public static FakeAssignd answering(BiConsumer<AssignRequest, StreamObserver<AssignResponse>> handler) throws IOException {
+    return new FakeAssignd(new AssignmentServiceGrpc.AssignmentServiceImplBase() {
+      @Override
+      public void assign(AssignRequest request, StreamObserver<AssignResponse> out) {
+        handler.accept(request, out);
+      }
+    });
+  }
+
+  /** Answers every Assign with what answer returns, or the status it throws. */
+  public static FakeAssignd replying(Function<AssignRequest, AssignResponse> answer) throws IOException {
+    return answering((req, out) -> {
+      try {
+        out.onNext(answer.apply(req));
+        out.onCompleted();
+      } catch (StatusRuntimeException e) {
+        out.onError(e);
+      }
+    });
+  }
+
+  /** Serves no service at all: every call gets UNIMPLEMENTED. */
+  public static FakeAssignd empty() throws IOException {
+    return new FakeAssignd(null);
+  }
+
+  /** host:port of the server. */
+  public String target() {
+    return "127.0.0.1:" + server.getPort();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    server.shutdownNow();
+    server.awaitTermination(5, TimeUnit.SECONDS);
+  }
+}
