@@ -33,7 +33,9 @@
 //     [ReasonUnsubscribed] for what its owner no longer subscribes to.
 //  3. Trim (planEqual): an owner over its quota keeps only part of what it
 //     owned (partitionTrimmer.keep, or topicTrimmer.keep for
-//     cooperative-sticky@2); [ReasonBalance] for the rest.
+//     cooperative-sticky@2), giving up no more of a topic than the
+//     members below quota need of it while another topic has room
+//     (trimRoom); [ReasonBalance] for the rest.
 //  4. Place: free partitions go to subscribers (planEqual's round robin;
 //     waterFill, or placeByRack in rack-aware groups). A partition nobody
 //     owned needs no reason: [ReasonNoOwner] is implied.
