@@ -137,6 +137,10 @@ class ChainOracleTest {
                 Settled a = settleAssignd(ga, assignd, as, t, where);
                 Settled l = settleAssignd(gj, assignd, null, t, where + " (lockstep)");
                 t.add(c.shape(), events, j, a, l);
+                if (a.noopExample() != null) {
+                    t.add(t.noopRejoins, block("a member lost a partition while assignd answered followup_required=false, " + where,
+                            a.noopExample(), null, null));
+                }
                 if (!a.violations().isEmpty()) {
                     t.invalid.add(block("INVALID assignd plan: " + a.violations() + ", " + where, a.invalidGroup(), null, null));
                 }
@@ -332,6 +336,7 @@ class ChainOracleTest {
         final List<String> javaHangs = new ArrayList<>();
         final List<String> javaThrew = new ArrayList<>();
         final List<String> javaLivelocks = new ArrayList<>();
+        final List<String> noopRejoins = new ArrayList<>();
 
         ChainTally(String protocol) {
             this.protocol = protocol;
@@ -419,6 +424,7 @@ class ChainOracleTest {
             section(b, "Invalid assignd plans", invalid);
             section(b, "assignd failures", assigndFailed);
             section(b, "assignd rounds that never settled", assigndLivelocks);
+            section(b, "Rejoins nobody needed (followup_required=false, a member lost a partition)", noopRejoins);
             section(b, "Plans that differ (range, roundrobin)", layoutDiffers);
             section(b, "assignd moves more than Java (lockstep, shrunk)", movesMoreCases);
             section(b, "Java's invalid plans (shrunk)", javaInvalid);

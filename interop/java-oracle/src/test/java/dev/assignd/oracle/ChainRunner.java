@@ -46,7 +46,7 @@ final class ChainRunner {
     /** A round played to its end on one side. */
     record Settled(Group start, Map<String, List<TopicPartition>> plan, Map<String, List<TopicPartition>> first,
                    int followups, boolean livelock, List<String> violations, Group invalidGroup, long nanos,
-                   int noopRejoins, int calls) {
+                   int noopRejoins, Group noopExample, int calls) {
         Plans.Quality quality() {
             return Plans.quality(start, plan, Plans.validOwners(start));
         }
@@ -94,6 +94,12 @@ final class ChainRunner {
                 boolean st = stale.contains(s.id()) && prevGen.containsKey(s.id());
                 List<TopicPartition> o = st ? prevOwned.get(s.id()) : owned.getOrDefault(s.id(), List.of());
                 int g = st ? prevGen.get(s.id()) : gen.getOrDefault(s.id(), -1);
+                if ("cooperative-sticky".equals(protocol)) {
+                    // A cooperative member revokes what it owns of topics it
+                    // no longer subscribes to before it rejoins
+                    // (ConsumerCoordinator.onJoinPrepare), and reports the rest.
+                    o = o.stream().filter(tp -> s.topics().contains(tp.topic())).toList();
+                }
                 ms.add(s.withOwned(o, g));
             }
             return new Group(protocol, m.topics, ms);
@@ -195,6 +201,7 @@ final class ChainRunner {
         Group invalid = null;
         int followups = 0;
         int noop = 0;
+        Group noopExample = null;
         int calls = 0;
         long nanos = 0;
         SideState s = state != null ? state : new SideState();
@@ -229,13 +236,16 @@ final class ChainRunner {
             }
             if (revoked && !a.followupRequired()) {
                 noop++;
+                if (noopExample == null) {
+                    noopExample = cur;
+                }
             }
             s.learn(cur, plan);
             if (!revoked) {
                 break;
             }
             if (followups == MAX_FOLLOWUPS) {
-                return new Settled(g, plan, first, followups, true, violations, invalid, nanos, noop, calls);
+                return new Settled(g, plan, first, followups, true, violations, invalid, nanos, noop, noopExample, calls);
             }
             followups++;
             List<MemberSpec> next = new ArrayList<>();
@@ -244,7 +254,7 @@ final class ChainRunner {
             }
             cur = new Group(g.protocol(), g.topics(), next);
         }
-        return new Settled(g, plan, first, followups, false, violations, invalid, nanos, noop, calls);
+        return new Settled(g, plan, first, followups, false, violations, invalid, nanos, noop, noopExample, calls);
     }
 
     /** The events of a round as the sides see them: which members report stale, which restart. */

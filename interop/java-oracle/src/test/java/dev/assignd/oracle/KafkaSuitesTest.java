@@ -45,7 +45,7 @@ class KafkaSuitesTest {
     static final Map<String, Integer> PASSING_FLOOR = Map.of(
             "RangeOnAssignd", 44, // of 44
             "RoundRobinOnAssignd", 13, // of 13
-            "StickyOnAssignd", 87, // of 130
+            "StickyOnAssignd", 126, // of 130
             "CooperativeStickyOnAssignd", 107); // of 111
 
     /**
