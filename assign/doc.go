@@ -61,6 +61,10 @@
 //     (state.cutShort), with nothing else pending, withholds one partition
 //     of its most loaded member, with [ReasonBalance], so that the group
 //     rejoins and the next round carries the repair on.
+//     [Result].FollowupRequired is set when something is withheld, and
+//     when a member loses a partition it reported owning (a stale or
+//     contested claim too): that member revokes it and rejoins (the Java
+//     client, franz-go).
 //
 // Range, roundrobin and the KIP-848 assignors lay partitions out without
 // looking at owners (steps 2 to 6 are one layout); state.layoutReasons
