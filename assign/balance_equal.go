@@ -12,7 +12,12 @@ package assign
 //  2. Every member keeps what it owns up to its quota. A member that owns
 //     more keeps its lowest partition numbers first, topics in name order
 //     at each number, as the Java client does (trim_partition.go): a member
-//     that owned two whole topics keeps half of each, not one topic.
+//     that owned two whole topics keeps half of each, not one topic. What
+//     the members over quota give up is what the members below it receive,
+//     so they give up no more of a topic than the receivers' even share of
+//     it, rounded down, plus one each, while they hold another topic with
+//     room ([trimRoom]): when every member owns partition i of each topic,
+//     a newcomer gets one partition of each topic, not all of the last.
 //  3. The rest are dealt round-robin to the members below T/N, then one each
 //     to members at T/N while extra slots remain. On a first assignment this
 //     is a plain round robin of the partitions in (topic, partition) order
@@ -55,6 +60,15 @@ func planEqual(st *state, target []memberIdx, perTopic bool) {
 	}
 	var trim *topicTrimmer
 	var lowest *partitionTrimmer
+	var room *trimRoom
+	if len(st.topics) > 1 && !st.stop.skip() {
+		for m := range n {
+			if keepable[m] > quota[m] {
+				room = newTrimRoom(st, keepable, quota, slots)
+				break
+			}
+		}
+	}
 	for i, c := range st.claims {
 		m := memberIdx(i)
 		// Trimming per topic is a refinement: stopped (best effort), the
@@ -63,7 +77,7 @@ func planEqual(st *state, target []memberIdx, perTopic bool) {
 			if trim == nil {
 				trim = &topicTrimmer{}
 			}
-			trim.keep(st, m, c, quota[m], target)
+			trim.keep(st, m, c, quota[m], target, room)
 			count[m] = quota[m]
 			continue
 		}
@@ -74,7 +88,7 @@ func planEqual(st *state, target []memberIdx, perTopic bool) {
 			if lowest == nil {
 				lowest = &partitionTrimmer{}
 			}
-			lowest.keep(st, m, c, quota[m], target)
+			lowest.keep(st, m, c, quota[m], target, room)
 			count[m] = quota[m]
 			continue
 		}

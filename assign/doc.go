@@ -33,7 +33,9 @@
 //     [ReasonUnsubscribed] for what its owner no longer subscribes to.
 //  3. Trim (planEqual): an owner over its quota keeps only part of what it
 //     owned (partitionTrimmer.keep, or topicTrimmer.keep for
-//     cooperative-sticky@2); [ReasonBalance] for the rest.
+//     cooperative-sticky@2), giving up no more of a topic than the
+//     members below quota need of it while another topic has room
+//     (trimRoom); [ReasonBalance] for the rest.
 //  4. Place: free partitions go to subscribers (planEqual's round robin;
 //     waterFill, or placeByRack in rack-aware groups). A partition nobody
 //     owned needs no reason: [ReasonNoOwner] is implied.
@@ -59,6 +61,10 @@
 //     (state.cutShort), with nothing else pending, withholds one partition
 //     of its most loaded member, with [ReasonBalance], so that the group
 //     rejoins and the next round carries the repair on.
+//     [Result].FollowupRequired is set when something is withheld, and
+//     when a member loses a partition it reported owning (a stale or
+//     contested claim too): that member revokes it and rejoins (the Java
+//     client, franz-go).
 //
 // Range, roundrobin and the KIP-848 assignors lay partitions out without
 // looking at owners (steps 2 to 6 are one layout); state.layoutReasons

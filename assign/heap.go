@@ -69,11 +69,15 @@ func (h *countHeap) top(count []int32) (countEntry, bool) {
 	return countEntry{}, false
 }
 
-// runHeap orders a member's topic runs for topicTrimmer: the run furthest
-// above an even share first, ties by rotation.
+// runHeap orders a member's topic runs for topicTrimmer: a run with room
+// first (topicRun.rank), then the run furthest above an even share, ties
+// by rotation.
 type runHeap struct{ items []topicRun }
 
 func runBefore(a, b topicRun) bool {
+	if ra, rb := a.rank(), b.rank(); ra != rb {
+		return ra > rb
+	}
 	if a.over != b.over {
 		return a.over > b.over
 	}

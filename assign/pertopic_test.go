@@ -103,7 +103,7 @@ func TestPerTopicPropertyNoMoreMovesThanV1(t *testing.T) {
 
 // convergeRounds runs a until nothing is pending and returns the settled
 // result and the partitions moved over all rounds.
-func convergeRounds(t *testing.T, a assign.Assignor, g *assign.Group) (*assign.Group, *assign.Result, int) {
+func convergeRounds(t checkT, a assign.Assignor, g *assign.Group) (*assign.Group, *assign.Result, int) {
 	t.Helper()
 	moved := 0
 	for round := 0; round < 4; round++ {

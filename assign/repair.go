@@ -116,6 +116,39 @@ func (r *repairer) relieveOnce(freeOnly bool) bool {
 	return false
 }
 
+// handRank is the best pickRank among the partitions o would hand on
+// first along the chain the search left (to viaMember[o], of
+// viaClass[o]).
+func (r *repairer) handRank(o memberIdx) int {
+	if v := r.viaMember[o]; v >= 0 {
+		return r.handRankTo(o, r.viaClass[o], v)
+	}
+	return pickRanks
+}
+
+// handRankTo is the best pickRank among the partitions of class k that u
+// holds, as partitions for v: from the counters and the rack tally where
+// they tell, else by reading u's list of the class.
+func (r *repairer) handRankTo(u memberIdx, k classIdx, v memberIdx) int {
+	if counts, known := r.rankCounts(u, k, v); known {
+		for rank, c := range counts {
+			if c > 0 {
+				return rank
+			}
+		}
+		return pickRanks
+	}
+	s := r.slot(u, k)
+	best := pickRanks
+	r.budget -= len(r.holding[s])
+	for _, p := range r.holding[s] {
+		if r.target[p] == u {
+			best = min(best, r.pickRank(p, u, v))
+		}
+	}
+	return best
+}
+
 // holdsFree reports whether m holds a partition it did not own before
 // this round.
 func (r *repairer) holdsFree(m memberIdx) bool {
@@ -132,11 +165,34 @@ func (r *repairer) holdsFree(m memberIdx) bool {
 // handing on a free partition costs 0 and an owned one 1: a 0-1
 // breadth-first search backwards from the receivers over members and
 // topic classes. Among the cheapest chains it takes the one from the most
-// loaded giver. With freeOnly, only free chains count. If it finds one, it
-// performs the moves (apply) and reports true.
+// loaded giver, and among those the one whose first hand-over is the best
+// pick (handRank): a giver that can send a partition home, or one that
+// holds a partition off its own rack, gives before one that would give
+// up an on-rack partition and keep the off-rack one for realignment to
+// move as well (issue 27: one move more than the Java client). With
+// freeOnly, only free chains count. If it finds one, it performs the
+// moves (apply) and reports true.
 func (r *repairer) augment(xs []memberIdx, want int32, freeOnly bool) bool {
+	bestOf, bestRank := memberIdx(-1), 0
 	better := func(o, best memberIdx) bool {
-		return r.count[o] >= want && (best < 0 || r.count[o] > r.count[best])
+		if r.count[o] < want {
+			return false
+		}
+		if best < 0 || r.count[o] > r.count[best] {
+			bestOf = -1
+			return true
+		}
+		if r.count[o] < r.count[best] {
+			return false
+		}
+		if bestOf != best {
+			bestOf, bestRank = best, r.handRank(best)
+		}
+		if rank := r.handRank(o); rank < bestRank {
+			bestOf, bestRank = o, rank
+			return true
+		}
+		return false
 	}
 	var best memberIdx
 	if freeOnly {

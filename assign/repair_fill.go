@@ -23,8 +23,8 @@ const maxFillGivers = 256
 // classes in order, each class's subscribers by index; so when every giver
 // holds partitions of a class some source subscribes to, each is reached
 // at 1 directly, through the first such source and class, and in that
-// order. The search takes the most loaded giver, the first reached among
-// equals (apply), then every other giver as loaded hands one partition to
+// order. The search takes the most loaded giver, among equals the one with
+// the best first pick (handRank), then the first reached (apply), then every other giver as loaded hands one partition to
 // the first source still at L subscribing to its class (relieveAlike).
 // The sources raised to L+1 drop out of the next search the same way. What
 // apply moves depends on the giver, the receiver and the least and largest
@@ -117,22 +117,28 @@ func (f *fillState) search() int {
 	}
 	f.givers = kept
 	r.budget -= len(kept)
-	best := -1
+	best, bestRank := -1, -1 // bestRank: handRankTo of best, -1 until needed
 	for i := range f.givers {
 		gv := &f.givers[i]
 		if !f.reach(gv) {
 			return -1
 		}
 		if best < 0 {
-			best = i
+			best, bestRank = i, -1
 			continue
 		}
 		b := &f.givers[best]
 		switch cg, cb := r.count[gv.m], r.count[b.m]; {
 		case cg > cb:
-			best = i
-		case cg == cb && (gv.src < b.src || gv.src == b.src && (gv.k < b.k || gv.k == b.k && gv.m < b.m)):
-			best = i
+			best, bestRank = i, -1
+		case cg == cb:
+			if bestRank < 0 {
+				bestRank = r.handRankTo(b.m, b.k, f.sources[b.src])
+			}
+			rank := r.handRankTo(gv.m, gv.k, f.sources[gv.src])
+			if rank < bestRank || rank == bestRank && (gv.src < b.src || gv.src == b.src && (gv.k < b.k || gv.k == b.k && gv.m < b.m)) {
+				best, bestRank = i, rank
+			}
 		}
 	}
 	return best

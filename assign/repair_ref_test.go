@@ -445,6 +445,22 @@ func (r *refRepairer) rankCounts(u, k, v int32) (counts [refPickRanks]int, known
 	return counts, true
 }
 
+// handRank is the best pickRank among the partitions u would hand on
+// first along the chain the search left.
+func (r *refRepairer) handRank(u int32) int {
+	v, k := r.viaMember[u], r.viaClass[u]
+	if v < 0 {
+		return refPickRanks
+	}
+	best := refPickRanks
+	for _, p := range r.holding[r.slot(u, k)] {
+		if r.target[p] == memberIdx(u) {
+			best = min(best, r.pickRank(p, u, v))
+		}
+	}
+	return best
+}
+
 // refPickRanks is the number of pick preferences.
 const refPickRanks = 12
 
@@ -592,8 +608,16 @@ func (r *refRepairer) relieveOnce(freeOnly bool) bool {
 // loaded giver. With freeOnly, only free chains count. If it finds one, it
 // performs the moves (apply) and reports true.
 func (r *refRepairer) augment(xs []int32, want int32, freeOnly bool) bool {
+	// The most loaded giver, among equals the one whose first hand-over
+	// is the best pick (refHandRank), then the first found.
 	better := func(v, best int32) bool {
-		return r.count[v] >= want && (best < 0 || r.count[v] > r.count[best])
+		if r.count[v] < want {
+			return false
+		}
+		if best < 0 || r.count[v] > r.count[best] {
+			return true
+		}
+		return r.count[v] == r.count[best] && r.handRank(v) < r.handRank(best)
 	}
 	var best int32
 	if freeOnly {

@@ -124,6 +124,15 @@ func (st *state) result(a Assignor, target []memberIdx, pending []int32, moved, 
 	// Under both protocols: an EAGER member that reports owned partitions
 	// (subscription v1+) learns what it no longer has as well.
 	revoked := st.fillRevoked(r, target)
+	// A COOPERATIVE member that loses a partition it reported owning
+	// revokes it and rejoins, whatever the reason, a stale or contested
+	// claim included: the Java client (ConsumerCoordinator.onJoinComplete
+	// requests a rejoin whenever owned minus assigned is not empty) and
+	// franz-go (it rejoins after revoking what it lost) both do. The group
+	// rebalances again, pending or not; the flag says so.
+	if st.protocol == Cooperative && !st.opts.target && revoked > 0 {
+		r.FollowupRequired = true
+	}
 	// The list stops at the last partition with a reason: none to find,
 	// no pass at all.
 	if n := min(st.opts.moveDetail, why.Total()); n > 0 {

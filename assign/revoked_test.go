@@ -74,3 +74,23 @@ func TestRevokedUnderBothProtocols(t *testing.T) {
 		})
 	}
 }
+
+// Issue 27, item 3: a member that loses a stale or contested claim while
+// nothing is pending still revokes it and rejoins (the Java client's
+// onJoinComplete requests a rejoin whenever owned minus assigned is not
+// empty; franz-go rejoins after revoking what it lost), so the result
+// says a follow-up follows; the follow-up then changes nothing.
+func TestLostClaimRequiresFollowup(t *testing.T) {
+	g := assigntest.NewGroup().Protocol(assign.Cooperative).Topic("t", 2).
+		Member("a", "t").Owns("a", "t", 0).Gen("a", 2).
+		Member("b", "t").Owns("b", "t", 0, 1).Gen("b", 1).
+		Build()
+	r := run(t, assign.CooperativeSticky(), g, nil, balanced)
+	if len(r.Pending) != 0 || !r.FollowupRequired {
+		t.Fatalf("pending %v, followup %v: want nothing pending and a follow-up (b revokes its stale claim on t-0)", r.Pending, r.FollowupRequired)
+	}
+	r2 := run(t, assign.CooperativeSticky(), assigntest.NextGroup(g, r), nil, balanced)
+	if r2.FollowupRequired || r2.Stats.Moved != 0 {
+		t.Fatalf("the follow-up moved %d, followup %v: want nothing", r2.Stats.Moved, r2.FollowupRequired)
+	}
+}

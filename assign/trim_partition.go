@@ -28,14 +28,17 @@ type partitionTrimmer struct {
 type partitionRun struct {
 	topic    int32
 	from, to int32 // keepable[from:to], ascending partition numbers
+	given    int32 // partitions of the run given up
 }
 
 // keep marks in target the quota partitions member m keeps out of claims
-// (ascending global partitions, stale claims included).
-func (pt *partitionTrimmer) keep(st *state, m memberIdx, claims []int32, quota int32, target []memberIdx) {
+// (ascending global partitions, stale claims included). With room (see
+// trimRoom), it first gives up, in the reverse of the keeping order,
+// partitions of topics with room, then, if it must give up more, keeps by
+// the Java client's rule among what is left.
+func (pt *partitionTrimmer) keep(st *state, m memberIdx, claims []int32, quota int32, target []memberIdx, room *trimRoom) {
 	pt.keepable = pt.keepable[:0]
 	pt.runs = pt.runs[:0]
-	lo, hi := int32(math.MaxInt32), int32(0) // the smallest and largest partition numbers
 	for i, p := range claims {
 		st.stop.at(i)
 		if st.prev[p] != m {
@@ -47,26 +50,117 @@ func (pt *partitionTrimmer) keep(st *state, m memberIdx, claims []int32, quota i
 		if k := len(pt.runs); k == 0 || pt.runs[k-1].topic != t {
 			pt.runs = append(pt.runs, partitionRun{topic: t, from: n})
 		}
-		pn := p - st.start[t]
-		pt.keepable = append(pt.keepable, pn)
+		pt.keepable = append(pt.keepable, p-st.start[t])
 		pt.runs[len(pt.runs)-1].to = n + 1
-		lo, hi = min(lo, pn), max(hi, pn)
 	}
-	// below(x) counts keepable partitions numbered below x; it grows with x.
-	// x is the largest number with below(x) ≤ quota.
 	step := 0
+	if room != nil {
+		pt.giveUpWithRoom(st, int32(len(pt.keepable))-quota, room, &step)
+	}
+	pt.keepLowest(st, m, quota, target, &step)
+	if room != nil {
+		for _, r := range pt.runs {
+			room.freed(r.topic, r.given)
+		}
+	}
+}
+
+// giveUpWithRoom gives up to drop partitions, taken in the reverse of the
+// Java client's keeping order (highest partition number first, the last
+// topic first at equal numbers) and skipping those of a topic without
+// room, by shortening each run from its top. The partitions visited form
+// a frontier: every partition numbered above x, and at x the runs from
+// the last one down; a run gives up min(its room, what it has beyond the
+// frontier). x is found by binary search on that count, as keepLowest
+// finds its threshold.
+func (pt *partitionTrimmer) giveUpWithRoom(st *state, drop int32, room *trimRoom, step *int) {
+	if drop <= 0 || len(pt.runs) == 0 {
+		return
+	}
+	lo, hi := int32(math.MaxInt32), int32(0)
+	for _, r := range pt.runs {
+		lo, hi = min(lo, pt.keepable[r.from]), max(hi, pt.keepable[r.to-1])
+	}
+	// atOrAbove(x) counts what the runs give up when every partition
+	// numbered x or more is visited; it shrinks as x grows.
+	atOrAbove := func(x int32) int32 {
+		c := int32(0)
+		for _, r := range pt.runs {
+			st.stop.at(*step)
+			*step++
+			i, _ := slices.BinarySearch(pt.keepable[r.from:r.to], x)
+			c += min(room.room[r.topic], r.to-r.from-int32(i))
+		}
+		return c
+	}
+	x := lo
+	if atOrAbove(lo) > drop {
+		// The largest x with atOrAbove(x) ≥ drop, in [lo, hi].
+		for lo < hi {
+			mid := lo + (hi-lo+1)/2
+			if atOrAbove(mid) >= drop {
+				lo = mid
+			} else {
+				hi = mid - 1
+			}
+		}
+		x = lo
+	}
+	// Everything above x within room, then at x from the last run down.
+	for i := range pt.runs {
+		r := &pt.runs[i]
+		j, _ := slices.BinarySearch(pt.keepable[r.from:r.to], x+1)
+		r.given = min(room.room[r.topic], r.to-r.from-int32(j))
+		drop -= r.given
+	}
+	for i := len(pt.runs) - 1; i >= 0 && drop > 0; i-- {
+		r := &pt.runs[i]
+		if n := r.to - r.from - r.given; n > 0 && r.given < room.room[r.topic] && pt.keepable[r.from+n-1] == x {
+			r.given++
+			drop--
+		}
+	}
+	for i := range pt.runs {
+		r := &pt.runs[i]
+		r.to -= r.given
+	}
+}
+
+// keepLowest keeps quota of what the runs hold, lowest partition numbers
+// first and topics in name order at each number (the Java client's
+// rule), and adds what the rest gives up to each run's given.
+func (pt *partitionTrimmer) keepLowest(st *state, m memberIdx, quota int32, target []memberIdx, step *int) {
+	lo, hi := int32(math.MaxInt32), int32(-1) // the smallest and largest partition numbers
+	held := int32(0)
+	for _, r := range pt.runs {
+		if r.to > r.from {
+			lo, hi = min(lo, pt.keepable[r.from]), max(hi, pt.keepable[r.to-1])
+			held += r.to - r.from
+		}
+	}
+	if held <= quota {
+		for _, r := range pt.runs {
+			base := st.start[r.topic]
+			for _, pn := range pt.keepable[r.from:r.to] {
+				target[base+pn] = m
+			}
+		}
+		return
+	}
+	// below(x) counts partitions numbered below x; it grows with x. x is
+	// the largest number with below(x) ≤ quota.
 	below := func(x int32) int32 {
 		c := int32(0)
 		for _, r := range pt.runs {
-			st.stop.at(step)
-			step++
+			st.stop.at(*step)
+			*step++
 			i, _ := slices.BinarySearch(pt.keepable[r.from:r.to], x) // the first at or above x
 			c += int32(i)
 		}
 		return c
 	}
-	// below(lo) is 0 and below(hi+1) is every keepable partition, more
-	// than quota: x is in [lo, hi].
+	// below(lo) is 0 and below(hi+1) is every partition the runs hold,
+	// more than quota: x is in [lo, hi].
 	for lo < hi {
 		mid := lo + (hi-lo+1)/2
 		if below(mid) <= quota {
@@ -76,11 +170,13 @@ func (pt *partitionTrimmer) keep(st *state, m memberIdx, claims []int32, quota i
 		}
 	}
 	left := quota - below(lo) // taken at partition number lo, in topic order
-	for _, r := range pt.runs {
+	for i := range pt.runs {
+		r := &pt.runs[i]
 		base := st.start[r.topic]
+		kept := int32(0)
 		for _, pn := range pt.keepable[r.from:r.to] {
-			st.stop.at(step)
-			step++
+			st.stop.at(*step)
+			*step++
 			if pn > lo || pn == lo && left == 0 {
 				break
 			}
@@ -88,6 +184,8 @@ func (pt *partitionTrimmer) keep(st *state, m memberIdx, claims []int32, quota i
 				left--
 			}
 			target[base+pn] = m
+			kept++
 		}
+		r.given += r.to - r.from - kept
 	}
 }

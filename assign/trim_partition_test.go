@@ -2,6 +2,7 @@ package assign_test
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"testing"
 
@@ -85,14 +86,18 @@ func TestStickyKeepsLowestPartitionNumbersAcrossTopics(t *testing.T) {
 		},
 		{
 			// Only the member over maxQuota trims; the one at minQuota
-			// keeps everything.
+			// keeps everything. By the Java client's rule alone c1
+			// would keep t1:0,1 t2:0,1 and give c3 t1:2,3,4, three of
+			// t1 where c3's even share of it is 1.5: the trim's room
+			// (trimRoom: the share rounded down, plus one) stops at two
+			// and c1 gives up t2-1 instead, as many moves.
 			name: "one owner over quota, one at minQuota",
 			g: assigntest.NewGroup().Topic("t1", 5).Topic("t2", 5).
 				Member("c1", "t1", "t2").Owns("c1", "t1", 0, 1, 2, 3, 4).Owns("c1", "t2", 0, 1).Gen("c1", 1).
 				Member("c2", "t1", "t2").Owns("c2", "t2", 2, 3, 4).Gen("c2", 1).
 				Member("c3", "t1", "t2"),
-			kept: map[string]string{"c1": "t1:0,1 t2:0,1", "c2": "t2:2,3,4"},
-			want: map[string]string{"c1": "t1:0,1 t2:0,1", "c2": "t2:2,3,4", "c3": "t1:2,3,4"},
+			kept: map[string]string{"c1": "t1:0,1,2 t2:0", "c2": "t2:2,3,4"},
+			want: map[string]string{"c1": "t1:0,1,2 t2:0", "c2": "t2:2,3,4", "c3": "t1:3,4 t2:1"},
 		},
 	}
 	for _, tc := range cases {
@@ -142,9 +147,51 @@ func javaKeep(owned []assign.TopicPartitions, quota int) map[string]int {
 	return kept
 }
 
+// javaKeepWithRoom is the rule with the trim's room (trimRoom), written
+// plainly: give up partitions in the reverse of javaKeep's order, skipping
+// a topic whose room is spent while another has room, then keep by javaKeep
+// among the rest; room is spent by what is given up.
+func javaKeepWithRoom(owned []assign.TopicPartitions, quota int, room map[string]int) map[string]int {
+	var all []assigntest.TP
+	for _, o := range owned {
+		for _, p := range o.Partitions {
+			all = append(all, assigntest.TP{Topic: o.Topic, Partition: p})
+		}
+	}
+	slices.SortFunc(all, func(a, b assigntest.TP) int {
+		return cmp.Or(cmp.Compare(b.Partition, a.Partition), cmp.Compare(b.Topic, a.Topic))
+	})
+	drop := len(all) - quota
+	given := map[assigntest.TP]bool{}
+	spent := map[string]int{}
+	for _, x := range all {
+		if drop > 0 && spent[x.Topic] < room[x.Topic] {
+			given[x] = true
+			spent[x.Topic]++
+			drop--
+		}
+	}
+	var rest []assign.TopicPartitions
+	for _, o := range owned {
+		tp := assign.TopicPartitions{Topic: o.Topic}
+		for _, p := range o.Partitions {
+			if !given[assigntest.TP{Topic: o.Topic, Partition: p}] {
+				tp.Partitions = append(tp.Partitions, p)
+			}
+		}
+		rest = append(rest, tp)
+	}
+	kept := javaKeep(rest, quota)
+	for _, o := range owned {
+		room[o.Topic] = max(0, room[o.Topic]-(len(o.Partitions)-kept[o.Topic]))
+	}
+	return kept
+}
+
 // On random equal-subscription groups whose members own disjoint
 // partitions (nothing contested, no racks), every owner keeps exactly what
-// the reference rule keeps, as many partitions as before the change (its
+// the reference rule keeps (javaKeepWithRoom: the Java client's, within the
+// trim's room), as many partitions as before the change (its
 // keepable count capped at its quota: moves never increase), and, when
 // what it owns lines up by partition number across topics (it owns the
 // same numbers in every topic that has them, as after whole-topic or
@@ -210,16 +257,44 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 			{"cooperative-sticky@1 EAGER", assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Eager).Build()},
 			{"cooperative-sticky@1 COOPERATIVE", assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Cooperative).Build()},
 		}
+		// The quotas, and the room (trimRoom) of each topic: the
+		// receivers' even share rounded down plus one each, less what
+		// they keep and what is free.
+		quotas := make([]int, nm)
+		slotsLeft := slots
+		for m := range nm {
+			quotas[m] = minQ
+			if slotsLeft > 0 && owners[m] > minQ {
+				quotas[m]++
+				slotsLeft--
+			}
+		}
+		need, takers := slotsLeft+joiners*minQ, slotsLeft+joiners
+		heldByTakers, keptAll := map[string]int{}, map[string]int{}
+		for m := range nm {
+			for _, tp := range g.Members[m].Owned {
+				keptAll[tp.Topic] += len(tp.Partitions)
+				if owners[m] < quotas[m] {
+					heldByTakers[tp.Topic] += len(tp.Partitions)
+				}
+			}
+			if owners[m] < quotas[m] {
+				need += quotas[m]
+				takers++
+			}
+		}
 		for _, ru := range runs {
 			r := run(t, ru.a, ru.g, nil, balanced)
-			slotsLeft := slots
+			room := map[string]int{}
+			for i, name := range names {
+				free := int(sizes[i]) - keptAll[name]
+				if total > 0 {
+					room[name] = max(0, need*int(sizes[i])/total+takers-heldByTakers[name]-free)
+				}
+			}
 			for m := range nm {
 				owned := g.Members[m].Owned
-				quota := minQ
-				if slotsLeft > 0 && owners[m] > minQ {
-					quota++
-					slotsLeft--
-				}
+				quota := quotas[m]
 				kept := map[string]int{}
 				keptTotal := 0
 				for _, tp := range assigned(r, g.Members[m].ID) {
@@ -234,12 +309,21 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 					t.Fatalf("%s: %s kept %d of %d owned, quota %d: want %d", ru.name, g.Members[m].ID, keptTotal, owners[m], quota, min(owners[m], quota))
 				}
 				want := javaKeep(owned, quota)
+				roomBound := false
+				if owners[m] > quota {
+					java := want
+					want = javaKeepWithRoom(owned, quota, room)
+					roomBound = !maps.Equal(java, want)
+				}
 				for _, name := range names {
 					if kept[name] != want[name] {
 						t.Fatalf("%s: %s kept %d of %s, the reference rule %d (owned %v, quota %d)", ru.name, g.Members[m].ID, kept[name], name, want[name], owned, quota)
 					}
 				}
-				if !aligned || owners[m] <= quota {
+				// The water level is the Java client's rule's; where the
+				// trim's room changed what is given up, the receivers'
+				// share of each topic is even instead.
+				if !aligned || owners[m] <= quota || roomBound {
 					continue
 				}
 				// Water level: topics not kept whole are within one of

@@ -145,10 +145,14 @@ type Result struct {
 	// Pending lists partitions withheld this round because a member other
 	// than their target still owns them (KIP-429).
 	Pending []TopicPartitions
-	// FollowupRequired tells the group that another rebalance is needed
-	// to hand out the pending partitions. A COOPERATIVE plan cut short (by
-	// the repair's work limit or a best-effort stop, see Warnings) withholds
-	// one partition for that reason: a member that revokes one rejoins.
+	// FollowupRequired tells the group that another rebalance follows:
+	// under COOPERATIVE, one is needed to hand out the pending partitions,
+	// and one happens whenever a member loses a partition it reported
+	// owning (a stale or contested claim too), since such a member revokes
+	// it and rejoins (the Java client, franz-go). A COOPERATIVE plan cut
+	// short (by the repair's work limit or a best-effort stop, see
+	// Warnings) withholds one partition for that reason: a member that
+	// revokes one rejoins.
 	FollowupRequired bool
 	Stats            Stats
 	// Moves lists, with their reasons, the partitions that change owner,

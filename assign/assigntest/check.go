@@ -66,7 +66,8 @@ func MaxReports(n int) CheckOption { return checkOptionFunc(func(c *checkConfig)
 //     assigned now;
 //   - r.Protocol is EAGER or COOPERATIVE, and the group's if it named one;
 //   - under EAGER nothing is pending and no follow-up is required; under
-//     COOPERATIVE Pending is non-empty exactly when FollowupRequired is set,
+//     COOPERATIVE FollowupRequired is set exactly when Pending is non-empty
+//     or a member revokes something (it rejoins),
 //     and no partition is Assigned to a member that does not list it in
 //     Owned while another member does (KIP-429);
 //   - Stats: Partitions is the number of assigned partitions, Revoked and

@@ -13,6 +13,7 @@ import assignd.v1.AssignmentServiceGrpc;
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -94,7 +95,13 @@ final class AssigndCaller implements AutoCloseable {
             }
             owned.forEach((topic, ps) -> m.addOwnedPartitions(TopicPartitions.newBuilder().setTopic(topic).addAllPartitions(ps)));
             if (s.userData() != null) {
-                m.setUserData(ByteString.copyFrom(s.userData().duplicate()));
+                // From the start: Java's assignors read the same buffer (the
+                // Kafka suites hand both sides one Subscription) and may leave
+                // its position at the end; they rewind it themselves before
+                // reading it again.
+                ByteBuffer ud = s.userData().duplicate();
+                ud.rewind();
+                m.setUserData(ByteString.copyFrom(ud));
             }
             s.generationId().ifPresent(m::setGeneration);
             s.rackId().ifPresent(m::setRackId);

@@ -48,6 +48,12 @@ final class Shrinker {
     /** Every group one step smaller than g, biggest steps first. */
     private static List<Group> candidates(Group g) {
         List<Group> out = new ArrayList<>();
+        int n = g.members().size();
+        if (n > 8) {
+            // Halves first: a medium group shrinks in tens of steps, not hundreds.
+            out.add(new Group(g.protocol(), g.topics(), new ArrayList<>(g.members().subList(0, n / 2))));
+            out.add(new Group(g.protocol(), g.topics(), new ArrayList<>(g.members().subList(n / 2, n))));
+        }
         for (int i = 0; i < g.members().size(); i++) {
             if (g.members().size() > 1) {
                 List<MemberSpec> ms = new ArrayList<>(g.members());

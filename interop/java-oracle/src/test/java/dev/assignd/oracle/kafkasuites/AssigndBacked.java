@@ -156,8 +156,8 @@ public final class AssigndBacked {
             s.generationId().ifPresent(g -> b.append(" generation=").append(g));
             s.rackId().ifPresent(r -> b.append(" rack=").append(r));
             s.groupInstanceId().ifPresent(i -> b.append(" instance=").append(i));
-            if (s.userData() != null && s.userData().hasRemaining()) {
-                b.append(" userData=").append(s.userData().remaining()).append("B");
+            if (s.userData() != null && s.userData().limit() > 0) {
+                b.append(" userData=").append(s.userData().limit()).append("B");
             }
             b.append('\n');
         });

@@ -17,6 +17,21 @@ import org.apache.kafka.common.TopicPartition;
  * the comparison. Name, protocols and user data stay Java's.
  */
 final class OracleAssignors {
+    /**
+     * Every Java run reads the members' user data from its start, as a
+     * leader reads a buffer fresh from the wire: the Kafka tests hand one
+     * Subscription to several runs (Java's, reversed, assignd's), and a
+     * StickyAssignor run can leave its buffers' positions at their end
+     * (it rewinds them itself only before reading them a second time).
+     */
+    static void rewindUserData(Map<String, Subscription> subs) {
+        subs.values().forEach(s -> {
+            if (s.userData() != null) {
+                s.userData().rewind();
+            }
+        });
+    }
+
     private OracleAssignors() {
     }
 
@@ -39,6 +54,7 @@ final class OracleAssignors {
 
         private static Map<String, List<TopicPartition>> java(Range a, Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
             a.inJava = true;
+            rewindUserData(subs);
             try {
                 return a.assignPartitions(ppt, subs);
             } finally {
@@ -66,6 +82,7 @@ final class OracleAssignors {
 
         private static Map<String, List<TopicPartition>> java(RoundRobin a, Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
             a.inJava = true;
+            rewindUserData(subs);
             try {
                 return a.assignPartitions(ppt, subs);
             } finally {
@@ -93,6 +110,7 @@ final class OracleAssignors {
 
         private static Map<String, List<TopicPartition>> java(Sticky a, Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
             a.inJava = true;
+            rewindUserData(subs);
             try {
                 return a.assignPartitions(ppt, subs);
             } finally {
@@ -121,6 +139,7 @@ final class OracleAssignors {
         private static Map<String, List<TopicPartition>> java(CooperativeSticky a, Map<String, List<PartitionInfo>> ppt,
                                                               Map<String, Subscription> subs) {
             a.inJava = true;
+            rewindUserData(subs);
             try {
                 return a.assignPartitions(ppt, subs);
             } finally {
