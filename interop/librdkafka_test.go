@@ -137,7 +137,7 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 	}
 
 	for _, r := range reports.all() {
-		if r.Source != kgoassign.SourceService {
+		if r.Source != client.SourceService {
 			t.Errorf("a shim leader's balance of generation %d came from %s (%s: %v), want assignd", r.Generation, r.Source, r.Reason, r.Err)
 		}
 	}
@@ -234,7 +234,7 @@ func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
 	}
 	t.Logf("generations with more than one shim leader (kfake's defect; none on Kafka): %d", multi)
 	for _, r := range reports.all() {
-		if r.Source != kgoassign.SourceService {
+		if r.Source != client.SourceService {
 			t.Errorf("a shim leader's balance of generation %d came from %s (%s: %v), want assignd", r.Generation, r.Source, r.Reason, r.Err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // The end-to-end scenarios run real franz-go consumers using the shim in
@@ -145,7 +146,7 @@ func TestE2EAssigndDownDuringRollingRestart(t *testing.T) {
 	for _, m := range lab.Members() {
 		stats += m.Balancer().Stats().Fallbacks
 	}
-	if metric := fallbackCount(t, reader, "Unavailable"); metric == 0 || uint64(metric) > stats {
+	if metric := shimtest.FallbackCount(t, reader, "Unavailable"); metric == 0 || uint64(metric) > stats {
 		t.Errorf("assignd.client.fallbacks{reason=Unavailable} = %d with %d fallbacks counted by the balancers", metric, stats)
 	}
 }
