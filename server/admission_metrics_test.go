@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 )
@@ -23,15 +22,7 @@ func TestQueueMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tel.Shutdown(context.Background())
-	entered := make(chan struct{}, 1)
-	unblock := make(chan struct{})
-	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
-		if g.Generation == 99 {
-			entered <- struct{}{}
-			<-unblock
-		}
-		return assign.Run(a, g, opts...)
-	}
+	entered, unblock, run := blockingRun(1)
 	const budget = 64 << 20
 	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1), server.WithMemoryBudget(budget),
 		server.WithMeterProvider(tel.MeterProvider()))

@@ -19,6 +19,19 @@ import (
 	"github.com/assignd/assignd/server"
 )
 
+// blockingRun runs the engine, except that a run of generation 99 first
+// signals entered (of capacity n) and waits until unblock is closed.
+func blockingRun(n int) (entered, unblock chan struct{}, run func(context.Context, assign.Assignor, *assign.Group, ...assign.Option) (*assign.Result, error)) {
+	entered, unblock = make(chan struct{}, n), make(chan struct{})
+	return entered, unblock, func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+		if g.Generation == 99 {
+			entered <- struct{}{}
+			<-unblock
+		}
+		return assign.Run(a, g, opts...)
+	}
+}
+
 // stoppableRun runs the engine, except that a run of generation 99 first
 // signals entered and waits until its context ends, as a long engine run
 // would; the engine then sees the ended context and stops.

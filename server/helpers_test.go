@@ -3,6 +3,7 @@ package server_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"log/slog"
 	"net"
@@ -15,6 +16,7 @@ import (
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
@@ -25,6 +27,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // testServer is an in-process assignd on a bufconn listener.
@@ -33,6 +36,27 @@ type testServer struct {
 	conn   *grpc.ClientConn
 	client assigndv1.AssignmentServiceClient
 	logs   *logBuffer
+}
+
+// startMutualTLS serves a Server built with sel and opts that requires a
+// client certificate from a new test CA, until the test ends; dial
+// connects to it presenting certs (none: no client certificate).
+func startMutualTLS(t *testing.T, sel selection.Selector, opts ...server.Option) (ca *testcerts.CA, dial func(certs ...tls.Certificate) *grpc.ClientConn) {
+	t.Helper()
+	ca = testcerts.New(t)
+	srv, err := server.New(sel, slog.New(slog.DiscardHandler), append(opts, server.WithTLS(&tls.Config{
+		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
+	}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	return ca, func(certs ...tls.Certificate) *grpc.ClientConn {
+		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: certs, ServerName: testcerts.ServerName})
+		return dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
+	}
 }
 
 // startServer serves a Server built with sel (DefaultSelector when nil) and

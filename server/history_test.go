@@ -3,10 +3,8 @@ package server_test
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -14,17 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/selection"
-	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // historyRequest is an explicit-form request of two members over one
@@ -221,21 +215,8 @@ func TestHistoryMetrics(t *testing.T) {
 // With mTLS, the decision carries the caller's verified subject, and the
 // history RPCs are behind the same authentication as Assign.
 func TestHistoryCallerIdentity(t *testing.T) {
-	ca := testcerts.New(t)
 	h, _ := history.New()
-	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithHistory(h), server.WithTLS(&tls.Config{
-		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis := bufconn.Listen(1 << 20)
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Shutdown(context.Background())
-	dial := func(certs ...tls.Certificate) *grpc.ClientConn {
-		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: certs, ServerName: testcerts.ServerName})
-		return dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
-	}
+	ca, dial := startMutualTLS(t, selection.Default(), server.WithHistory(h))
 	conn := dial(ca.Client(t, "leader-a", "payments"))
 	defer conn.Close()
 	if _, err := assigndv1.NewAssignmentServiceClient(conn).Assign(callCtx(t), historyRequest("orders", 1, "range")); err != nil {
