@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -17,17 +15,12 @@ import (
 // second call shows as queued on /metrics, beside the limits, and the line
 // is empty again once both calls are done.
 func TestQueueMetrics(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	entered, unblock, run := blockingRun(1)
 	const budget = 64 << 20
 	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1), server.WithMemoryBudget(budget),
 		server.WithMeterProvider(tel.MeterProvider()))
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 	metrics := func() string {
 		resp, err := http.Get(ops.URL + "/metrics")
 		if err != nil {

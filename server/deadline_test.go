@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -86,8 +85,7 @@ func finished(t *testing.T, ts *testServer, group string) map[string]any {
 // scrape returns the Prometheus text of tel.
 func scrape(t *testing.T, ts *testServer, tel *server.Telemetry) string {
 	t.Helper()
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 	resp, err := http.Get(ops.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -103,11 +101,7 @@ func scrape(t *testing.T, ts *testServer, tel *server.Telemetry) string {
 // and gRPC reports a cancellation to the server; a caller that goes away
 // is CANCELED.
 func TestCallEndStopsTheEngine(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	entered := make(chan struct{}, 1)
 	ts := startServer(t, nil, server.WithRunFunc(stoppableRun(entered)), server.WithMeterProvider(tel.MeterProvider()))
 	for _, tc := range []struct {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
@@ -36,6 +37,26 @@ type testServer struct {
 	conn   *grpc.ClientConn
 	client assigndv1.AssignmentServiceClient
 	logs   *logBuffer
+}
+
+// newTelemetry is the process telemetry as assignd builds it, shut down
+// when the test ends.
+func newTelemetry(t *testing.T) *server.Telemetry {
+	t.Helper()
+	tel, err := server.NewTelemetry(context.Background(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	return tel
+}
+
+// serveOps serves ts's ops endpoints, tel's /metrics among them, until
+// the test ends.
+func serveOps(t *testing.T, ts *testServer, tel *server.Telemetry) *httptest.Server {
+	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
+	t.Cleanup(ops.Close)
+	return ops
 }
 
 // startMutualTLS serves a Server built with sel and opts that requires a

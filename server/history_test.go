@@ -2,11 +2,9 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -161,15 +159,10 @@ func countTPs(tps []*assigndv1.TopicPartitions) int {
 }
 
 func TestHistoryMetrics(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	h, _ := history.New()
 	ts := startServer(t, nil, server.WithHistory(h), server.WithMeterProvider(tel.MeterProvider()))
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 	for _, req := range []*assigndv1.AssignRequest{historyRequest("a", 1, "range"), historyRequest("b", 1, "roundrobin"), historyRequest("c", 1, "cooperative-sticky")} {
 		if _, err := ts.client.Assign(callCtx(t), req); err != nil {
 			t.Fatal(err)
