@@ -20,6 +20,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/syncbuf"
 )
 
 // assignCall is one Assign call as assignd served it.
@@ -42,7 +43,7 @@ type assigndServer struct {
 
 	mu    sync.Mutex
 	calls []assignCall
-	log   lockedBuffer
+	log   syncbuf.Buffer
 }
 
 func startAssignd(t *testing.T) *assigndServer {
@@ -105,7 +106,7 @@ func (a *assigndServer) callsFor(group string) []assignCall {
 // calls of group: the operator's view of the same calls.
 func (a *assigndServer) loggedAssigns(group string) int {
 	n := 0
-	sc := bufio.NewScanner(bytes.NewReader(a.log.bytes()))
+	sc := bufio.NewScanner(bytes.NewReader(a.log.Bytes()))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
 		var line struct {
@@ -118,24 +119,6 @@ func (a *assigndServer) loggedAssigns(group string) int {
 		}
 	}
 	return n
-}
-
-// lockedBuffer is a bytes.Buffer safe for the logger and the test at once.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return slices.Clone(b.buf.Bytes())
 }
 
 // errNoCall is returned by responseFor when assignd made no matching call.

@@ -3,11 +3,8 @@
 package interop
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -36,9 +33,7 @@ type kafkajsMember struct {
 	name string
 	p    *proc
 
-	mu     sync.Mutex
-	events []kjEvent // every event but records, in order
-	bad    []string  // stdout lines that were not events
+	eventLog[kjEvent]
 }
 
 // kafkajsConfig is what a KafkaJS member is told.
@@ -75,11 +70,8 @@ func startKafkaJS(t *testing.T, name string, cfg kafkajsConfig, led *ledger) *ka
 }
 
 func (m *kafkajsMember) handle(line string, at time.Time, led *ledger) {
-	var ev kjEvent
-	if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Ev == "" {
-		m.mu.Lock()
-		m.bad = append(m.bad, line)
-		m.mu.Unlock()
+	ev, ok := m.decode(line)
+	if !ok {
 		return
 	}
 	switch ev.Ev {
@@ -92,22 +84,7 @@ func (m *kafkajsMember) handle(line string, at time.Time, led *ledger) {
 	case "joined":
 		led.Replaced(m.name, setOfMap(ev.Assignment), at)
 	}
-	m.mu.Lock()
-	m.events = append(m.events, ev)
-	m.mu.Unlock()
-}
-
-// eventsOf returns the member's events of kind ev, in order.
-func (m *kafkajsMember) eventsOf(kind string) []kjEvent {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []kjEvent
-	for _, e := range m.events {
-		if e.Ev == kind {
-			out = append(out, e)
-		}
-	}
-	return out
+	m.add(ev)
 }
 
 // lastJoin returns the member's last "joined" event.
@@ -123,12 +100,4 @@ func (m *kafkajsMember) lastJoin() (kjEvent, bool) {
 func (m *kafkajsMember) id() string {
 	j, _ := m.lastJoin()
 	return j.MemberID
-}
-
-// garbage returns stdout lines that were not events: consumer.js must keep
-// stdout for events only.
-func (m *kafkajsMember) garbage() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.bad)
 }

@@ -4,14 +4,11 @@ package interop
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -72,9 +69,7 @@ type pyMember struct {
 	name string
 	p    *proc
 
-	mu     sync.Mutex
-	events []pyEvent // every event but records
-	bad    []string
+	eventLog[pyEvent]
 }
 
 // pyConfig is what a kafka-python member is told. An empty assignd makes
@@ -114,11 +109,8 @@ func startKafkaPython(t *testing.T, name string, cfg pyConfig, led *ledger) *pyM
 }
 
 func (m *pyMember) handle(line string, at time.Time, led *ledger) {
-	var ev pyEvent
-	if err := json.Unmarshal([]byte(line), &ev); err != nil || ev.Ev == "" {
-		m.mu.Lock()
-		m.bad = append(m.bad, line)
-		m.mu.Unlock()
+	ev, ok := m.decode(line)
+	if !ok {
 		return
 	}
 	switch ev.Ev {
@@ -132,21 +124,7 @@ func (m *pyMember) handle(line string, at time.Time, led *ledger) {
 	case "stopped":
 		led.RevokedAll(m.name, at, "revoked")
 	}
-	m.mu.Lock()
-	m.events = append(m.events, ev)
-	m.mu.Unlock()
-}
-
-func (m *pyMember) eventsOf(kind string) []pyEvent {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	var out []pyEvent
-	for _, e := range m.events {
-		if e.Ev == kind {
-			out = append(out, e)
-		}
-	}
-	return out
+	m.add(ev)
 }
 
 // last returns the member's last "state" event: its member id, generation,
@@ -160,12 +138,6 @@ func (m *pyMember) last() pyEvent {
 }
 
 func (m *pyMember) id() string { return m.last().MemberID }
-
-func (m *pyMember) garbage() []string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return slices.Clone(m.bad)
-}
 
 // running wraps cond so that a wait ends at once, failing the test, when
 // one of the kafka-python members has exited (a crash, a missing module)

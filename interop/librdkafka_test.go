@@ -64,18 +64,39 @@ func newAssigndClient(t *testing.T, ad *assigndServer) *client.Client {
 // timeline and broker view), each membership change took at most one
 // follow-up rebalance, and only the restarting member's partitions moved.
 // Finally it decodes what librdkafka sent in JoinGroup.
-func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
+// rdGroup is the bench of a librdkafka test: a broker with rdTopics
+// (watched), assignd and a client for it, a ledger, the shim members'
+// reports, and the kcat members' configuration for the group.
+type rdGroup struct {
+	all     tpSet
+	cluster *grouplab.Broker
+	broker  string
+	watch   *groupWatch
+	ad      *assigndServer
+	client  *client.Client
+	led     *ledger
+	reports *shimReports
+	kcfg    kcatConfig
+}
+
+func startRdGroup(t *testing.T, group string) rdGroup {
+	t.Helper()
 	version := requireKcat(t)
 	t.Logf("kcat: %s", version)
-	all := allPartitions(rdTopics)
 	cluster, watch := startBroker(t, rdTopics)
 	broker := cluster.Seeds()[0]
 	ad := startAssignd(t)
-	c := newAssigndClient(t, ad)
-	led := newLedger()
-	reports := new(shimReports)
+	return rdGroup{
+		all: allPartitions(rdTopics), cluster: cluster, broker: broker, watch: watch, ad: ad, client: newAssigndClient(t, ad),
+		led: newLedger(), reports: new(shimReports),
+		kcfg: kcatConfig{broker: broker, group: group, topics: slices.Sorted(maps.Keys(rdTopics)), strategy: "cooperative-sticky"},
+	}
+}
+
+func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 	const group = "librdkafka-shim-led"
-	kcfg := kcatConfig{broker: broker, group: group, topics: slices.Sorted(maps.Keys(rdTopics)), strategy: "cooperative-sticky"}
+	r := startRdGroup(t, group)
+	all, broker, watch, ad, c, led, reports, kcfg := r.all, r.broker, r.watch, r.ad, r.client, r.led, r.reports, r.kcfg
 
 	// The first member of an empty group leads while it stays (kfake and
 	// Kafka alike).
@@ -137,7 +158,7 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 	}
 
 	for _, r := range reports.all() {
-		if r.Source != kgoassign.SourceService {
+		if r.Source != client.SourceService {
 			t.Errorf("a shim leader's balance of generation %d came from %s (%s: %v), want assignd", r.Generation, r.Source, r.Reason, r.Err)
 		}
 	}
@@ -172,17 +193,9 @@ func TestLibrdkafkaMembersInShimLedGroup(t *testing.T) {
 // librdkafka's plan: every shim member keeps all it had and takes only
 // partitions of the member that left.
 func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
-	version := requireKcat(t)
-	t.Logf("kcat: %s", version)
-	all := allPartitions(rdTopics)
-	cluster, watch := startBroker(t, rdTopics)
-	broker := cluster.Seeds()[0]
-	ad := startAssignd(t)
-	c := newAssigndClient(t, ad)
-	led := newLedger()
-	reports := new(shimReports)
 	const group = "librdkafka-led"
-	kcfg := kcatConfig{broker: broker, group: group, topics: slices.Sorted(maps.Keys(rdTopics)), strategy: "cooperative-sticky"}
+	r := startRdGroup(t, group)
+	all, broker, watch, ad, c, led, reports, kcfg := r.all, r.broker, r.watch, r.ad, r.client, r.led, r.reports, r.kcfg
 
 	leader := startKcat(t, "kcat-leader", kcfg, led)
 	waitSettled(t, led, 30*time.Second, "the kcat leader to own everything", func() bool { return led.Covers(all, []string{"kcat-leader"}) })
@@ -229,12 +242,12 @@ func TestLibrdkafkaLeaderThenShimLeader(t *testing.T) {
 	multi := checkSameAnswer(t, watch, shimIDs)
 	// Kafka's coordinator names one leader per generation, which is the
 	// protocol; several are kfake's defect, harmless while they agree.
-	if cluster.Kind() == grouplab.Kafka && multi != 0 {
+	if r.cluster.Kind() == grouplab.Kafka && multi != 0 {
 		t.Errorf("%d generations had more than one shim leader on Kafka, which names one", multi)
 	}
 	t.Logf("generations with more than one shim leader (kfake's defect; none on Kafka): %d", multi)
 	for _, r := range reports.all() {
-		if r.Source != kgoassign.SourceService {
+		if r.Source != client.SourceService {
 			t.Errorf("a shim leader's balance of generation %d came from %s (%s: %v), want assignd", r.Generation, r.Source, r.Reason, r.Err)
 		}
 	}

@@ -1,15 +1,12 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 )
@@ -18,25 +15,12 @@ import (
 // second call shows as queued on /metrics, beside the limits, and the line
 // is empty again once both calls are done.
 func TestQueueMetrics(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
-	entered := make(chan struct{}, 1)
-	unblock := make(chan struct{})
-	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
-		if g.Generation == 99 {
-			entered <- struct{}{}
-			<-unblock
-		}
-		return assign.Run(a, g, opts...)
-	}
+	tel := newTelemetry(t)
+	entered, unblock, run := blockingRun(1)
 	const budget = 64 << 20
 	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1), server.WithMemoryBudget(budget),
 		server.WithMeterProvider(tel.MeterProvider()))
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 	metrics := func() string {
 		resp, err := http.Get(ops.URL + "/metrics")
 		if err != nil {

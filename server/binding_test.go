@@ -1,24 +1,17 @@
 package server_test
 
 import (
-	"context"
-	"crypto/tls"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
-	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // TestCallerBinding: with mTLS and a policy that binds the payments
@@ -41,20 +34,10 @@ bindings:
 		t.Fatal(err)
 	}
 	defer src.Close()
-	ca := testcerts.New(t)
 	h, _ := history.New()
-	srv, err := server.New(src, slog.New(slog.DiscardHandler), server.WithHistory(h), server.WithTLS(&tls.Config{
-		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis := bufconn.Listen(1 << 20)
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Shutdown(context.Background())
+	ca, dial := startMutualTLS(t, src, server.WithHistory(h))
 	client := func(cn, org string) assigndv1.AssignmentServiceClient {
-		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: []tls.Certificate{ca.Client(t, cn, org)}, ServerName: testcerts.ServerName})
-		conn := dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
+		conn := dial(ca.Client(t, cn, org))
 		t.Cleanup(func() { conn.Close() })
 		return assigndv1.NewAssignmentServiceClient(conn)
 	}
@@ -88,8 +71,7 @@ bindings:
 	}
 	var hc assigndv1.GroupHistoryServiceClient
 	{
-		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: []tls.Certificate{ca.Client(t, "ops", "platform")}, ServerName: testcerts.ServerName})
-		conn := dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
+		conn := dial(ca.Client(t, "ops", "platform"))
 		defer conn.Close()
 		hc = assigndv1.NewGroupHistoryServiceClient(conn)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -18,6 +17,19 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 )
+
+// blockingRun runs the engine, except that a run of generation 99 first
+// signals entered (of capacity n) and waits until unblock is closed.
+func blockingRun(n int) (entered, unblock chan struct{}, run func(context.Context, assign.Assignor, *assign.Group, ...assign.Option) (*assign.Result, error)) {
+	entered, unblock = make(chan struct{}, n), make(chan struct{})
+	return entered, unblock, func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
+		if g.Generation == 99 {
+			entered <- struct{}{}
+			<-unblock
+		}
+		return assign.Run(a, g, opts...)
+	}
+}
 
 // stoppableRun runs the engine, except that a run of generation 99 first
 // signals entered and waits until its context ends, as a long engine run
@@ -73,8 +85,7 @@ func finished(t *testing.T, ts *testServer, group string) map[string]any {
 // scrape returns the Prometheus text of tel.
 func scrape(t *testing.T, ts *testServer, tel *server.Telemetry) string {
 	t.Helper()
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 	resp, err := http.Get(ops.URL + "/metrics")
 	if err != nil {
 		t.Fatal(err)
@@ -90,11 +101,7 @@ func scrape(t *testing.T, ts *testServer, tel *server.Telemetry) string {
 // and gRPC reports a cancellation to the server; a caller that goes away
 // is CANCELED.
 func TestCallEndStopsTheEngine(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	entered := make(chan struct{}, 1)
 	ts := startServer(t, nil, server.WithRunFunc(stoppableRun(entered)), server.WithMeterProvider(tel.MeterProvider()))
 	for _, tc := range []struct {

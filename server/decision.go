@@ -14,6 +14,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/rpcerr"
 	"github.com/assignd/assignd/server/selection"
 )
@@ -112,7 +113,7 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}
 	}
 	d.Topics = decisionTopicsOf(in.group)
-	d.Members = decisionMembersOf(in.group, res, d.Topics)
+	d.Members = history.DecisionMembers(in.group, res, decisionMembers, d.Topics)
 	d.WorstTopicImbalance, d.WorstImbalanceTopic = assign.WorstTopicSkew(in.group, res)
 	d.WithheldPartitions = capPartitions(nil, res.Pending, decisionPartitions)
 	var revoked []*assigndv1.TopicPartitions
@@ -136,38 +137,6 @@ func decisionTopicsOf(g *assign.Group) []string {
 	}
 	slices.Sort(out)
 	return slices.Clip(out[:min(len(out), decisionTopics)])
-}
-
-// decisionMembersOf lists the first members by id with their owned
-// (from the input) and assigned (from the result) partition counts, and
-// the assigned counts per topic of topics.
-func decisionMembersOf(g *assign.Group, res *assign.Result, topics []string) []*assigndv1.DecisionMember {
-	byID := make(map[string]*assign.Member, len(g.Members))
-	for i := range g.Members {
-		byID[g.Members[i].ID] = &g.Members[i]
-	}
-	out := make([]*assigndv1.DecisionMember, 0, min(len(res.Members), decisionMembers))
-	for _, ma := range res.Members[:min(len(res.Members), decisionMembers)] {
-		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(count(ma.Assigned)), AssignedByTopic: make([]int32, len(topics))}
-		for _, tp := range ma.Assigned {
-			if i, ok := slices.BinarySearch(topics, tp.Topic); ok {
-				dm.AssignedByTopic[i] = int32(len(tp.Partitions))
-			}
-		}
-		if m := byID[ma.ID]; m != nil {
-			dm.GroupInstanceId, dm.Rack, dm.Owned = m.InstanceID, m.Rack, int32(count(m.Owned))
-		}
-		out = append(out, dm)
-	}
-	return out
-}
-
-func count(tps []assign.TopicPartitions) int {
-	n := 0
-	for _, tp := range tps {
-		n += len(tp.Partitions)
-	}
-	return n
 }
 
 func countPartitions(tps []*assigndv1.TopicPartitions) int {

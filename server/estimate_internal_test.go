@@ -144,27 +144,46 @@ func TestEstimateCoversAllocation(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates a few hundred MiB; skipped with -short")
 	}
+	for _, r := range estimateRatios(t, loadAwareSelector{}) {
+		t.Logf("%-55s request %9d B  allocated %6.1f MiB  estimate %6.1f MiB  ratio %.2f", r.shape, r.request,
+			float64(r.allocated)/(1<<20), float64(r.estimate)/(1<<20), r.ratio)
+		if r.ratio < 1 || r.ratio > 4 {
+			t.Errorf("%s: estimate %d for %d allocated (ratio %.2f), want 1 to 4", r.shape, r.estimate, r.allocated, r.ratio)
+		}
+	}
+}
+
+// estimateRatio is what one shape of estimateShapes allocated, served
+// under a selector, beside what admission estimated for it.
+type estimateRatio struct {
+	shape               string
+	request             int
+	estimate, allocated uint64
+	ratio               float64
+}
+
+// estimateRatios serves every shape of estimateShapes under sel and
+// measures each.
+func estimateRatios(t *testing.T, sel selection.Selector) []estimateRatio {
+	t.Helper()
 	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 }, func() int64 { return 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{sel: loadAwareSelector{}, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<40, time.Second),
+	svc := &service{sel: sel, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<40, time.Second),
 		maxPartitions: 1 << 40, run: runEngine, metrics: metrics}
+	var out []estimateRatio
 	for _, s := range estimateShapes {
 		req := s.request()
 		b, err := proto.Marshal(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		est := request.EstimateBytes(req, len(b))
+		est := uint64(request.EstimateBytes(req, len(b)))
 		got := allocated(t, svc, b)
-		ratio := float64(est) / float64(got)
-		t.Logf("%-55s request %9d B  allocated %6.1f MiB  estimate %6.1f MiB  ratio %.2f", s.name, len(b),
-			float64(got)/(1<<20), float64(est)/(1<<20), ratio)
-		if ratio < 1 || ratio > 4 {
-			t.Errorf("%s: estimate %d for %d allocated (ratio %.2f), want 1 to 4", s.name, est, got, ratio)
-		}
+		out = append(out, estimateRatio{s.name, len(b), est, got, float64(est) / float64(got)})
 	}
+	return out
 }
 
 // TestSubscribedTopics: the topic count read from raw metadata's head is

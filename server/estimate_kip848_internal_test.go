@@ -2,15 +2,9 @@ package server
 
 import (
 	"context"
-	"log/slog"
 	"testing"
-	"time"
-
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
-	"github.com/assignd/assignd/server/request"
 	"github.com/assignd/assignd/server/selection"
 )
 
@@ -36,26 +30,12 @@ func TestEstimateCoversKIP848Assignors(t *testing.T) {
 	if testing.Short() {
 		t.Skip("allocates a few hundred MiB; skipped with -short")
 	}
-	metrics, err := newDomainMetrics(metricnoop.NewMeterProvider(), func() int64 { return 0 }, func() int64 { return 0 })
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, a := range []assign.Assignor{assign.KIP848Uniform(), assign.KIP848Range()} {
-		svc := &service{sel: pinnedSelector{a}, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<40, time.Second),
-			maxPartitions: 1 << 40, run: runEngine, metrics: metrics}
-		for _, s := range estimateShapes {
-			req := s.request()
-			b, err := proto.Marshal(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			est := request.EstimateBytes(req, len(b))
-			got := allocated(t, svc, b)
-			ratio := float64(est) / float64(got)
-			t.Logf("%s %-55s allocated %6.1f MiB  estimate %6.1f MiB  ratio %.2f", assign.Ref(a), s.name,
-				float64(got)/(1<<20), float64(est)/(1<<20), ratio)
-			if ratio < 1 {
-				t.Errorf("%s, %s: estimate %d for %d allocated (ratio %.2f), want at least 1", assign.Ref(a), s.name, est, got, ratio)
+		for _, r := range estimateRatios(t, pinnedSelector{a}) {
+			t.Logf("%s %-55s allocated %6.1f MiB  estimate %6.1f MiB  ratio %.2f", assign.Ref(a), r.shape,
+				float64(r.allocated)/(1<<20), float64(r.estimate)/(1<<20), r.ratio)
+			if r.ratio < 1 {
+				t.Errorf("%s, %s: estimate %d for %d allocated (ratio %.2f), want at least 1", assign.Ref(a), r.shape, r.estimate, r.allocated, r.ratio)
 			}
 		}
 	}

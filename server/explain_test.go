@@ -2,26 +2,20 @@ package server_test
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/selection"
-	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // fakeExplainer answers with a fixed explanation, or an error, and
@@ -152,19 +146,9 @@ func TestExplainPolicyErrors(t *testing.T) {
 // identity the client certificate proves; an empty override stands for an
 // unauthenticated leader.
 func TestExplainPolicyMutualTLS(t *testing.T) {
-	ca := testcerts.New(t)
 	ex := &fakeExplainer{answer: selection.Explanation{Policy: "default/x", Rule: "default", Revision: "x", Assignor: "range@1", Protocol: assign.Eager}}
-	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithExplainer(ex), server.WithTLS(&tls.Config{
-		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis := bufconn.Listen(1 << 20)
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Shutdown(context.Background())
-	creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: []tls.Certificate{ca.Client(t, "ops", "platform")}, ServerName: testcerts.ServerName})
-	conn := dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
+	ca, dial := startMutualTLS(t, selection.Default(), server.WithExplainer(ex))
+	conn := dial(ca.Client(t, "ops", "platform"))
 	defer conn.Close()
 	client := assigndv1.NewAssignmentServiceClient(conn)
 

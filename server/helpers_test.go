@@ -1,20 +1,21 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"log/slog"
 	"net"
+	"net/http/httptest"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
@@ -25,6 +26,8 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/syncbuf"
+	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // testServer is an in-process assignd on a bufconn listener.
@@ -33,6 +36,47 @@ type testServer struct {
 	conn   *grpc.ClientConn
 	client assigndv1.AssignmentServiceClient
 	logs   *logBuffer
+}
+
+// newTelemetry is the process telemetry as assignd builds it, shut down
+// when the test ends.
+func newTelemetry(t *testing.T) *server.Telemetry {
+	t.Helper()
+	tel, err := server.NewTelemetry(context.Background(), "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	return tel
+}
+
+// serveOps serves ts's ops endpoints, tel's /metrics among them, until
+// the test ends.
+func serveOps(t *testing.T, ts *testServer, tel *server.Telemetry) *httptest.Server {
+	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
+	t.Cleanup(ops.Close)
+	return ops
+}
+
+// startMutualTLS serves a Server built with sel and opts that requires a
+// client certificate from a new test CA, until the test ends; dial
+// connects to it presenting certs (none: no client certificate).
+func startMutualTLS(t *testing.T, sel selection.Selector, opts ...server.Option) (ca *testcerts.CA, dial func(certs ...tls.Certificate) *grpc.ClientConn) {
+	t.Helper()
+	ca = testcerts.New(t)
+	srv, err := server.New(sel, slog.New(slog.DiscardHandler), append(opts, server.WithTLS(&tls.Config{
+		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
+	}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	return ca, func(certs ...tls.Certificate) *grpc.ClientConn {
+		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: certs, ServerName: testcerts.ServerName})
+		return dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
+	}
 }
 
 // startServer serves a Server built with sel (DefaultSelector when nil) and
@@ -89,24 +133,13 @@ func callCtx(t testing.TB) context.Context {
 }
 
 // logBuffer collects JSON log lines, safe for concurrent writers.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
+type logBuffer struct{ syncbuf.Buffer }
 
 // lines returns the decoded log records whose message is msg.
 func (b *logBuffer) lines(t testing.TB, msg string) []map[string]any {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
 	var out []map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(b.buf.String()), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		if l == "" {
 			continue
 		}
@@ -119,12 +152,6 @@ func (b *logBuffer) lines(t testing.TB, msg string) []map[string]any {
 		}
 	}
 	return out
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // tb is what the helpers need from *testing.T and *rapid.T alike.

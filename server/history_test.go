@@ -2,29 +2,21 @@ package server_test
 
 import (
 	"bytes"
-	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/status"
-	"google.golang.org/grpc/test/bufconn"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/selection"
-	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // historyRequest is an explicit-form request of two members over one
@@ -167,15 +159,10 @@ func countTPs(tps []*assigndv1.TopicPartitions) int {
 }
 
 func TestHistoryMetrics(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	h, _ := history.New()
 	ts := startServer(t, nil, server.WithHistory(h), server.WithMeterProvider(tel.MeterProvider()))
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 	for _, req := range []*assigndv1.AssignRequest{historyRequest("a", 1, "range"), historyRequest("b", 1, "roundrobin"), historyRequest("c", 1, "cooperative-sticky")} {
 		if _, err := ts.client.Assign(callCtx(t), req); err != nil {
 			t.Fatal(err)
@@ -221,21 +208,8 @@ func TestHistoryMetrics(t *testing.T) {
 // With mTLS, the decision carries the caller's verified subject, and the
 // history RPCs are behind the same authentication as Assign.
 func TestHistoryCallerIdentity(t *testing.T) {
-	ca := testcerts.New(t)
 	h, _ := history.New()
-	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithHistory(h), server.WithTLS(&tls.Config{
-		Certificates: []tls.Certificate{ca.Server(t)}, ClientCAs: ca.Pool, ClientAuth: tls.RequireAndVerifyClientCert, MinVersion: tls.VersionTLS12,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis := bufconn.Listen(1 << 20)
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Shutdown(context.Background())
-	dial := func(certs ...tls.Certificate) *grpc.ClientConn {
-		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: certs, ServerName: testcerts.ServerName})
-		return dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
-	}
+	ca, dial := startMutualTLS(t, selection.Default(), server.WithHistory(h))
 	conn := dial(ca.Client(t, "leader-a", "payments"))
 	defer conn.Close()
 	if _, err := assigndv1.NewAssignmentServiceClient(conn).Assign(callCtx(t), historyRequest("orders", 1, "range")); err != nil {

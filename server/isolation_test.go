@@ -54,11 +54,7 @@ func TestMemoryBudgetRefusal(t *testing.T) {
 // "refused call" and counted in assignd_rpc_refused_total by method and
 // code.
 func TestRefusedCallsReported(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	ts := startServer(t, nil, server.WithMaxRecvBytes(1024), server.WithMeterProvider(tel.MeterProvider()))
 	big := smallRequest(0)
 	big.GroupId = strings.Repeat("g", 2048)
@@ -66,7 +62,7 @@ func TestRefusedCallsReported(t *testing.T) {
 		t.Fatalf("oversize request: %v, want RESOURCE_EXHAUSTED", err)
 	}
 	var out assigndv1.AssignResponse
-	err = ts.conn.Invoke(callCtx(t), assigndv1.AssignmentService_Assign_FullMethodName, []byte{0x0a, 0xff, 0xff}, &out, grpc.ForceCodec(rawCodec{}))
+	err := ts.conn.Invoke(callCtx(t), assigndv1.AssignmentService_Assign_FullMethodName, []byte{0x0a, 0xff, 0xff}, &out, grpc.ForceCodec(rawCodec{}))
 	if status.Code(err) != codes.Internal {
 		t.Fatalf("malformed request: %v, want INTERNAL (from grpc-go)", err)
 	}

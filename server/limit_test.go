@@ -7,7 +7,6 @@ import (
 
 	"google.golang.org/grpc/codes"
 
-	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 )
@@ -17,15 +16,7 @@ import (
 // deadline; a call that goes away is CANCELED; ListAssignors is not
 // limited; once the slot frees, calls succeed again.
 func TestConcurrencyLimit(t *testing.T) {
-	entered := make(chan struct{}, 4)
-	unblock := make(chan struct{})
-	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
-		if g.Generation == 99 {
-			entered <- struct{}{}
-			<-unblock
-		}
-		return assign.Run(a, g, opts...)
-	}
+	entered, unblock, run := blockingRun(4)
 	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1))
 	req := func(gen int32) *assigndv1.AssignRequest {
 		return &assigndv1.AssignRequest{ProtocolName: "range", GenerationId: gen}
@@ -72,15 +63,7 @@ func TestConcurrencyLimit(t *testing.T) {
 // TestQueuedCallGetsTheSlot: a waiting call proceeds as soon as the slot
 // frees, well within its deadline.
 func TestQueuedCallGetsTheSlot(t *testing.T) {
-	entered := make(chan struct{}, 1)
-	unblock := make(chan struct{})
-	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
-		if g.Generation == 99 {
-			entered <- struct{}{}
-			<-unblock
-		}
-		return assign.Run(a, g, opts...)
-	}
+	entered, unblock, run := blockingRun(1)
 	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1))
 	go func() {
 		_, _ = ts.client.Assign(callCtx(t), &assigndv1.AssignRequest{ProtocolName: "range", GenerationId: 99})

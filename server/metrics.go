@@ -122,6 +122,22 @@ func splitPolicy(policy string) (rule, revision string) {
 	return rule, revision
 }
 
+// instrument is one instrument newDomainMetrics creates: where it goes,
+// its name, unit and description.
+type instrument[I any] struct {
+	dst              *I
+	name, unit, desc string
+}
+
+// create creates instruments of one kind with mk, adding each error.
+func create[I any](add func(error), mk func(name string, unit, desc metric.InstrumentOption) (I, error), list ...instrument[I]) {
+	for _, in := range list {
+		var err error
+		*in.dst, err = mk(in.name, metric.WithUnit(in.unit), metric.WithDescription(in.desc))
+		add(err)
+	}
+}
+
 // newDomainMetrics creates the instruments; inflight reports how many
 // Assign calls hold a concurrency slot, admitted the sum of their memory
 // estimates.
@@ -136,36 +152,32 @@ func newDomainMetrics(mp metric.MeterProvider, inflight, admitted func() int64) 
 		metric.WithExplicitBucketBoundaries(0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10))
 	add(err)
 	sizes := metric.WithExplicitBucketBoundaries(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 1e4, 2e4, 5e4, 1e5, 2e5, 5e5, 1e6, 2e6, 5e6)
-	d.members, err = m.Int64Histogram("assignd.assign.members", metric.WithUnit("{member}"),
-		metric.WithDescription("Members per assigned group."), sizes)
-	add(err)
-	d.partitions, err = m.Int64Histogram("assignd.assign.partitions", metric.WithUnit("{partition}"),
-		metric.WithDescription("Partitions assigned per call."), sizes)
-	add(err)
-	d.moved, err = m.Int64ObservableCounter("assignd.assign.moved", metric.WithUnit("{partition}"),
-		metric.WithDescription("Partitions whose owner changed (planned moves)."))
-	add(err)
-	d.movedBy, err = m.Int64ObservableCounter("assignd.assign.moved_partitions", metric.WithUnit("{partition}"),
-		metric.WithDescription("Partitions that changed owner (from nobody too), were withheld or were held back, by reason."))
-	add(err)
-	d.revoked, err = m.Int64ObservableCounter("assignd.assign.revoked", metric.WithUnit("{partition}"),
-		metric.WithDescription("Partitions members were told to revoke."))
-	add(err)
-	d.pending, err = m.Int64ObservableCounter("assignd.assign.pending", metric.WithUnit("{partition}"),
-		metric.WithDescription("Partitions withheld until their owner revokes them (KIP-429)."))
-	add(err)
-	d.followups, err = m.Int64ObservableCounter("assignd.assign.followups", metric.WithUnit("{call}"),
-		metric.WithDescription("Assignments that require a follow-up rebalance."))
-	add(err)
+	create(add, func(name string, unit, desc metric.InstrumentOption) (metric.Int64Histogram, error) {
+		return m.Int64Histogram(name, unit, desc, sizes)
+	},
+		instrument[metric.Int64Histogram]{&d.members, "assignd.assign.members", "{member}", "Members per assigned group."},
+		instrument[metric.Int64Histogram]{&d.partitions, "assignd.assign.partitions", "{partition}", "Partitions assigned per call."},
+	)
+	create(add, func(name string, unit, desc metric.InstrumentOption) (metric.Int64ObservableCounter, error) {
+		return m.Int64ObservableCounter(name, unit, desc)
+	},
+		instrument[metric.Int64ObservableCounter]{&d.moved, "assignd.assign.moved", "{partition}", "Partitions whose owner changed (planned moves)."},
+		instrument[metric.Int64ObservableCounter]{&d.movedBy, "assignd.assign.moved_partitions", "{partition}",
+			"Partitions that changed owner (from nobody too), were withheld or were held back, by reason."},
+		instrument[metric.Int64ObservableCounter]{&d.revoked, "assignd.assign.revoked", "{partition}", "Partitions members were told to revoke."},
+		instrument[metric.Int64ObservableCounter]{&d.pending, "assignd.assign.pending", "{partition}", "Partitions withheld until their owner revokes them (KIP-429)."},
+		instrument[metric.Int64ObservableCounter]{&d.followups, "assignd.assign.followups", "{call}", "Assignments that require a follow-up rebalance."},
+	)
 	d.errors, err = m.Int64Counter("assignd.assign.errors", metric.WithUnit("{call}"),
 		metric.WithDescription("Failed Assign calls by gRPC code and ErrorReason."))
 	add(err)
-	d.inflight, err = m.Int64ObservableUpDownCounter("assignd.assign.inflight", metric.WithUnit("{call}"),
-		metric.WithDescription("Assign calls holding a concurrency slot."))
-	add(err)
-	d.admitted, err = m.Int64ObservableUpDownCounter("assignd.assign.memory.admitted", metric.WithUnit("By"),
-		metric.WithDescription("Estimated memory of the Assign calls computing, against the memory budget."))
-	add(err)
+	create(add, func(name string, unit, desc metric.InstrumentOption) (metric.Int64ObservableUpDownCounter, error) {
+		return m.Int64ObservableUpDownCounter(name, unit, desc)
+	},
+		instrument[metric.Int64ObservableUpDownCounter]{&d.inflight, "assignd.assign.inflight", "{call}", "Assign calls holding a concurrency slot."},
+		instrument[metric.Int64ObservableUpDownCounter]{&d.admitted, "assignd.assign.memory.admitted", "By",
+			"Estimated memory of the Assign calls computing, against the memory budget."},
+	)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
 	}

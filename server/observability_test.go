@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -63,17 +61,12 @@ func TestCallLog(t *testing.T) {
 // assignor and protocol, errors by code and reason, and otelgrpc's RPC
 // latency.
 func TestMetrics(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	if tel.Tracing() {
 		t.Fatal("tracing must be off without OTEL_EXPORTER_OTLP_* variables")
 	}
 	ts := startServer(t, nil, server.WithMeterProvider(tel.MeterProvider()), server.WithTracerProvider(tel.TracerProvider()))
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 
 	g := assigntest.NewGroup().Protocol(assign.Cooperative).Topic("a", 4).
 		Member("m1", "a").Member("m2", "a").Owns("m1", "a", 0, 1, 2, 3).Build()

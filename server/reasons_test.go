@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"testing"
 
@@ -22,18 +20,13 @@ import (
 // and /metrics count them by reason; the Decision keeps counts and the
 // first moves.
 func TestMoveReasons(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	h, err := history.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	ts := startServer(t, nil, server.WithMeterProvider(tel.MeterProvider()), server.WithHistory(h))
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 	ctx := callCtx(t)
 
 	// a owns all 6 partitions, b joins: 3 leave a for balance (withheld).

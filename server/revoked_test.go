@@ -1,10 +1,8 @@
 package server_test
 
 import (
-	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"testing"
 
@@ -17,14 +15,9 @@ import (
 // that the plan gives to someone else: the response lists them as revoked,
 // and the call log and the revoked metric count them, as under COOPERATIVE.
 func TestEagerRevokedReportedAndCounted(t *testing.T) {
-	tel, err := server.NewTelemetry(context.Background(), "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tel.Shutdown(context.Background())
+	tel := newTelemetry(t)
 	ts := startServer(t, nil, server.WithMeterProvider(tel.MeterProvider()))
-	ops := httptest.NewServer(ts.srv.OpsHandler(tel.MetricsHandler()))
-	defer ops.Close()
+	ops := serveOps(t, ts, tel)
 
 	g := assigntest.NewGroup().Protocol(assign.Eager).Topic("a", 4).
 		Member("m1", "a").Member("m2", "a").Owns("m1", "a", 0, 1, 2, 3).Build()

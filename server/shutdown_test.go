@@ -14,7 +14,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/test/bufconn"
 
-	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/selection"
@@ -23,15 +22,7 @@ import (
 // blockingServer serves a Server whose assignments of generation 99 block
 // until unblock is closed.
 func blockingServer(t *testing.T) (*server.Server, *bufconn.Listener, chan struct{}, chan struct{}, chan error) {
-	entered := make(chan struct{}, 1)
-	unblock := make(chan struct{})
-	run := func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
-		if g.Generation == 99 {
-			entered <- struct{}{}
-			<-unblock
-		}
-		return assign.Run(a, g, opts...)
-	}
+	entered, unblock, run := blockingRun(1)
 	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithRunFunc(run))
 	if err != nil {
 		t.Fatal(err)

@@ -2,19 +2,11 @@ package server_test
 
 import (
 	"context"
-	"crypto/tls"
-	"log/slog"
 	"sync"
 	"testing"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/test/bufconn"
-
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/selection"
-	"github.com/assignd/assignd/testbed/testcerts"
 )
 
 // recordingSelector remembers the queries it was asked.
@@ -33,25 +25,9 @@ func (r *recordingSelector) Select(ctx context.Context, q selection.Query) (sele
 // TestMutualTLSCaller: with mTLS the Selector sees the verified client
 // subject; a client without a certificate is refused.
 func TestMutualTLSCaller(t *testing.T) {
-	ca := testcerts.New(t)
 	sel := &recordingSelector{}
-	srv, err := server.New(sel, slog.New(slog.DiscardHandler), server.WithTLS(&tls.Config{
-		Certificates: []tls.Certificate{ca.Server(t)},
-		ClientCAs:    ca.Pool,
-		ClientAuth:   tls.RequireAndVerifyClientCert,
-		MinVersion:   tls.VersionTLS12,
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis := bufconn.Listen(1 << 20)
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Shutdown(context.Background())
+	ca, dial := startMutualTLS(t, sel)
 
-	dial := func(certs ...tls.Certificate) *grpc.ClientConn {
-		creds := credentials.NewTLS(&tls.Config{RootCAs: ca.Pool, Certificates: certs, ServerName: testcerts.ServerName})
-		return dialBufconn(t, lis, grpc.WithTransportCredentials(creds))
-	}
 	conn := dial(ca.Client(t, "leader-a", "payments"))
 	defer conn.Close()
 	req := &assigndv1.AssignRequest{GroupId: "orders", ProtocolName: "range"}

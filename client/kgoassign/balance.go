@@ -9,6 +9,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/internal/leadercall"
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -20,12 +21,12 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 	start := time.Now()
 	in := b.input(cb, counts)
 	rep := Report{
-		Group: in.group, Generation: in.generation, Leader: in.leader, Protocol: b.name,
-		Members: len(in.members), Partitions: in.partitions,
+		BalanceReport: client.BalanceReport{Group: in.group, Protocol: b.name, Members: len(in.members), Partitions: in.partitions},
+		Generation:    in.generation, Leader: in.leader,
 	}
 	defer func() {
 		rep.Took = time.Since(start)
-		b.inst.Record(b.name, rep.Source.String(), rep.Reason, rep.Took)
+		b.lead.Done(b.name, rep.Source, rep.Reason, rep.Took)
 		if b.cfg.observer != nil {
 			b.cfg.observer(rep)
 		}
@@ -35,9 +36,8 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 	if b.client != nil {
 		out, followup, err := b.remote(in)
 		if err == nil {
-			b.served.Add(1)
-			rep.Source, rep.FollowupRequired, rep.Assignments = SourceService, followup, out.byMember()
-			b.logger.Debug("kgoassign: balanced by assignd", b.attrs(&rep, start)...)
+			rep.Source, rep.FollowupRequired, rep.Assignments = client.SourceService, followup, out.byMember()
+			b.lead.Logger.Debug("kgoassign: balanced by assignd", b.attrs(&rep, start)...)
 			return out, nil
 		}
 		callErr = err
@@ -47,15 +47,13 @@ func (b *Balancer) balance(cb *kgo.ConsumerBalancer, counts map[string]int32) (k
 
 	out, followup, err := b.local(in)
 	if err != nil {
-		b.failures.Add(1)
-		rep.Source, rep.Err = SourceNone, err
-		b.logger.Error("kgoassign: balancing failed in assignd and in-process; kgo retries the rebalance",
+		rep.Source, rep.Err = client.SourceNone, err
+		b.lead.Logger.Error("kgoassign: balancing failed in assignd and in-process; kgo retries the rebalance",
 			append(b.attrs(&rep, start), "error", err)...)
 		return nil, err
 	}
-	b.fallbacks.Add(1)
-	rep.Source, rep.FollowupRequired, rep.Assignments = SourceFallback, followup, out.byMember()
-	leadercall.LogFallback(b.logger, "kgoassign", diag, callErr, b.attrs(&rep, start)...)
+	rep.Source, rep.FollowupRequired, rep.Assignments = client.SourceFallback, followup, out.byMember()
+	leadercall.LogFallback(b.lead.Logger, "kgoassign", diag, callErr, b.attrs(&rep, start)...)
 	return out, nil
 }
 
@@ -64,7 +62,7 @@ func (b *Balancer) remote(in *input) (syncAssignments, bool, error) {
 	// The balancer API gives no context: this bound (always positive, see
 	// WithTimeout) is what keeps a slow or hung assignd from stalling the
 	// group, even when the client's own timeout is turned off.
-	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), b.cfg.Timeout)
 	defer cancel()
 	resp, err := b.client.Assign(ctx, in.request(b.name, b.protocol))
 	if err != nil {

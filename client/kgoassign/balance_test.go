@@ -3,21 +3,10 @@ package kgoassign_test
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
-	"log/slog"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/resolver"
-	"google.golang.org/grpc/resolver/manual"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
@@ -25,7 +14,6 @@ import (
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
@@ -50,7 +38,7 @@ func TestLeaderSendsRawMetadataAndReturnsAssigndBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := b.Stats(); st != (kgoassign.Stats{Served: 1}) {
+	if st := b.Stats(); st != (client.BalanceStats{Served: 1}) {
 		t.Fatalf("stats %+v, want one served balance", st)
 	}
 
@@ -106,146 +94,25 @@ func TestLeaderSendsRawMetadataAndReturnsAssigndBytes(t *testing.T) {
 			}
 		}
 	}
-	if len(reports) != 1 || reports[0].Source != kgoassign.SourceService || reports[0].Members != 3 || reports[0].Partitions != 8 {
+	if len(reports) != 1 || reports[0].Source != client.SourceService || reports[0].Members != 3 || reports[0].Partitions != 8 {
 		t.Fatalf("reports %+v", reports)
 	}
 }
 
 func TestFallback(t *testing.T) {
 	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
-	g := cooperativeGroup()
-	want, err := lead(t, kgoassign.CooperativeSticky(nil, kgoassign.WithLogger(shimtest.Quiet)), g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	drop := func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
-		r.Assignments = r.Assignments[1:]
-		return r, nil
-	}
-	for _, tc := range []struct {
-		name   string
-		client func(t *testing.T) *client.Client
-		opts   []kgoassign.Option
-		reason string
-		// check: a word the logged check names when the fallback means a
-		// setting is wrong (logged at ERROR), "" otherwise (WARN).
-		check string
-	}{
-		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient", ""},
-		{"nothing listening", func(t *testing.T) *client.Client { return shimtest.NewClient(t, shimtest.ClosedAddr(t)) }, nil, "Unavailable", ""},
-		{"slow", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true}))
-		},
-			[]kgoassign.Option{kgoassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded", ""},
-		{"error", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
-				return nil, status.Error(codes.ResourceExhausted, "busy")
-			}}))
-		}, nil, "ResourceExhausted", ""},
-		{"member missing", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: drop}))
-		}, nil, "InvalidResponse", ""},
-		{"unknown member", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
-				r.Assignments[0].MemberId = "stranger"
-				return r, nil
-			}}))
-		}, nil, "InvalidResponse", ""},
-		{"member twice", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
-				r.Assignments[1] = r.Assignments[0]
-				return r, nil
-			}}))
-		}, nil, "InvalidResponse", ""},
-		{"empty assignment bytes", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
-				r.Assignments[2].Assignment = nil
-				return r, nil
-			}}))
-		}, nil, "InvalidResponse", ""},
-		{"eager plan for a cooperative group", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
-				r.RebalanceProtocol = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
-				return r, nil
-			}}))
-		}, nil, "InvalidResponse", ""},
-		{"response over the client's limit", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithMaxResponseBytes(64))
-		}, nil, "ResourceExhausted", "WithMaxResponseBytes"},
-		{"request over the server's limit", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeAssignd(t, server.WithMaxRecvBytes(64)))
-		}, nil, "ResourceExhausted", "--max-recv-bytes"},
-		{"group over the server's limit", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeAssignd(t, server.WithMaxPartitions(4)))
-		}, nil, "ResourceExhausted", "--max-partitions"},
-		{"TLS to a plaintext server", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithTLS(&tls.Config{MinVersion: tls.VersionTLS12}))
-		}, nil, "Unavailable", "WithTLS"},
-		{"target resolves to nothing", func(t *testing.T) *client.Client {
-			r := manual.NewBuilderWithScheme("nowhere")
-			r.InitialState(resolver.State{})
-			return shimtest.NewClient(t, "nowhere:///assignd", client.WithDialOptions(grpc.WithResolvers(r)))
-		}, nil, "Unavailable", "client.New"},
-		{"not assignd", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, assigndv1.UnimplementedAssignmentServiceServer{}))
-		}, nil, "Unimplemented", "client.New"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			reader := sdkmetric.NewManualReader()
-			var rep kgoassign.Report
-			var logs bytes.Buffer
-			opts := append([]kgoassign.Option{
-				kgoassign.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
-				kgoassign.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
-				kgoassign.WithObserver(func(r kgoassign.Report) { rep = r }),
-			}, tc.opts...)
-			b := kgoassign.CooperativeSticky(tc.client(t), opts...)
-			start := time.Now()
-			got, err := lead(t, b, g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if took := time.Since(start); took > 3*time.Second {
-				t.Errorf("the balance took %s", took)
-			}
-			if st := b.Stats(); st != (kgoassign.Stats{Fallbacks: 1}) {
-				t.Errorf("stats %+v, want one fallback", st)
-			}
-			if rep.Source != kgoassign.SourceFallback || rep.Reason != tc.reason {
-				t.Errorf("report source %v reason %q (%v), want fallback %q", rep.Source, rep.Reason, rep.Err, tc.reason)
-			}
-			shimtest.CheckFallbackLog(t, logs.String(), rep.Check, tc.check)
-			if n := fallbackCount(t, reader, tc.reason); n != 1 {
-				t.Errorf("assignd.client.fallbacks{reason=%q} = %d, want 1", tc.reason, n)
-			}
-			sameAssignments(t, got, want)
-		})
-	}
+	shimtest.CheckFallbacks(t, leader{}, real,
+		shimtest.Misfit(real, "member missing", func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }),
+		shimtest.Misfit(real, "unknown member", func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }),
+		shimtest.Misfit(real, "member twice", func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }),
+		shimtest.Misfit(real, "empty assignment bytes", func(r *assigndv1.AssignResponse) { r.Assignments[2].Assignment = nil }),
+		shimtest.Misfit(real, "eager plan for a cooperative group", func(r *assigndv1.AssignResponse) {
+			r.RebalanceProtocol = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER
+		}),
+	)
 }
 
-func TestBalanceFailsWhenNeitherWayCan(t *testing.T) {
-	// A subscription naming an empty topic is rejected by assignd and by
-	// the in-process engine alike; kgo then fails the rebalance.
-	g := cooperativeGroup()
-	g.Members[2].Topics = []string{"", "orders"}
-	var rep kgoassign.Report
-	b := kgoassign.CooperativeSticky(shimtest.NewClient(t, shimtest.ServeAssignd(t)), kgoassign.WithLogger(shimtest.Quiet),
-		kgoassign.WithObserver(func(r kgoassign.Report) { rep = r }))
-	_, err := lead(t, b, g)
-	if err == nil {
-		t.Fatal("the balance succeeded")
-	}
-	var ie *assign.InputError
-	if !errors.As(err, &ie) || ie.Member != "m3" {
-		t.Fatalf("error %v does not name member m3", err)
-	}
-	if st := b.Stats(); st != (kgoassign.Stats{Failures: 1}) {
-		t.Fatalf("stats %+v, want one failure", st)
-	}
-	if rep.Source != kgoassign.SourceNone || rep.Reason != "InvalidArgument" {
-		t.Fatalf("report %+v", rep)
-	}
-}
+func TestBalanceFailsWhenNeitherWayCan(t *testing.T) { shimtest.CheckFailure(t, leader{}) }
 
 // TestEveryLeaderGetsTheSameAnswer covers a broker that tells several
 // members they lead the same generation (kfake does, after the leader
@@ -268,7 +135,7 @@ func TestEveryLeaderGetsTheSameAnswer(t *testing.T) {
 	}
 }
 
-func sameAssignments(t fataler, got, want []kmsg.SyncGroupRequestGroupAssignment) {
+func sameAssignments(t shimtest.Fataler, got, want []kmsg.SyncGroupRequestGroupAssignment) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%d assignments, want %d", len(got), len(want))
@@ -278,28 +145,4 @@ func sameAssignments(t fataler, got, want []kmsg.SyncGroupRequestGroupAssignment
 			t.Fatalf("member %s: %x, want %s: %x", got[i].MemberID, got[i].MemberAssignment, want[i].MemberID, want[i].MemberAssignment)
 		}
 	}
-}
-
-// fallbackCount reads the assignd.client.fallbacks counter for reason.
-func fallbackCount(t *testing.T, r *sdkmetric.ManualReader, reason string) int64 {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			sum, ok := m.Data.(metricdata.Sum[int64])
-			if m.Name != "assignd.client.fallbacks" || !ok {
-				continue
-			}
-			for _, dp := range sum.DataPoints {
-				if v, _ := dp.Attributes.Value("reason"); v.AsString() == reason {
-					n += dp.Value
-				}
-			}
-		}
-	}
-	return n
 }

@@ -2,8 +2,6 @@ package kgoassign
 
 import (
 	"fmt"
-	"log/slog"
-	"sync/atomic"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -31,10 +29,7 @@ type Balancer struct {
 
 	client *client.Client
 	cfg    config
-	logger *slog.Logger
-	inst   leadercall.Instruments
-
-	served, fallbacks, failures atomic.Uint64
+	lead   *leadercall.Leader
 }
 
 var _ kgo.GroupBalancer = (*Balancer)(nil)
@@ -44,18 +39,22 @@ var _ kgo.GroupBalancer = (*Balancer)(nil)
 // rebalance and give up only those the leader moves. c may be nil to
 // assign in-process only.
 func CooperativeSticky(c *client.Client, opts ...Option) *Balancer {
-	return mustNew(c, assign.NameCooperativeSticky, opts)
+	return leadercall.Must(New(c, assign.NameCooperativeSticky, opts...))
 }
 
 // Sticky returns an eager "sticky" balancer (KIP-54).
-func Sticky(c *client.Client, opts ...Option) *Balancer { return mustNew(c, assign.NameSticky, opts) }
+func Sticky(c *client.Client, opts ...Option) *Balancer {
+	return leadercall.Must(New(c, assign.NameSticky, opts...))
+}
 
 // Range returns an eager "range" balancer.
-func Range(c *client.Client, opts ...Option) *Balancer { return mustNew(c, assign.NameRange, opts) }
+func Range(c *client.Client, opts ...Option) *Balancer {
+	return leadercall.Must(New(c, assign.NameRange, opts...))
+}
 
 // RoundRobin returns an eager "roundrobin" balancer.
 func RoundRobin(c *client.Client, opts ...Option) *Balancer {
-	return mustNew(c, assign.NameRoundRobin, opts)
+	return leadercall.Must(New(c, assign.NameRoundRobin, opts...))
 }
 
 // New returns the balancer of a standard protocol name:
@@ -77,24 +76,12 @@ func New(c *client.Client, protocol string, opts ...Option) (*Balancer, error) {
 	for _, o := range opts {
 		o.apply(&b.cfg)
 	}
-	b.logger = b.cfg.logger
-	if b.logger == nil {
-		b.logger = slog.Default()
-	}
-	inst, err := leadercall.NewInstruments(b.cfg.meters, meterName)
+	lead, err := leadercall.NewLeader("kgoassign", b.cfg.Config)
 	if err != nil {
-		return nil, fmt.Errorf("kgoassign: %w", err)
+		return nil, err
 	}
-	b.inst = inst
+	b.lead = lead
 	return b, nil
-}
-
-func mustNew(c *client.Client, protocol string, opts []Option) *Balancer {
-	b, err := New(c, protocol, opts...)
-	if err != nil {
-		panic(err) // only a broken meter provider can fail here
-	}
-	return b
 }
 
 // ProtocolName is the protocol name the balancer joins the group with.

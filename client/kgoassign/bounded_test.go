@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
@@ -22,7 +23,7 @@ func TestFallbackIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a bounded fallback failed: %v", err)
 	}
-	if st := b.Stats(); st != (kgoassign.Stats{Fallbacks: 1}) || rep.Reason != "DeadlineExceeded" {
+	if st := b.Stats(); st != (client.BalanceStats{Fallbacks: 1}) || rep.Reason != "DeadlineExceeded" {
 		t.Fatalf("stats %+v, reason %q, want one fallback after the timeout", st, rep.Reason)
 	}
 	// The leader's balance: the call's 100 ms, then one linear placement

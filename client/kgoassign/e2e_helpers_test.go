@@ -54,22 +54,11 @@ func settle(t *testing.T, ctx context.Context, lab *grouplab.Lab) {
 	}
 }
 
-func member(t *testing.T, lab *grouplab.Lab, name string) *grouplab.Member {
-	t.Helper()
-	for _, m := range lab.Members() {
-		if m.Name() == name {
-			return m
-		}
-	}
-	t.Fatalf("no member %s", name)
-	return nil
-}
-
 // restart leaves name gracefully, lets the group settle, and starts its
 // next incarnation name+"'" of the same kind.
 func restart(t *testing.T, ctx context.Context, lab *grouplab.Lab, name string) string {
 	t.Helper()
-	m := member(t, lab, name)
+	m := lab.Member(t, name)
 	if err := m.Leave(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -12,14 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
-	"github.com/assignd/assignd/server/loadsource"
 )
 
 // shiftPartitions is the topic's partition count in the shift scenario.
@@ -144,28 +141,12 @@ func moduleRoot(t *testing.T) string {
 
 func runShift(ctx context.Context, t *testing.T, group string) shiftRun {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(shiftPartitions, "events"), kfake.GroupMinSessionTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	prod, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer prod.Close()
-
 	// The samples carry times of their own, so that the rates do not
 	// depend on how fast the machine produces: the first backlog is one
 	// second's traffic, the second four quarters of a second. With the
 	// default smoothing (the newest rate weighs 0.3) four samples of the
 	// new rates outweigh the old ones.
-	src := loadsource.New(kadm.NewClient(prod).ListEndOffsets)
-	_, _ = src.Weights([]string{"events"}, time.Now()) // track the topic
-	t0 := time.Now()
-	if err := src.Sample(ctx, t0); err != nil {
-		t.Fatal(err)
-	}
+	seeds, prod, src, t0 := startLoadBroker(ctx, t, shiftPartitions)
 	var produced [shiftPartitions]atomic.Int64
 	first := backlog(0, 1)
 	produceCounts(ctx, t, prod, first, &produced)
@@ -181,7 +162,7 @@ rules:
     params: {load_source: kafka, max_count_skew: 8, max_moves_per_rebalance: %d}
 `, shiftMoveCap), src)
 
-	g := newShiftGroup(ctx, t, c.ListenAddrs(), ac, group, &produced)
+	g := newShiftGroup(ctx, t, seeds, ac, group, &produced)
 	defer g.close()
 	g.settle(t, ctx, nil)
 	var run shiftRun

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
@@ -344,7 +345,7 @@ func TestE2ERackRealignment(t *testing.T) {
 		t.Errorf("ownership violations:\n%v\n%s", p, g.ledger.History())
 	}
 	for _, r := range reports {
-		if r.Source != kgoassign.SourceService {
+		if r.Source != client.SourceService {
 			t.Errorf("generation %d: the shim fell back (%s: %v); the test is about assignd's plans", r.Generation, r.Reason, r.Err)
 		}
 	}
@@ -458,7 +459,7 @@ func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
 		t.Errorf("ownership violations:\n%v", p)
 	}
 	for _, r := range reports {
-		if r.Source != kgoassign.SourceService {
+		if r.Source != client.SourceService {
 			t.Errorf("generation %d: the shim fell back (%s: %v)", r.Generation, r.Reason, r.Err)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // The end-to-end scenarios run real franz-go consumers using the shim in
@@ -68,7 +69,7 @@ func TestE2EScaleOutInAndKill(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make(chan error, 3)
 	for _, n := range []string{"m0", "m2", "m4"} {
-		m := member(t, lab, n)
+		m := lab.Member(t, n)
 		wg.Go(func() { errs <- m.Leave(ctx) })
 	}
 	wg.Wait()
@@ -80,7 +81,7 @@ func TestE2EScaleOutInAndKill(t *testing.T) {
 	}
 	settle(t, ctx, lab)
 
-	member(t, lab, "m5").Kill()
+	lab.Member(t, "m5").Kill()
 	settle(t, ctx, lab)
 	a := finish(t, ctx, lab)
 
@@ -145,7 +146,7 @@ func TestE2EAssigndDownDuringRollingRestart(t *testing.T) {
 	for _, m := range lab.Members() {
 		stats += m.Balancer().Stats().Fallbacks
 	}
-	if metric := fallbackCount(t, reader, "Unavailable"); metric == 0 || uint64(metric) > stats {
+	if metric := shimtest.FallbackCount(t, reader, "Unavailable"); metric == 0 || uint64(metric) > stats {
 		t.Errorf("assignd.client.fallbacks{reason=Unavailable} = %d with %d fallbacks counted by the balancers", metric, stats)
 	}
 }
@@ -192,7 +193,7 @@ func TestE2EMixedGroup(t *testing.T) {
 
 func leave(t *testing.T, ctx context.Context, lab *grouplab.Lab, name string) {
 	t.Helper()
-	if err := member(t, lab, name).Leave(ctx); err != nil {
+	if err := lab.Member(t, name).Leave(ctx); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, ctx, lab)
@@ -268,12 +269,12 @@ func TestE2EStaticMemberCrash(t *testing.T) {
 
 	// s2 never led (the first member leads, and stays leader): a static
 	// leader's rejoin is the special case of KIP-814.
-	member(t, lab, "s2").Kill()
+	lab.Member(t, "s2").Kill()
 	if _, err := lab.StartMember("s2'", grouplab.Shim, grouplab.AsStatic("s2")); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, ctx, lab)
-	member(t, lab, "s3").Kill()
+	lab.Member(t, "s3").Kill()
 	settle(t, ctx, lab)
 	a := finish(t, ctx, lab)
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
+	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
@@ -50,7 +51,7 @@ func TestFallbackMatchesService(t *testing.T) {
 				if lerr != nil {
 					return
 				}
-				if served.Source != kgoassign.SourceService {
+				if served.Source != client.SourceService {
 					rt.Fatalf("the service path fell back (%s: %v)", served.Reason, served.Err)
 				}
 				sameAssignments(rt, got, want)

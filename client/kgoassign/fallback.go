@@ -21,7 +21,7 @@ func (b *Balancer) local(in *input) (syncAssignments, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("kgoassign: decoding the group: %w", err)
 	}
-	r, err := leadercall.RunFallback(b.assignor, d.Group, b.cfg.fallback)
+	r, err := leadercall.RunFallback(b.assignor, d.Group, b.cfg.Fallback)
 	if err != nil {
 		return nil, false, fmt.Errorf("kgoassign: assigning in-process: %w", err)
 	}

@@ -1,22 +1,20 @@
 package kgoassign_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
-
-// fataler is what helpers need of *testing.T and *rapid.T alike.
-type fataler interface {
-	Helper()
-	Fatal(args ...any)
-	Fatalf(format string, args ...any)
-}
 
 // metadataFor encodes m's ConsumerProtocolSubscription v3 the way a member
 // of the given protocol does: cooperative-sticky reports owned partitions,
@@ -99,7 +97,7 @@ func balanceInfo(g *assign.Group) kgo.BalanceInfo {
 // MemberBalancer over the JoinGroup members, then SetBalanceInfo, then
 // BalanceOrError with the partition counts of the subscribed topics the
 // leader knows.
-func lead(t fataler, b kgo.GroupBalancer, g *assign.Group) ([]kmsg.SyncGroupRequestGroupAssignment, error) {
+func lead(t shimtest.Fataler, b kgo.GroupBalancer, g *assign.Group) ([]kmsg.SyncGroupRequestGroupAssignment, error) {
 	t.Helper()
 	mb, interests, err := b.MemberBalancer(joinResponse(b.ProtocolName(), g))
 	if err != nil {
@@ -122,7 +120,7 @@ func lead(t fataler, b kgo.GroupBalancer, g *assign.Group) ([]kmsg.SyncGroupRequ
 }
 
 // decodeAll decodes every member's SyncGroup assignment.
-func decodeAll(t fataler, out []kmsg.SyncGroupRequestGroupAssignment) map[string][]wire.TopicPartitions {
+func decodeAll(t shimtest.Fataler, out []kmsg.SyncGroupRequestGroupAssignment) map[string][]wire.TopicPartitions {
 	t.Helper()
 	m := map[string][]wire.TopicPartitions{}
 	for _, a := range out {
@@ -133,4 +131,28 @@ func decodeAll(t fataler, out []kmsg.SyncGroupRequestGroupAssignment) map[string
 		m[a.MemberID] = dec.Partitions
 	}
 	return m
+}
+
+// leader is the franz-go balancer in shimtest's shared leader tests: a
+// cooperative-sticky balancer leading cooperativeGroup.
+type leader struct{}
+
+func (leader) Lead(t *testing.T, c *client.Client, o shimtest.LeaderOptions) (shimtest.Balance, error) {
+	var rep kgoassign.Report
+	opts := append(shimtest.Options(o, kgoassign.WithLogger, kgoassign.WithMeterProvider, kgoassign.WithTimeout),
+		kgoassign.WithObserver(func(r kgoassign.Report) { rep = r }))
+	b := kgoassign.CooperativeSticky(c, opts...)
+	g := cooperativeGroup()
+	for i := range g.Members {
+		if g.Members[i].ID == o.Broken {
+			g.Members[i].Topics = append([]string{""}, g.Members[i].Topics...)
+		}
+	}
+	out, err := lead(t, b, g)
+	// What SyncGroup carries, in order: each member's id and bytes.
+	sync := make([]string, len(out))
+	for i, a := range out {
+		sync[i] = fmt.Sprintf("%s=%x", a.MemberID, a.MemberAssignment)
+	}
+	return shimtest.Balance{Out: sync, Stats: b.Stats(), Report: rep.BalanceReport}, err
 }

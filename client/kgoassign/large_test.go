@@ -64,7 +64,7 @@ func TestLargeGroupThroughAssignd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st := b.Stats(); st != (kgoassign.Stats{Served: 1}) {
+		if st := b.Stats(); st != (client.BalanceStats{Served: 1}) {
 			t.Fatalf("stats %+v (reason %q: %v), want the balance served by assignd", st, rep.Reason, rep.Err)
 		}
 		size := 0
@@ -104,7 +104,7 @@ func TestLargeGroupThroughAssignd(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if st := b.Stats(); st != (kgoassign.Stats{Fallbacks: 1}) || rep.Reason != "ResourceExhausted" {
+		if st := b.Stats(); st != (client.BalanceStats{Fallbacks: 1}) || rep.Reason != "ResourceExhausted" {
 			t.Fatalf("stats %+v, reason %q, want one fallback for ResourceExhausted", st, rep.Reason)
 		}
 		line := logs.String()

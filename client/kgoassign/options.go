@@ -1,12 +1,9 @@
 package kgoassign
 
 import (
-	"log/slog"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
-
-	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/leadercall"
 )
 
 // Option configures a Balancer. Options are sealed: only this package
@@ -14,16 +11,13 @@ import (
 type Option interface{ apply(*config) }
 
 type config struct {
-	timeout        time.Duration
-	fallback       time.Duration
-	logger         *slog.Logger
-	meters         metric.MeterProvider
+	leadercall.Config
 	partitionRacks bool
 	observer       func(Report)
 }
 
 func defaultConfig() config {
-	return config{partitionRacks: true, timeout: client.DefaultTimeout, fallback: client.DefaultFallbackTimeout}
+	return config{Config: leadercall.DefaultConfig(), partitionRacks: true}
 }
 
 type optionFunc func(*config)
@@ -37,14 +31,7 @@ func (f optionFunc) apply(c *config) { f(c) }
 // whole group waits while the leader balances. The call is never left
 // unbounded, whatever the client's configuration: d ≤ 0 selects the
 // default. Default: client.DefaultTimeout (2 s).
-func WithTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) {
-		if d <= 0 {
-			d = client.DefaultTimeout
-		}
-		c.timeout = d
-	})
-}
+func WithTimeout(d time.Duration) Option { return optionFunc(func(c *config) { c.SetTimeout(d) }) }
 
 // WithFallbackTimeout bounds the in-process fallback. A group too large
 // to plan within d gets the valid plan the engine has by then (every
@@ -56,25 +43,7 @@ func WithTimeout(d time.Duration) Option {
 // the plan is the one assignd sends. The fallback is never left unbounded:
 // d ≤ 0 selects the default. Default: client.DefaultFallbackTimeout (5 s).
 func WithFallbackTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) {
-		if d <= 0 {
-			d = client.DefaultFallbackTimeout
-		}
-		c.fallback = d
-	})
-}
-
-// WithLogger receives a warning for every fallback, an error for a
-// fallback that means a setting is wrong (naming it, see Report.Check) and
-// an error when even the fallback fails; debug lines for every balance.
-// Default: slog.Default().
-func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.logger = l }) }
-
-// WithMeterProvider records the assignd.client.fallbacks counter and the
-// assignd.client.balance.duration histogram with mp. Default: the global
-// provider (otel.GetMeterProvider()), a no-op until the program sets one.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) { c.meters = mp })
+	return optionFunc(func(c *config) { c.SetFallbackTimeout(d) })
 }
 
 // WithPartitionRacks sends (and, in a fallback, uses) the racks of each
@@ -85,9 +54,3 @@ func WithMeterProvider(mp metric.MeterProvider) Option {
 func WithPartitionRacks(on bool) Option {
 	return optionFunc(func(c *config) { c.partitionRacks = on })
 }
-
-// WithObserver calls fn after every balance this member runs as leader,
-// successful or not, with what was decided. fn runs on kgo's group
-// management goroutine while the group waits: it must be quick. Default:
-// none.
-func WithObserver(fn func(Report)) Option { return optionFunc(func(c *config) { c.observer = fn }) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/leader"
+	"github.com/assignd/assignd/client/internal/leadercall"
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -67,7 +68,7 @@ func (in *input) request(protocolName string, p assign.RebalanceProtocol) *assig
 		// decoded lists would be built and parsed for nothing.
 		View:    assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED,
 		Members: make([]*assigndv1.Member, len(in.members)),
-		Topics:  make([]*assigndv1.Topic, len(in.topics)),
+		Topics:  leadercall.TopicsToAPI(in.topics),
 	}
 	for i, m := range in.members {
 		pm := &assigndv1.Member{MemberId: m.ID, Metadata: m.Metadata}
@@ -75,9 +76,6 @@ func (in *input) request(protocolName string, p assign.RebalanceProtocol) *assig
 			pm.GroupInstanceId = &m.InstanceID
 		}
 		req.Members[i] = pm
-	}
-	for i, t := range in.topics {
-		req.Topics[i] = apiconv.TopicToAPI(t)
 	}
 	return req
 }

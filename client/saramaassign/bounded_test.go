@@ -7,6 +7,7 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/saramaassign"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
@@ -45,7 +46,7 @@ func TestFallbackIsBounded(t *testing.T) {
 	if err != nil {
 		t.Fatalf("a bounded fallback failed: %v", err)
 	}
-	if st := s.Stats(); st != (saramaassign.Stats{Fallbacks: 1}) || rep.Reason != "DeadlineExceeded" {
+	if st := s.Stats(); st != (client.BalanceStats{Fallbacks: 1}) || rep.Reason != "DeadlineExceeded" {
 		t.Fatalf("stats %+v, reason %q, want one fallback after the timeout", st, rep.Reason)
 	}
 	// The call's 100 ms, then one linear placement of 1,000,000

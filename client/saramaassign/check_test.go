@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/IBM/sarama"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // checkPlan is the invariant every plan meets: every member is in it;
@@ -12,7 +13,7 @@ import (
 // every listed partition of a topic someone subscribes to goes to exactly
 // one member. It sorts rather than hashes, so that it checks
 // million-partition plans in a fraction of a second.
-func checkPlan(t fataler, members map[string]sarama.ConsumerGroupMemberMetadata, topics map[string][]int32, plan sarama.BalanceStrategyPlan) {
+func checkPlan(t shimtest.Fataler, members map[string]sarama.ConsumerGroupMemberMetadata, topics map[string][]int32, plan sarama.BalanceStrategyPlan) {
 	t.Helper()
 	type given struct {
 		p  int32

@@ -10,6 +10,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/wire"
+	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/saramaassign"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
@@ -73,7 +74,7 @@ func TestFallbackMatchesService(t *testing.T) {
 				if lerr != nil || rerr != nil {
 					rt.Fatalf("in-process error %v, service path error %v", lerr, rerr)
 				}
-				if served.Source != saramaassign.SourceService {
+				if served.Source != client.SourceService {
 					rt.Fatalf("the service path fell back (%s: %v)", served.Reason, served.Err)
 				}
 				if !reflect.DeepEqual(got, want) {

@@ -1,12 +1,9 @@
 package saramaassign
 
 import (
-	"log/slog"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
-
-	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/client/internal/leadercall"
 )
 
 // Option configures a Strategy. Options are sealed: only this package
@@ -14,16 +11,13 @@ import (
 type Option interface{ apply(*config) }
 
 type config struct {
-	group    string
-	timeout  time.Duration
-	fallback time.Duration
-	logger   *slog.Logger
-	meters   metric.MeterProvider
+	group string
+	leadercall.Config
 	observer func(Report)
 }
 
 func defaultConfig() config {
-	return config{timeout: client.DefaultTimeout, fallback: client.DefaultFallbackTimeout}
+	return config{Config: leadercall.DefaultConfig()}
 }
 
 type optionFunc func(*config)
@@ -44,14 +38,7 @@ func WithGroupID(id string) Option { return optionFunc(func(c *config) { c.group
 // default): every member waits while the leader plans. The call is never
 // left unbounded, whatever the client's configuration: d ≤ 0 selects the
 // default. Default: client.DefaultTimeout (2 s).
-func WithTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) {
-		if d <= 0 {
-			d = client.DefaultTimeout
-		}
-		c.timeout = d
-	})
-}
+func WithTimeout(d time.Duration) Option { return optionFunc(func(c *config) { c.SetTimeout(d) }) }
 
 // WithFallbackTimeout bounds the in-process fallback. A group too large
 // to plan within d gets the valid plan the engine has by then (every
@@ -62,28 +49,5 @@ func WithTimeout(d time.Duration) Option {
 // the plan is the one assignd sends. The fallback is never left unbounded:
 // d ≤ 0 selects the default. Default: client.DefaultFallbackTimeout (5 s).
 func WithFallbackTimeout(d time.Duration) Option {
-	return optionFunc(func(c *config) {
-		if d <= 0 {
-			d = client.DefaultFallbackTimeout
-		}
-		c.fallback = d
-	})
+	return optionFunc(func(c *config) { c.SetFallbackTimeout(d) })
 }
-
-// WithLogger receives a warning for every fallback, an error for a
-// fallback that means a setting is wrong (naming it, see Report.Check) and
-// an error when even the fallback fails; debug lines for every plan.
-// Default: slog.Default().
-func WithLogger(l *slog.Logger) Option { return optionFunc(func(c *config) { c.logger = l }) }
-
-// WithMeterProvider records the assignd.client.fallbacks counter and the
-// assignd.client.balance.duration histogram with mp. Default: the global
-// provider (otel.GetMeterProvider()), a no-op until the program sets one.
-func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) { c.meters = mp })
-}
-
-// WithObserver calls fn after every plan this member computes as leader,
-// successful or not, with what was decided. fn runs on sarama's rebalance
-// path while the group waits: it must be quick. Default: none.
-func WithObserver(fn func(Report)) Option { return optionFunc(func(c *config) { c.observer = fn }) }

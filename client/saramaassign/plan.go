@@ -5,6 +5,7 @@ import (
 
 	"github.com/IBM/sarama"
 
+	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/internal/leadercall"
 )
 
@@ -22,10 +23,10 @@ import (
 // then fails the rebalance and Consume returns the error.
 func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, topics map[string][]int32) (sarama.BalanceStrategyPlan, error) {
 	start := time.Now()
-	rep := Report{Group: s.cfg.group, Protocol: s.name, Members: len(members)}
+	rep := Report{BalanceReport: client.BalanceReport{Group: s.cfg.group, Protocol: s.name, Members: len(members)}}
 	defer func() {
 		rep.Took = time.Since(start)
-		s.inst.Record(s.name, rep.Source.String(), rep.Reason, rep.Took)
+		s.lead.Done(s.name, rep.Source, rep.Reason, rep.Took)
 		if s.cfg.observer != nil {
 			s.cfg.observer(rep)
 		}
@@ -41,9 +42,8 @@ func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, t
 	if s.client != nil {
 		out, err := s.remote(in)
 		if err == nil {
-			s.served.Add(1)
-			rep.Source, rep.Plan, rep.Warnings = SourceService, in.plan(out.members), append(in.warnings, out.warnings...)
-			s.logger.Debug("saramaassign: planned by assignd", s.attrs(&rep, start)...)
+			rep.Source, rep.Plan, rep.Warnings = client.SourceService, in.plan(out.members), append(in.warnings, out.warnings...)
+			s.lead.Logger.Debug("saramaassign: planned by assignd", s.attrs(&rep, start)...)
 			return rep.Plan, nil
 		}
 		callErr = err
@@ -55,18 +55,16 @@ func (s *Strategy) Plan(members map[string]sarama.ConsumerGroupMemberMetadata, t
 	if err != nil {
 		return nil, s.fail(&rep, start, err)
 	}
-	s.fallbacks.Add(1)
-	rep.Source, rep.Plan, rep.Warnings = SourceFallback, in.plan(out.members), append(in.warnings, out.warnings...)
-	leadercall.LogFallback(s.logger, "saramaassign", diag, callErr, s.attrs(&rep, start)...)
+	rep.Source, rep.Plan, rep.Warnings = client.SourceFallback, in.plan(out.members), append(in.warnings, out.warnings...)
+	leadercall.LogFallback(s.lead.Logger, "saramaassign", diag, callErr, s.attrs(&rep, start)...)
 	return rep.Plan, nil
 }
 
 // fail records a plan that could not be computed: the input is unusable,
 // or neither assignd nor the engine could plan it.
 func (s *Strategy) fail(rep *Report, start time.Time, err error) error {
-	s.failures.Add(1)
-	rep.Source, rep.Err = SourceNone, err
-	s.logger.Error("saramaassign: planning failed; sarama fails the rebalance",
+	rep.Source, rep.Err = client.SourceNone, err
+	s.lead.Logger.Error("saramaassign: planning failed; sarama fails the rebalance",
 		append(s.attrs(rep, start), "error", err)...)
 	return err
 }

@@ -1,33 +1,19 @@
 package saramaassign_test
 
 import (
-	"bytes"
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/IBM/sarama"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/resolver"
-	"google.golang.org/grpc/resolver/manual"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/saramaassign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
@@ -60,7 +46,7 @@ func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := s.Stats(); st != (saramaassign.Stats{Served: 1}) {
+	if st := s.Stats(); st != (client.BalanceStats{Served: 1}) {
 		t.Fatalf("stats %+v, want one served plan", st)
 	}
 	if len(p.Requests()) != 1 {
@@ -117,7 +103,7 @@ func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
 			t.Errorf("%s got %d partitions, want %d: %v", id, n, want, plan)
 		}
 	}
-	if len(reports) != 1 || reports[0].Source != saramaassign.SourceService || reports[0].Group != "orders-processor" ||
+	if len(reports) != 1 || reports[0].Source != client.SourceService || reports[0].Group != "orders-processor" ||
 		reports[0].Members != 3 || reports[0].Partitions != 8 || !reflect.DeepEqual(reports[0].Plan, plan) {
 		t.Fatalf("reports %+v", reports)
 	}
@@ -155,133 +141,27 @@ func TestPlanSendsVersionedFields(t *testing.T) {
 
 func TestFallback(t *testing.T) {
 	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
-	members, topics := stickyGroup()
-	want, err := saramaassign.Sticky(nil, saramaassign.WithLogger(shimtest.Quiet)).Plan(members, topics)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rewrite := func(fn func(r *assigndv1.AssignResponse)) func(t *testing.T) *client.Client {
-		return func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(r *assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
-				fn(r)
-				return r, nil
-			}}))
-		}
-	}
-	for _, tc := range []struct {
-		name   string
-		client func(t *testing.T) *client.Client
-		opts   []saramaassign.Option
-		reason string
-		// check: a word the logged check names when the fallback means a
-		// setting is wrong (logged at ERROR), "" otherwise (WARN).
-		check string
-	}{
-		{"no client", func(*testing.T) *client.Client { return nil }, nil, "NoClient", ""},
-		{"nothing listening", func(t *testing.T) *client.Client { return shimtest.NewClient(t, shimtest.ClosedAddr(t)) }, nil, "Unavailable", ""},
-		{"slow", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true}))
-		},
-			[]saramaassign.Option{saramaassign.WithTimeout(100 * time.Millisecond)}, "DeadlineExceeded", ""},
-		{"error", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Next: real, Rewrite: func(*assigndv1.AssignResponse) (*assigndv1.AssignResponse, error) {
-				return nil, status.Error(codes.ResourceExhausted, "busy")
-			}}))
-		}, nil, "ResourceExhausted", ""},
-		{"member missing", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }), nil, "InvalidResponse", ""},
-		{"unknown member", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }), nil, "InvalidResponse", ""},
-		{"member twice", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }), nil, "InvalidResponse", ""},
-		{"unknown topic", rewrite(func(r *assigndv1.AssignResponse) { r.Assignments[0].Partitions[0].Topic = "payments" }), nil, "InvalidResponse", ""},
-		{"partition out of range", rewrite(func(r *assigndv1.AssignResponse) {
+	shimtest.CheckFallbacks(t, leader{}, real,
+		shimtest.Misfit(real, "member missing", func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }),
+		shimtest.Misfit(real, "unknown member", func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }),
+		shimtest.Misfit(real, "member twice", func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }),
+		shimtest.Misfit(real, "unknown topic", func(r *assigndv1.AssignResponse) { r.Assignments[0].Partitions[0].Topic = "payments" }),
+		shimtest.Misfit(real, "partition out of range", func(r *assigndv1.AssignResponse) {
 			r.Assignments[2].Partitions = append(r.Assignments[2].Partitions, &assigndv1.TopicPartitions{Topic: "orders", Partitions: []int32{6}})
-		}), nil, "InvalidResponse", ""},
-		{"negative partition", rewrite(func(r *assigndv1.AssignResponse) {
+		}),
+		shimtest.Misfit(real, "negative partition", func(r *assigndv1.AssignResponse) {
 			r.Assignments[2].Partitions = append(r.Assignments[2].Partitions, &assigndv1.TopicPartitions{Topic: "orders", Partitions: []int32{-1}})
-		}), nil, "InvalidResponse", ""},
-		{"partition given twice", rewrite(func(r *assigndv1.AssignResponse) {
+		}),
+		shimtest.Misfit(real, "partition given twice", func(r *assigndv1.AssignResponse) {
 			r.Assignments[1].Partitions = append(r.Assignments[1].Partitions, r.Assignments[0].Partitions[0])
-		}), nil, "InvalidResponse", ""},
-		{"cooperative plan for an eager group", rewrite(func(r *assigndv1.AssignResponse) {
+		}),
+		shimtest.Misfit(real, "cooperative plan for an eager group", func(r *assigndv1.AssignResponse) {
 			r.RebalanceProtocol = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE
-		}), nil, "InvalidResponse", ""},
-		{"response over the client's limit", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithMaxResponseBytes(64))
-		}, nil, "ResourceExhausted", "WithMaxResponseBytes"},
-		{"request over the server's limit", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeAssignd(t, server.WithMaxRecvBytes(64)))
-		}, nil, "ResourceExhausted", "--max-recv-bytes"},
-		{"group over the server's limit", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeAssignd(t, server.WithMaxPartitions(4)))
-		}, nil, "ResourceExhausted", "--max-partitions"},
-		{"TLS to a plaintext server", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeAssignd(t), client.WithTLS(&tls.Config{MinVersion: tls.VersionTLS12}))
-		}, nil, "Unavailable", "WithTLS"},
-		{"target resolves to nothing", func(t *testing.T) *client.Client {
-			r := manual.NewBuilderWithScheme("nowhere")
-			r.InitialState(resolver.State{})
-			return shimtest.NewClient(t, "nowhere:///assignd", client.WithDialOptions(grpc.WithResolvers(r)))
-		}, nil, "Unavailable", "client.New"},
-		{"not assignd", func(t *testing.T) *client.Client {
-			return shimtest.NewClient(t, shimtest.ServeFake(t, assigndv1.UnimplementedAssignmentServiceServer{}))
-		}, nil, "Unimplemented", "client.New"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			reader := sdkmetric.NewManualReader()
-			var rep saramaassign.Report
-			var logs bytes.Buffer
-			opts := append([]saramaassign.Option{
-				saramaassign.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))),
-				saramaassign.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))),
-				saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }),
-			}, tc.opts...)
-			s := saramaassign.Sticky(tc.client(t), opts...)
-			start := time.Now()
-			got, err := s.Plan(members, topics)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if took := time.Since(start); took > 3*time.Second {
-				t.Errorf("the plan took %s", took)
-			}
-			if st := s.Stats(); st != (saramaassign.Stats{Fallbacks: 1}) {
-				t.Errorf("stats %+v, want one fallback", st)
-			}
-			if rep.Source != saramaassign.SourceFallback || rep.Reason != tc.reason {
-				t.Errorf("report source %v reason %q (%v), want fallback %q", rep.Source, rep.Reason, rep.Err, tc.reason)
-			}
-			shimtest.CheckFallbackLog(t, logs.String(), rep.Check, tc.check)
-			if n := fallbackCount(t, reader, tc.reason); n != 1 {
-				t.Errorf("assignd.client.fallbacks{reason=%q} = %d, want 1", tc.reason, n)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("plan %v, want the in-process %v", got, want)
-			}
-		})
-	}
+		}),
+	)
 }
 
-func TestPlanFailsWhenNeitherWayCan(t *testing.T) {
-	// A subscription naming the empty topic is rejected by assignd and by
-	// the in-process engine alike; sarama then fails the rebalance.
-	members, topics := stickyGroup()
-	m3 := members["m3"]
-	m3.Topics = []string{"", "orders"}
-	members["m3"] = m3
-	var rep saramaassign.Report
-	s := saramaassign.Sticky(shimtest.NewClient(t, shimtest.ServeAssignd(t)), saramaassign.WithLogger(shimtest.Quiet),
-		saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }))
-	_, err := s.Plan(members, topics)
-	var ie *assign.InputError
-	if !errors.As(err, &ie) || ie.Member != "m3" {
-		t.Fatalf("error %v does not name member m3", err)
-	}
-	if st := s.Stats(); st != (saramaassign.Stats{Failures: 1}) {
-		t.Fatalf("stats %+v, want one failure", st)
-	}
-	if rep.Source != saramaassign.SourceNone || rep.Reason != "InvalidArgument" {
-		t.Fatalf("report %+v", rep)
-	}
-}
+func TestPlanFailsWhenNeitherWayCan(t *testing.T) { shimtest.CheckFailure(t, leader{}) }
 
 // Whatever sarama (or a caller) passes, Plan returns a valid plan or an
 // error, and never panics.
@@ -336,28 +216,4 @@ func TestPlanOnOddInput(t *testing.T) {
 			})
 		}
 	}
-}
-
-// fallbackCount reads the assignd.client.fallbacks counter for reason.
-func fallbackCount(t *testing.T, r *sdkmetric.ManualReader, reason string) int64 {
-	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			sum, ok := m.Data.(metricdata.Sum[int64])
-			if m.Name != "assignd.client.fallbacks" || !ok {
-				continue
-			}
-			for _, dp := range sum.DataPoints {
-				if v, _ := dp.Attributes.Value("reason"); v.AsString() == reason {
-					n += dp.Value
-				}
-			}
-		}
-	}
-	return n
 }

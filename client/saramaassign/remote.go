@@ -20,7 +20,7 @@ func (s *Strategy) remote(in *input) (outcome, error) {
 	// sarama gives a strategy no context: this bound (always positive, see
 	// WithTimeout) is what keeps a slow or hung assignd from stalling the
 	// group, even when the client's own timeout is turned off.
-	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.Timeout)
 	defer cancel()
 	resp, err := s.client.Assign(ctx, explicitRequest(s.cfg.group, s.name, in.group))
 	if err != nil {
@@ -39,7 +39,7 @@ func (s *Strategy) remote(in *input) (outcome, error) {
 // past the fallback bound (WithFallbackTimeout), the valid plan the engine
 // has by then.
 func (s *Strategy) local(in *input) (outcome, error) {
-	r, err := leadercall.RunFallback(s.assignor, in.group, s.cfg.fallback)
+	r, err := leadercall.RunFallback(s.assignor, in.group, s.cfg.Fallback)
 	if err != nil {
 		return outcome{}, fmt.Errorf("saramaassign: assigning in-process: %w", err)
 	}

@@ -2,6 +2,7 @@ package saramaassign
 
 import (
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/client/internal/leadercall"
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -25,7 +26,7 @@ func explicitRequest(groupID, protocolName string, g *assign.Group) *assigndv1.A
 		RebalanceProtocol: apiconv.ProtocolToAPI(g.Protocol),
 		View:              assigndv1.AssignmentView_ASSIGNMENT_VIEW_FULL,
 		Members:           make([]*assigndv1.Member, len(g.Members)),
-		Topics:            make([]*assigndv1.Topic, len(g.Topics)),
+		Topics:            leadercall.TopicsToAPI(g.Topics),
 	}
 	for i := range g.Members {
 		m := &g.Members[i]
@@ -42,9 +43,6 @@ func explicitRequest(groupID, protocolName string, g *assign.Group) *assigndv1.A
 			pm.RackId = &m.Rack
 		}
 		req.Members[i] = pm
-	}
-	for i, t := range g.Topics {
-		req.Topics[i] = apiconv.TopicToAPI(t)
 	}
 	return req
 }

@@ -2,8 +2,6 @@ package saramaassign
 
 import (
 	"fmt"
-	"log/slog"
-	"sync/atomic"
 
 	"github.com/IBM/sarama"
 
@@ -28,10 +26,7 @@ type Strategy struct {
 
 	client *client.Client
 	cfg    config
-	logger *slog.Logger
-	inst   leadercall.Instruments
-
-	served, fallbacks, failures atomic.Uint64
+	lead   *leadercall.Leader
 }
 
 var (
@@ -42,18 +37,22 @@ var (
 // Range returns a "range" strategy: per topic, contiguous partition
 // ranges in member id order, as sarama's and Java's range assignors.
 // c may be nil to assign in-process only.
-func Range(c *client.Client, opts ...Option) *Strategy { return mustNew(c, assign.NameRange, opts) }
+func Range(c *client.Client, opts ...Option) *Strategy {
+	return leadercall.Must(New(c, assign.NameRange, opts...))
+}
 
 // RoundRobin returns a "roundrobin" strategy.
 func RoundRobin(c *client.Client, opts ...Option) *Strategy {
-	return mustNew(c, assign.NameRoundRobin, opts)
+	return leadercall.Must(New(c, assign.NameRoundRobin, opts...))
 }
 
 // Sticky returns an eager "sticky" strategy (KIP-54): members keep as
 // many of their partitions as balance allows across rebalances. Its user
 // data is byte-compatible with sarama's own sticky strategy, so adapter
 // and sarama-native "sticky" members can share a group.
-func Sticky(c *client.Client, opts ...Option) *Strategy { return mustNew(c, assign.NameSticky, opts) }
+func Sticky(c *client.Client, opts ...Option) *Strategy {
+	return leadercall.Must(New(c, assign.NameSticky, opts...))
+}
 
 // New returns the strategy of an eager protocol name: "range",
 // "roundrobin" or "sticky" (sarama's RangeBalanceStrategyName,
@@ -73,24 +72,11 @@ func New(c *client.Client, protocol string, opts ...Option) (*Strategy, error) {
 	for _, o := range opts {
 		o.apply(&s.cfg)
 	}
-	s.logger = s.cfg.logger
-	if s.logger == nil {
-		s.logger = slog.Default()
+	var err error
+	if s.lead, err = leadercall.NewLeader("saramaassign", s.cfg.Config); err != nil {
+		return nil, err
 	}
-	inst, err := leadercall.NewInstruments(s.cfg.meters, meterName)
-	if err != nil {
-		return nil, fmt.Errorf("saramaassign: %w", err)
-	}
-	s.inst = inst
 	return s, nil
-}
-
-func mustNew(c *client.Client, protocol string, opts []Option) *Strategy {
-	s, err := New(c, protocol, opts...)
-	if err != nil {
-		panic(err) // the name is one of ours: only a broken meter provider can fail here
-	}
-	return s
 }
 
 // Name is the protocol name the member joins the group with.

@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/assignd/assignd/client/saramaassign"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // TestAssignmentDataMatchesSarama: for every protocol, the adapter's
@@ -102,7 +103,7 @@ func TestAssignmentDataRejectsOverlongTopic(t *testing.T) {
 // canonical returns StickyAssignorUserData V1 with its per-topic blocks
 // sorted by topic name, read straight from the bytes (not with the codec
 // under test). nil stays nil.
-func canonical(t fataler, b []byte) []byte {
+func canonical(t shimtest.Fataler, b []byte) []byte {
 	t.Helper()
 	if b == nil {
 		return nil

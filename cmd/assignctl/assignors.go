@@ -20,12 +20,7 @@ rebalance protocols each supports (its default first). -o json prints the
 ListAssignorsResponse, which also lists the protocol names the server's
 policy answers for.`,
 		Args: cobra.NoArgs,
-		RunE: a.runE(func(ctx context.Context, _ []string) error {
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.close()
+		RunE: a.runConn(func(ctx context.Context, c *conn, _ []string) error {
 			resp, err := c.assign.ListAssignors(ctx, &assigndv1.ListAssignorsRequest{})
 			if err != nil {
 				return err

@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"log/slog"
-	"net"
 	"strings"
 	"testing"
 	"time"
@@ -21,17 +18,7 @@ func startHistoryServer(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler), server.WithHistory(h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	return lis.Addr().String()
+	return serve(t, selection.Default(), server.WithHistory(h))
 }
 
 func TestGroupsAndDescribe(t *testing.T) {

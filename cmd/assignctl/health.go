@@ -22,12 +22,7 @@ func (a *app) healthCommand() *cobra.Command {
 Exit 1 unless it is SERVING, 3 when the server cannot be reached. -o json
 prints the HealthCheckResponse.`,
 		Args: cobra.NoArgs,
-		RunE: a.runE(func(ctx context.Context, _ []string) error {
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.close()
+		RunE: a.runConn(func(ctx context.Context, c *conn, _ []string) error {
 			resp, err := c.health.Check(ctx, &healthpb.HealthCheckRequest{Service: service})
 			if err != nil {
 				return err

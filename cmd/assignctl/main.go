@@ -172,6 +172,19 @@ func (a *app) runE(f func(ctx context.Context, args []string) error) func(*cobra
 	}
 }
 
+// runConn is runE for a command that talks to the server: f gets the
+// connection, closed when it returns.
+func (a *app) runConn(f func(ctx context.Context, c *conn, args []string) error) func(*cobra.Command, []string) error {
+	return a.runE(func(ctx context.Context, args []string) error {
+		c, err := a.dial()
+		if err != nil {
+			return err
+		}
+		defer c.close()
+		return f(ctx, c, args)
+	})
+}
+
 // dial connects for a command that talks to the server; a mistake in the
 // connection flags is a usage error.
 func (a *app) dial() (*conn, error) {

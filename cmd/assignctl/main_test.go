@@ -22,9 +22,24 @@ import (
 )
 
 // startServer serves assignd in-process on a loopback port.
-func startServer(t *testing.T) string {
+func startServer(t *testing.T) string { return serve(t, selection.Default()) }
+
+// checkContains checks that out, what a command printed, has every line
+// of want.
+func checkContains(t *testing.T, what, out string, want ...string) {
 	t.Helper()
-	srv, err := server.New(selection.Default(), slog.New(slog.DiscardHandler))
+	for _, w := range want {
+		if !strings.Contains(out, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, out)
+		}
+	}
+}
+
+// serve serves a Server built with sel and opts on a loopback port until
+// the test ends, and returns its address.
+func serve(t *testing.T, sel selection.Selector, opts ...server.Option) string {
+	t.Helper()
+	srv, err := server.New(sel, slog.New(slog.DiscardHandler), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,15 +101,11 @@ func TestAssignTable(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{
+	checkContains(t, "table", out,
 		`group "checkout"  generation 5  assignor cooperative-sticky@1  protocol COOPERATIVE  policy default/`,
 		"follow-up rebalance required",
 		"MEMBER", "consumer-1", "consumer-2", "consumer-3",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("table lacks %q:\n%s", want, out)
-		}
-	}
+	)
 }
 
 func TestAssignStdinAndWarnings(t *testing.T) {

@@ -27,12 +27,7 @@ data, and a verdict (ready, caution, blocked) with its reason. Sorted:
 blocked, then caution, then ready. -o json prints the MigrationReportResponse
 pages merged into one.`,
 		Args: cobra.NoArgs,
-		RunE: a.runE(func(ctx context.Context, _ []string) error {
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.close()
+		RunE: a.runConn(func(ctx context.Context, c *conn, _ []string) error {
 			all := &assigndv1.MigrationReportResponse{}
 			req := &assigndv1.MigrationReportRequest{GroupIdPrefix: prefix, PageSize: 100}
 			for {

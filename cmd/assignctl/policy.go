@@ -147,18 +147,14 @@ protocol name.`,
 		Example: `  assignctl policy explain payments-ledger cooperative-sticky
   assignctl policy explain orders --caller-common-name leader-a -o json`,
 		Args: rangeArgs(1, 2),
-		RunE: a.runE(func(ctx context.Context, args []string) error {
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.close()
+		RunE: a.runConn(func(ctx context.Context, c *conn, args []string) error {
 			req := &assigndv1.ExplainPolicyRequest{GroupId: args[0]}
 			if f := cmd.Flags(); f.Changed("caller-subject") || f.Changed("caller-common-name") {
 				req.Caller = &assigndv1.CallerIdentity{Subject: subject, CommonName: commonName}
 			}
 			names := args[1:]
 			if len(names) == 0 {
+				var err error
 				if names, err = protocolNames(ctx, c, req); err != nil {
 					return err
 				}

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -49,20 +47,9 @@ func startRecorded(t *testing.T, current, cand string, record func(context.Conte
 		t.Fatal(err)
 	}
 	parse := func(file string, data []byte) (selection.Explainer, error) { return policy.Parse(file, data) }
-	srv, err := server.New(src, slog.New(slog.DiscardHandler), server.WithHistory(h), server.WithExplainer(src), server.WithPolicyParser(parse))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(func() {
-		_ = srv.Shutdown(context.Background())
-		_ = src.Close()
-	})
-	cc, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	t.Cleanup(func() { _ = src.Close() })
+	addr = serve(t, src, server.WithHistory(h), server.WithExplainer(src), server.WithPolicyParser(parse))
+	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +72,7 @@ func startRecorded(t *testing.T, current, cand string, record func(context.Conte
 	if err := os.WriteFile(candidate, []byte(cand), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	return lis.Addr().String(), candidate
+	return addr, candidate
 }
 
 // TestPolicyDiff: the table's summary and rows, sorted by impact; JSON;
@@ -98,16 +85,12 @@ func TestPolicyDiff(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{
+	checkContains(t, "output", out,
 		"4 groups, 2 change, 0 the candidate cannot serve",
 		"moved 2 -> 4 of 18 partitions, withheld 2 -> 1",
 		"worst group moves 50%",
 		"gate: passed",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in\n%s", want, out)
-		}
-	}
+	)
 	// By impact: billing-eu moves half its partitions, payments-ledger a
 	// sixth; the unchanged groups follow by id.
 	var order []string
@@ -240,17 +223,13 @@ func TestLargeFleet(t *testing.T) {
 	if code != exitGate {
 		t.Errorf("exit %d, want %d: %s", code, exitGate, errOut)
 	}
-	for _, want := range []string{
+	checkContains(t, "diff", out,
 		"10 groups, 7 change, 0 the candidate cannot serve",
 		"gate: FAILED (3)",
 		"billing-invoices: moves 13 of 20 partitions (65%)",
 		"billing-ledger-eu: moves 10 of 16 partitions (62%)",
 		"search-suggest: moves 2 of 6 partitions (33%)",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("diff: missing %q in\n%s", want, out)
-		}
-	}
+	)
 	code, out, errOut = ctl(t, "", "--addr", addr, "migrate-report")
 	if code != exitOK || !strings.Contains(out, "10 groups: 7 ready, 2 caution, 1 blocked; 6 of 224 partitions move at the switch, 6 lose rack locality") {
 		t.Errorf("migrate-report: exit %d %s\n%s", code, errOut, out)

@@ -26,12 +26,7 @@ RolloutStatusResponse.`,
 		Example: `  assignctl policy status
   assignctl policy status -o json`,
 		Args: cobra.NoArgs,
-		RunE: a.runE(func(ctx context.Context, _ []string) error {
-			c, err := a.dial()
-			if err != nil {
-				return err
-			}
-			defer c.close()
+		RunE: a.runConn(func(ctx context.Context, c *conn, _ []string) error {
 			resp, err := assigndv1.NewRolloutServiceClient(c.cc).RolloutStatus(ctx, &assigndv1.RolloutStatusRequest{})
 			if err != nil {
 				return err

@@ -85,37 +85,22 @@ func DefaultThresholds() Thresholds {
 
 func (t Thresholds) withDefaults() Thresholds {
 	d := DefaultThresholds()
-	if t.StormRebalances <= 0 {
-		t.StormRebalances = d.StormRebalances
-	}
-	if t.StormPerMember <= 0 {
-		t.StormPerMember = d.StormPerMember
-	}
-	if t.StormWindow <= 0 {
-		t.StormWindow = d.StormWindow
-	}
-	if t.FlapJoins <= 0 {
-		t.FlapJoins = d.FlapJoins
-	}
-	if t.GapWindow <= 0 {
-		t.GapWindow = d.GapWindow
-	}
-	if t.StuckAfter <= 0 {
-		t.StuckAfter = d.StuckAfter
-	}
-	if t.Imbalance <= 0 {
-		t.Imbalance = d.Imbalance
-	}
-	if t.TopicImbalance <= 0 {
-		t.TopicImbalance = d.TopicImbalance
-	}
-	if t.RebalancesPerHour <= 0 {
-		t.RebalancesPerHour = d.RebalancesPerHour
-	}
-	if t.Unowned <= 0 {
-		t.Unowned = d.Unowned
-	}
+	orDefault([2]*int{&t.StormRebalances, &d.StormRebalances}, [2]*int{&t.StormPerMember, &d.StormPerMember},
+		[2]*int{&t.FlapJoins, &d.FlapJoins}, [2]*int{&t.Imbalance, &d.Imbalance},
+		[2]*int{&t.TopicImbalance, &d.TopicImbalance}, [2]*int{&t.RebalancesPerHour, &d.RebalancesPerHour})
+	orDefault([2]*time.Duration{&t.StormWindow, &d.StormWindow}, [2]*time.Duration{&t.GapWindow, &d.GapWindow},
+		[2]*time.Duration{&t.StuckAfter, &d.StuckAfter}, [2]*time.Duration{&t.Unowned, &d.Unowned})
 	return t
+}
+
+// orDefault sets each threshold that is not positive to its default:
+// each pair is the threshold and its default.
+func orDefault[T int | time.Duration](pairs ...[2]*T) {
+	for _, p := range pairs {
+		if *p[0] <= 0 {
+			*p[0] = *p[1]
+		}
+	}
 }
 
 // Option configures a Store. Options are sealed: only this package defines

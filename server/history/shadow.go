@@ -1,6 +1,7 @@
 package history
 
 import (
+	"slices"
 	"time"
 
 	"google.golang.org/protobuf/types/known/durationpb"
@@ -42,18 +43,36 @@ func ShadowDecision(s Shadow) *assigndv1.Decision {
 		Withheld: int32(r.Stats.Pending), Revoked: int32(r.Stats.Revoked), Imbalance: int32(r.Stats.Imbalance),
 		FollowupRequired: r.FollowupRequired, EngineTime: durationpb.New(s.Took), Shadow: true,
 	}
-	owned := make(map[string]*assign.Member, len(s.Input.Members))
-	for i := range s.Input.Members {
-		owned[s.Input.Members[i].ID] = &s.Input.Members[i]
+	d.Members = DecisionMembers(s.Input, r, shadowMembers, nil)
+	return d
+}
+
+// DecisionMembers lists the first limit members of res by id, with
+// their owned (from g, the input) and assigned (from res) partition
+// counts, and their assigned counts per topic of topics (sorted; none
+// when nil): the members a Decision records.
+func DecisionMembers(g *assign.Group, res *assign.Result, limit int, topics []string) []*assigndv1.DecisionMember {
+	byID := make(map[string]*assign.Member, len(g.Members))
+	for i := range g.Members {
+		byID[g.Members[i].ID] = &g.Members[i]
 	}
-	for _, ma := range r.Members[:min(len(r.Members), shadowMembers)] {
+	out := make([]*assigndv1.DecisionMember, 0, min(len(res.Members), limit))
+	for _, ma := range res.Members[:min(len(res.Members), limit)] {
 		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(countTPs(ma.Assigned))}
-		if m := owned[ma.ID]; m != nil {
+		if topics != nil {
+			dm.AssignedByTopic = make([]int32, len(topics))
+			for _, tp := range ma.Assigned {
+				if i, ok := slices.BinarySearch(topics, tp.Topic); ok {
+					dm.AssignedByTopic[i] = int32(len(tp.Partitions))
+				}
+			}
+		}
+		if m := byID[ma.ID]; m != nil {
 			dm.GroupInstanceId, dm.Rack, dm.Owned = m.InstanceID, m.Rack, int32(countTPs(m.Owned))
 		}
-		d.Members = append(d.Members, dm)
+		out = append(out, dm)
 	}
-	return d
+	return out
 }
 
 func countTPs(tps []assign.TopicPartitions) int {

@@ -1,13 +1,11 @@
 package policy_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/syncbuf"
 )
 
 // fataler is what both *testing.T and *rapid.T provide.
@@ -127,22 +126,7 @@ func (m *meter) gaugeAttrs(t testing.TB, name string) []attribute.Set {
 }
 
 // logBuffer is a concurrency-safe log sink.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
+type logBuffer struct{ syncbuf.Buffer }
 
 // lines returns the log lines containing every one of subs.
 func (l *logBuffer) lines(subs ...string) []string {

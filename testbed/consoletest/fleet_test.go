@@ -134,7 +134,7 @@ func crashAndFallback(t *testing.T, ctx context.Context, lab *grouplab.Lab) {
 	for _, n := range []string{"bill-0", "bill-1", "bill-2"} {
 		join(t, ctx, lab, n, n)
 	}
-	member(t, lab, "bill-2").Kill()
+	lab.Member(t, "bill-2").Kill()
 	settle(t, ctx, lab)
 	// assignd unreachable for one rebalance: the leader's fallback
 	// decides it, and assignd never sees that generation.
@@ -162,7 +162,7 @@ func join(t *testing.T, ctx context.Context, lab *grouplab.Lab, name, clientID s
 
 func leave(t *testing.T, ctx context.Context, lab *grouplab.Lab, name string) {
 	t.Helper()
-	if err := member(t, lab, name).Leave(ctx); err != nil {
+	if err := lab.Member(t, name).Leave(ctx); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, ctx, lab)
@@ -173,17 +173,6 @@ func settle(t *testing.T, ctx context.Context, lab *grouplab.Lab) {
 	if err := lab.Settle(ctx); err != nil {
 		t.Fatal(err)
 	}
-}
-
-func member(t *testing.T, lab *grouplab.Lab, name string) *grouplab.Member {
-	t.Helper()
-	for _, m := range lab.Members() {
-		if m.Name() == name {
-			return m
-		}
-	}
-	t.Fatalf("no member %s", name)
-	return nil
 }
 
 // checkHistory compares the history with what the fleet did.

@@ -31,14 +31,15 @@ const (
 	Kafka
 )
 
-func (k BrokerKind) String() string {
-	switch k {
-	case KFake:
-		return "kfake"
-	case Kafka:
-		return "kafka"
+func (k BrokerKind) String() string { return enumName("BrokerKind", k, "kfake", "kafka") }
+
+// enumName is the name of v, a constant of the enum typ counted from 1
+// whose names are names, in order.
+func enumName[E ~uint8](typ string, v E, names ...string) string {
+	if v >= 1 && int(v) <= len(names) {
+		return names[v-1]
 	}
-	return fmt.Sprintf("BrokerKind(%d)", uint8(k))
+	return fmt.Sprintf("%s(%d)", typ, uint8(v))
 }
 
 // BrokerFromEnv returns the broker $ASSIGND_BROKER selects: KFake when it

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
@@ -119,6 +120,19 @@ func (l *Lab) WaitAssignd(ctx context.Context) error {
 			}
 		}
 	}
+	return nil
+}
+
+// Member returns the first incarnation of the member called name; t
+// fails at once when there is none.
+func (l *Lab) Member(t testing.TB, name string) *Member {
+	t.Helper()
+	for _, m := range l.Members() {
+		if m.Name() == name {
+			return m
+		}
+	}
+	t.Fatalf("no member %s", name)
 	return nil
 }
 

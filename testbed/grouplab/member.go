@@ -26,15 +26,7 @@ const (
 	Native
 )
 
-func (k Kind) String() string {
-	switch k {
-	case Shim:
-		return "shim"
-	case Native:
-		return "native"
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
+func (k Kind) String() string { return enumName("Kind", k, "shim", "native") }
 
 type memberState uint8
 

@@ -15,11 +15,16 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"google.golang.org/grpc/status"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/client"
+	"github.com/assignd/assignd/internal/apiconv"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
-// Instruments are an adapter's OpenTelemetry instruments. Every adapter
+// instruments are an adapter's OpenTelemetry instruments. Every adapter
 // uses the same names under its own scope, so one dashboard covers all.
-type Instruments struct {
+type instruments struct {
 	// fallbacks counts balances computed in-process because assignd did
 	// not answer usefully, by protocol and reason.
 	fallbacks metric.Int64Counter
@@ -27,9 +32,9 @@ type Instruments struct {
 	duration metric.Float64Histogram
 }
 
-// NewInstruments creates the instruments in scope, from the global meter
+// newInstruments creates the instruments in scope, from the global meter
 // provider when mp is nil.
-func NewInstruments(mp metric.MeterProvider, scope string) (Instruments, error) {
+func newInstruments(mp metric.MeterProvider, scope string) (instruments, error) {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
@@ -37,30 +42,27 @@ func NewInstruments(mp metric.MeterProvider, scope string) (Instruments, error) 
 	fallbacks, err := m.Int64Counter("assignd.client.fallbacks", metric.WithUnit("{balance}"),
 		metric.WithDescription("Group balances the leader computed in-process because assignd was unavailable, slow or failed."))
 	if err != nil {
-		return Instruments{}, fmt.Errorf("creating the fallback counter: %w", err)
+		return instruments{}, fmt.Errorf("creating the fallback counter: %w", err)
 	}
 	duration, err := m.Float64Histogram("assignd.client.balance.duration", metric.WithUnit("s"),
 		metric.WithDescription("Time the group leader spent balancing, call to assignd and fallback included."),
 		metric.WithExplicitBucketBoundaries(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5))
 	if err != nil {
-		return Instruments{}, fmt.Errorf("creating the balance duration histogram: %w", err)
+		return instruments{}, fmt.Errorf("creating the balance duration histogram: %w", err)
 	}
-	return Instruments{fallbacks: fallbacks, duration: duration}, nil
+	return instruments{fallbacks: fallbacks, duration: duration}, nil
 }
 
-// SourceFallback is the source name of a balance computed in-process.
-const SourceFallback = "fallback"
-
-// Record records one balance: its protocol, who computed it ("service",
-// "fallback" or "none"), why it fell back, and how long it took.
-func (i Instruments) Record(protocol, source, reason string, took time.Duration) {
+// record records one balance: its protocol, who computed it, why it
+// fell back, and how long it took.
+func (i instruments) record(protocol string, source client.BalanceSource, reason string, took time.Duration) {
 	ctx := context.Background()
-	if source == SourceFallback {
+	if source == client.SourceFallback {
 		i.fallbacks.Add(ctx, 1, metric.WithAttributes(
 			attribute.String("protocol", protocol), attribute.String("reason", reason)))
 	}
 	i.duration.Record(ctx, took.Seconds(), metric.WithAttributes(
-		attribute.String("protocol", protocol), attribute.String("source", source)))
+		attribute.String("protocol", protocol), attribute.String("source", source.String())))
 }
 
 // ErrInvalidResponse marks an assignd answer that does not fit the group.
@@ -126,4 +128,13 @@ func (c *MemberCheck) Complete() error {
 		}
 	}
 	return nil
+}
+
+// TopicsToAPI converts the group's topics for an AssignRequest.
+func TopicsToAPI(ts []assign.Topic) []*assigndv1.Topic {
+	out := make([]*assigndv1.Topic, len(ts))
+	for i, t := range ts {
+		out[i] = apiconv.TopicToAPI(t)
+	}
+	return out
 }

@@ -65,6 +65,15 @@ func build(t *testing.T, dir string) *objects {
 		t.Fatalf("kustomize build %s: %v", dir, err)
 	}
 	var o objects
+	// kinds makes, for each kind this test checks, the next object of it in o.
+	kinds := map[string]func() any{
+		"apps/v1/Deployment":                      func() any { return next(&o.deployments) },
+		"/v1/Service":                             func() any { return next(&o.services) },
+		"/v1/ConfigMap":                           func() any { return next(&o.configMaps) },
+		"policy/v1/PodDisruptionBudget":           func() any { return next(&o.pdbs) },
+		"networking.k8s.io/v1/NetworkPolicy":      func() any { return next(&o.networkPolicies) },
+		"monitoring.coreos.com/v1/ServiceMonitor": func() any { return next(&o.serviceMonitors) },
+	}
 	for _, r := range rm.Resources() {
 		y, err := r.AsYAML()
 		if err != nil {
@@ -72,30 +81,12 @@ func build(t *testing.T, dir string) *objects {
 		}
 		gvk := r.GetGvk()
 		key := gvk.Group + "/" + gvk.Version + "/" + gvk.Kind
-		var into any
-		switch key {
-		case "apps/v1/Deployment":
-			v := &appsv1.Deployment{}
-			o.deployments, into = append(o.deployments, v), v
-		case "/v1/Service":
-			v := &corev1.Service{}
-			o.services, into = append(o.services, v), v
-		case "/v1/ConfigMap":
-			v := &corev1.ConfigMap{}
-			o.configMaps, into = append(o.configMaps, v), v
-		case "policy/v1/PodDisruptionBudget":
-			v := &policyv1.PodDisruptionBudget{}
-			o.pdbs, into = append(o.pdbs, v), v
-		case "networking.k8s.io/v1/NetworkPolicy":
-			v := &networkingv1.NetworkPolicy{}
-			o.networkPolicies, into = append(o.networkPolicies, v), v
-		case "monitoring.coreos.com/v1/ServiceMonitor":
-			v := &serviceMonitor{}
-			o.serviceMonitors, into = append(o.serviceMonitors, v), v
-		default:
+		newObject, ok := kinds[key]
+		if !ok {
 			t.Errorf("%s: %s %s: a kind this test does not check", dir, key, r.GetName())
 			continue
 		}
+		into := newObject()
 		if err := yaml.UnmarshalStrict(y, into); err != nil {
 			t.Errorf("%s: %s %s does not decode strictly: %v", dir, key, r.GetName(), err)
 		}
@@ -105,6 +96,13 @@ func build(t *testing.T, dir string) *objects {
 			dir, len(o.deployments), len(o.services), len(o.configMaps), len(o.pdbs))
 	}
 	return &o
+}
+
+// next appends a new object to list and returns it.
+func next[T any](list *[]*T) any {
+	v := new(T)
+	*list = append(*list, v)
+	return v
 }
 
 // kustomizations are the directories to build: the base and every overlay.

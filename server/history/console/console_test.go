@@ -17,6 +17,17 @@ import (
 	"github.com/assignd/assignd/server/policy"
 )
 
+// checkPage checks that page, the console's page what, has every piece
+// of want.
+func checkPage(t *testing.T, what, page string, want ...string) {
+	t.Helper()
+	for _, w := range want {
+		if !strings.Contains(page, w) {
+			t.Errorf("%s lacks %q:\n%s", what, w, page)
+		}
+	}
+}
+
 func get(t *testing.T, base, path string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(base + path)
@@ -57,18 +68,14 @@ func TestConsole(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("fleet page: %d", code)
 	}
-	for _, want := range []string{
+	checkPage(t, "fleet page", page,
 		"2 shown of 2 groups remembered",
 		`<a href="group?id=payments%3Ceu%3E">payments&lt;eu&gt;</a>`, // escaped, never raw
 		"cooperative-sticky (COOPERATIVE)", "range (EAGER)",
 		`<span class="signal" title="`, ">generation-gap</span>", ">eager-only-protocol</span>",
 		`<td class="n rebalances">2</td>`, // both decisions are within the hour
 		`<a class="signal" href="?signal=generation-gap">generation-gap: 1</a>`,
-	} {
-		if !strings.Contains(page, want) {
-			t.Errorf("fleet page lacks %q:\n%s", want, page)
-		}
-	}
+	)
 	for _, banned := range []string{"<script", "http://", "https://"} {
 		if strings.Contains(strings.ReplaceAll(page, `xmlns="http://www.w3.org/2000/svg"`, ""), banned) {
 			t.Errorf("fleet page contains %q: no script and no external asset", banned)
@@ -85,7 +92,7 @@ func TestConsole(t *testing.T) {
 	if code != http.StatusOK {
 		t.Fatalf("group page: %d", code)
 	}
-	for _, want := range []string{
+	checkPage(t, "group page", page,
 		"Group <code>payments&lt;eu&gt;</code>",
 		"generation 5 never reached assignd",
 		`<svg id="timeline"`, "<title>generation 4: 3 moved, 3 withheld, 3 revoked</title>",
@@ -101,11 +108,7 @@ func TestConsole(t *testing.T) {
 		"Shadow comparison, generation 6",
 		`<td>cooperative-sticky@2</td><td class="n">4</td><td class="n">0</td><td class="n">1</td><td>required</td>`,
 		`<tr><td>answered</td><td>cooperative-sticky@1</td><td class="n">0</td>`,
-	} {
-		if !strings.Contains(page, want) {
-			t.Errorf("group page lacks %q:\n%s", want, page)
-		}
-	}
+	)
 	decisions := page[strings.Index(page, `<table id="decisions">`):]
 	if g6, g4 := strings.Index(decisions, `<td class="n">6</td>`), strings.Index(decisions, `<td class="n">4</td>`); g6 < 0 || g4 < g6 {
 		t.Errorf("decisions are not listed newest first (generation 6 at %d, 4 at %d)", g6, g4)
