@@ -130,6 +130,21 @@ func (r *repairer) handRank(o memberIdx) int {
 // holds, as partitions for v: from the counters and the rack tally where
 // they tell, else by reading u's list of the class.
 func (r *repairer) handRankTo(u memberIdx, k classIdx, v memberIdx) int {
+	if !r.st.rackAware {
+		// rankCounts' three counters, read without building them: a
+		// partition going home (only where something is away from its
+		// owner), a free one, an owned one.
+		s := r.slot(u, k)
+		switch {
+		case r.held[s] == 0:
+			return pickRanks
+		case r.awayAll > 0 && r.away[awayKey{v, u, k}] > 0:
+			return 0
+		case r.free[s] > 0:
+			return 4
+		}
+		return 8
+	}
 	if counts, known := r.rankCounts(u, k, v); known {
 		for rank, c := range counts {
 			if c > 0 {
