@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -95,20 +96,12 @@ func WithDeliveryTimeout(d time.Duration) Option {
 // WithLogger logs the Bus's state changes (Kafka unreachable, the topic
 // created). Default: no logging.
 func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	})
+	return optionFunc(func(c *config) { c.logger = cmp.Or(l, c.logger) })
 }
 
 // WithMeterProvider exports the Bus's counters. Default: the global one.
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) {
-		if mp != nil {
-			c.meters = mp
-		}
-	})
+	return optionFunc(func(c *config) { c.meters = cmp.Or(mp, c.meters) })
 }
 
 // WithKgoOptions adds franz-go client options, after the Bus's own.

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -61,21 +62,13 @@ func (f optionFunc) apply(c *config) { f(c) }
 // WithLogger sets where reloads, rejected files and shadow comparisons are
 // logged. Default: slog.Default().
 func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	})
+	return optionFunc(func(c *config) { c.logger = cmp.Or(l, c.logger) })
 }
 
 // WithMeterProvider sets the provider of the policy's metrics. Default: the
 // global provider (otel.GetMeterProvider()).
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) {
-		if mp != nil {
-			c.meterProvider = mp
-		}
-	})
+	return optionFunc(func(c *config) { c.meterProvider = cmp.Or(mp, c.meterProvider) })
 }
 
 // WithDebounce sets how long the watcher waits after the last change in the

@@ -1,6 +1,7 @@
 package rollout
 
 import (
+	"cmp"
 	"log/slog"
 	"time"
 
@@ -94,18 +95,10 @@ func WithReplica(name string) Option { return optionFunc(func(c *config) { c.rep
 
 // WithLogger logs verdicts and state changes. Default: no logging.
 func WithLogger(l *slog.Logger) Option {
-	return optionFunc(func(c *config) {
-		if l != nil {
-			c.logger = l
-		}
-	})
+	return optionFunc(func(c *config) { c.logger = cmp.Or(l, c.logger) })
 }
 
 // WithMeterProvider exports the rollout metrics. Default: the global one.
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return optionFunc(func(c *config) {
-		if mp != nil {
-			c.meters = mp
-		}
-	})
+	return optionFunc(func(c *config) { c.meters = cmp.Or(mp, c.meters) })
 }
