@@ -64,7 +64,7 @@ func grpcFlags(fs *flag.FlagSet, c *config) {
 
 // admissionFlags declare how much Assign work runs at once (docs/operations.md#bounded-work).
 func admissionFlags(fs *flag.FlagSet, c *config) {
-	fs.IntVar(&c.maxConcurrent, "max-concurrent-assigns", 0, "Assign calls computed at once; excess calls wait until shortly before their deadline, then get RESOURCE_EXHAUSTED; 0 means GOMAXPROCS")
+	fs.IntVar(&c.maxConcurrent, "max-concurrent-assigns", 0, "Assign calls computed at once; excess calls wait until shortly before their deadline (or are refused at once when the line ahead would keep them past it), then get RESOURCE_EXHAUSTED; 0 means GOMAXPROCS")
 	fs.Int64Var(&c.maxPartitions, "max-partitions", server.DefaultMaxPartitions, "largest sum of partition counts in one request; larger requests get RESOURCE_EXHAUSTED")
 	fs.Int64Var(&c.memoryBudget, "memory-budget", 0, "`bytes` the Assign calls computing at once may take together, each estimated from its request "+
 		"(partitions, members, size) before any work; a call waits until its estimate fits, one that never could gets RESOURCE_EXHAUSTED at once; "+
