@@ -123,6 +123,10 @@ func (lp *loadPlan) moves() (moved bool) {
 			// cannot help (its partitions are too heavy): the next
 			// ones may.
 			h, p, r = lp.pullMove(h)
+		} else if p < 0 {
+			// The most loaded member's every receiver is as loaded as
+			// it: one of them makes room first.
+			h, p, r = lp.roomMove(h)
 		}
 		if p < 0 {
 			return moved // no single move lowers the largest load
@@ -141,6 +145,42 @@ func (lp *loadPlan) moves() (moved bool) {
 		moved = true
 	}
 	return moved
+}
+
+// roomMove looks, when the most loaded member h has no single move
+// (every subscriber that could take one of its partitions is about as
+// loaded), for a move that makes room: such a subscriber gives one of its
+// own partitions to a lighter member, so that h's lightest partition of
+// that class then fits it. It returns the donor, the partition and the
+// receiver, or p = -1. Like every move here it takes load from the
+// heavier of two members to the lighter, so the plan cannot cycle.
+func (lp *loadPlan) roomMove(h int32) (d, p, r int32) {
+	st := lp.st
+	s := lp.sortedOf(h)
+	for lo := 0; lo < len(s); {
+		k := int32(lp.cls.classOf[st.topicOf[s[lo]]])
+		hi := lo + 1
+		for hi < len(s) && int32(lp.cls.classOf[st.topicOf[s[hi]]]) == k {
+			hi++
+		}
+		run := s[lo:hi]
+		lo = hi
+		light := -1.0 // h's lightest partition of class k that weighs anything
+		for _, q := range run {
+			if lp.w[q] > 0 {
+				light = lp.w[q]
+				break
+			}
+		}
+		c := lp.receiver(k, h)
+		if light < 0 || c < 0 {
+			continue
+		}
+		if q, t := lp.bestMove(c); q >= 0 && lp.load[c]-lp.w[q]+light < lp.load[h] {
+			return c, q, t
+		}
+	}
+	return -1, -1, -1
 }
 
 // outside reports whether the most loaded member is above ceiling or the

@@ -450,3 +450,39 @@ func FuzzLoadSticky(f *testing.F) {
 		}
 	}))
 }
+
+// TestLoadStickyMakesRoom: when the most loaded member's only receiver is
+// as loaded as it, the receiver first gives load to a lighter member, so
+// that the first assignment is already balanced and a steady group moves
+// nothing after it (found by the property above: m0 alone could take
+// none of its partitions' load to m1, which was just as loaded, and the
+// next round moved five partitions).
+func TestLoadStickyMakesRoom(t *testing.T) {
+	g := &assign.Group{Generation: 1, Protocol: assign.Cooperative,
+		Members: []assign.Member{
+			{ID: "m0", Topics: []string{"t"}, Generation: assign.NoGeneration},
+			{ID: "m1", Topics: []string{"t", "u"}, Generation: assign.NoGeneration},
+			{ID: "m2", Topics: []string{"u"}, Generation: assign.NoGeneration},
+			{ID: "m3", Topics: []string{"u"}, Generation: assign.NoGeneration},
+		},
+		// v, which nobody subscribes to, weighs nothing.
+		Topics:  []assign.Topic{{Name: "t", Partitions: 20}, {Name: "u", Partitions: 12}, {Name: "v", Partitions: 4}},
+		Weights: []assign.TopicWeights{{Topic: "u", Weights: []float64{64, 0, 64}}, {Topic: "v", Weights: []float64{0}}},
+	}
+	first, err := assign.Run(assign.LoadSticky(), g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if within := first.Load.Bound * (1 + assign.DefaultLoadTolerance); first.Load.Max > within {
+		t.Errorf("first assignment: max load %.1f over the bound %.1f and its tolerance (%.1f)", first.Load.Max, first.Load.Bound, within)
+	}
+	next := assigntest.NextGroup(g, first)
+	next.Weights = g.Weights
+	again, err := assign.Run(assign.LoadSticky(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Stats.Moved != 0 || again.FollowupRequired {
+		t.Errorf("steady group: moved %d, follow-up %t", again.Stats.Moved, again.FollowupRequired)
+	}
+}
