@@ -68,8 +68,5 @@ func newTrimRoom(st *state, keepable, quota []int32, slots int32) *trimRoom {
 	return tr
 }
 
-// has reports whether topic t has room for one more freed partition.
-func (tr *trimRoom) has(t int32) bool { return tr.room[t] > 0 }
-
 // freed records that n partitions of topic t were given up.
 func (tr *trimRoom) freed(t, n int32) { tr.room[t] = max(0, tr.room[t]-n) }
