@@ -12,7 +12,7 @@ from kafka.coordinator.assignors.range import RangePartitionAssignor
 from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
 from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
 from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData
-from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment
+from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
 from assignd.v1 import assignment_pb2 as pb
 from assignd.v1 import assignment_pb2_grpc as pb_grpc
@@ -128,7 +128,7 @@ class AssigndMixin:
         except grpc.RpcError as e:
             return self._rpc_failed(e, cluster, members)
         try:
-            plan = self._plan(resp, members)
+            plan = self._plan(resp, req, members)
         except ValueError as e:
             log.warning("assignd: group %r: unusable response (%s); using the built-in %s",
                         self._group_id, e, self.name)
@@ -181,33 +181,29 @@ class AssigndMixin:
         return pb.REBALANCE_PROTOCOL_EAGER
 
     def _request(self, cluster, members):
-        """The explicit member form: kafka-python hands assignors decoded
-        subscriptions (ConsumerProtocolSubscription), not the raw bytes."""
+        """The raw member form, asking for the encoded view: each member's
+        ConsumerProtocolSubscription bytes, which assignd decodes itself,
+        and back the ConsumerProtocolAssignment bytes SyncGroup carries.
+        Neither side builds or parses each partition twice, which on a
+        large group is most of the call.
+
+        kafka-python's coordinator decodes every member's JoinGroup bytes
+        before it calls assign() and hands over only the decoded object, so
+        the bytes are written again from it (encode() at the version it was
+        decoded at: the member's own, capped at 3, which kafka-python reads).
+        """
         req = pb.AssignRequest(
             group_id=self._group_id,
             protocol_name=self.name,
             rebalance_protocol=self._rebalance_protocol(),
-            view=pb.ASSIGNMENT_VIEW_FULL,
+            view=pb.ASSIGNMENT_VIEW_ENCODED,
         )
         topics = set()
         for m in members:
             md = m.metadata
-            pm = req.members.add(member_id=m.member_id, topics=list(md.topics))
+            pm = req.members.add(member_id=m.member_id, metadata=self._subscription(md).encode())
             if getattr(m, "group_instance_id", None):
                 pm.group_instance_id = m.group_instance_id
-            if md.user_data:
-                pm.user_data = self._user_data(bytes(md.user_data))
-            # OwnedPartitions: subscription v1+ (KIP-429); kafka-python's
-            # cooperative-sticky sends version 1.
-            for tp in getattr(md, "owned_partitions", None) or ():
-                pm.owned_partitions.add(topic=tp.topic, partitions=list(tp.partitions))
-            # GenerationId: v2+ (KIP-792), -1 when the member does not know.
-            gen = getattr(md, "generation_id", None)
-            if gen is not None and gen >= 0 and md.version >= 2:
-                pm.generation = gen
-            rack = getattr(md, "rack_id", None)
-            if rack and md.version >= 3:
-                pm.rack_id = rack
             topics.update(md.topics)
         for t in sorted(topics):
             parts = cluster.partitions_for_topic(t)
@@ -219,20 +215,36 @@ class AssigndMixin:
             req.topics.add(name=t, partition_count=max(parts) + 1 if parts else 0)
         return req
 
-    def _user_data(self, raw):
-        return raw
+    def _subscription(self, md):
+        """The subscription to send for a member: its own, unless this
+        assignor rewrites its user data (StickyAssignor)."""
+        return md
 
-    def _plan(self, resp, members):
+    def _plan(self, resp, req, members):
+        """The plan for kafka-python: each member's encoded assignment
+        decoded back into the ConsumerProtocolAssignment that assign()
+        returns (kafka-python's SyncGroup encodes it again, to the same
+        bytes). ValueError if resp does not fit the group."""
+        if resp.rebalance_protocol != req.rebalance_protocol:
+            # An eager plan for a cooperative group could have a partition
+            # consumed by two members at once.
+            raise ValueError("assignd ran %s for a group running %s" % (
+                pb.RebalanceProtocol.Name(resp.rebalance_protocol),
+                pb.RebalanceProtocol.Name(req.rebalance_protocol)))
         by_id = {a.member_id: a for a in resp.assignments}
+        if len(by_id) != len(resp.assignments):
+            raise ValueError("assignments name a member twice")
         plan = {}
         for m in members:
             a = by_id.get(m.member_id)
             if a is None:
                 raise ValueError("no assignment for member %r" % m.member_id)
-            plan[m.member_id] = ConsumerProtocolAssignment(
-                self.version,
-                [(tp.topic, list(tp.partitions)) for tp in a.partitions],
-                bytes(a.user_data))
+            if not a.assignment:
+                raise ValueError("no encoded assignment for member %r" % m.member_id)
+            try:
+                plan[m.member_id] = ConsumerProtocolAssignment.decode(a.assignment)
+            except Exception as e:
+                raise ValueError("member %r: undecodable assignment (%s)" % (m.member_id, e)) from e
         if len(by_id) != len(plan):
             raise ValueError("assignments for members not in the group: %s" % sorted(set(by_id) - set(plan)))
         return plan
@@ -253,8 +265,15 @@ class RoundRobinAssignor(AssigndMixin, RoundRobinPartitionAssignor):
 class StickyAssignor(AssigndMixin, StickyPartitionAssignor):
     """kafka-python's "sticky" (eager, KIP-54 user data), assigned by assignd."""
 
-    def _user_data(self, raw):
-        return java_sticky_user_data(raw)
+    def _subscription(self, md):
+        raw = bytes(md.user_data) if md.user_data else b""
+        java = java_sticky_user_data(raw) if raw else raw
+        if java == raw:
+            return md
+        # A copy: the fallback (the built-in) reads the member's own bytes.
+        return ConsumerProtocolSubscription(
+            version=md.version, topics=md.topics, user_data=java, owned_partitions=md.owned_partitions,
+            generation_id=md.generation_id, rack_id=md.rack_id)
 
 
 def java_sticky_user_data(raw):
