@@ -3,6 +3,7 @@
 package interop
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 	"testing"
@@ -102,9 +103,10 @@ func TestKafkaPythonLeaderWithShimMembers(t *testing.T) {
 // assertPythonLedByAssignd checks that the group's current assignment is
 // assignd's answer to the kafka-python leader: the leader's last SyncGroup
 // plan gives each member exactly the partitions assignd's last response
-// for these members gave it, the members own them, the request was the
-// explicit member form of a COOPERATIVE cooperative-sticky group, and the
-// leader's assignor counted only plans from assignd.
+// for these members gave it (its encoded bytes), the members own them, the
+// request was the raw member form of a COOPERATIVE cooperative-sticky group
+// asking for the encoded view, and the leader's assignor counted only plans
+// from assignd.
 func assertPythonLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, led *ledger, leader *pyMember, group string, ids map[string]string) {
 	t.Helper()
 	st := leader.last()
@@ -119,16 +121,13 @@ func assertPythonLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, le
 	if err != nil {
 		t.Fatalf("assignd has no answer for members %v: %v", ids, err)
 	}
+	// The leader decodes assignd's encoded assignments into kafka-python's
+	// objects, which kafka-python encodes for SyncGroup: the same bytes.
 	plan := decodePlan(t, last)
 	for _, ma := range resp.GetAssignments() {
-		want := make(tpSet)
-		for _, tps := range ma.GetPartitions() {
-			for _, p := range tps.GetPartitions() {
-				want[tp{Topic: tps.GetTopic(), Partition: p}] = struct{}{}
-			}
-		}
-		if !plan[ma.GetMemberId()].Equal(want) {
-			t.Errorf("member %s: the kafka-python leader sent %s, assignd answered %s", ma.GetMemberId(), plan[ma.GetMemberId()], want)
+		if !bytes.Equal(last.plan[ma.GetMemberId()], ma.GetAssignment()) {
+			t.Errorf("member %s: the kafka-python leader sent %s (%x), assignd answered %x",
+				ma.GetMemberId(), plan[ma.GetMemberId()], last.plan[ma.GetMemberId()], ma.GetAssignment())
 		}
 	}
 	calls := ad.callsFor(group)
@@ -137,9 +136,12 @@ func assertPythonLedByAssignd(t *testing.T, ad *assigndServer, w *groupWatch, le
 		t.Errorf("the kafka-python leader asked for protocol %q, %v; want cooperative-sticky, COOPERATIVE",
 			req.GetProtocolName(), req.GetRebalanceProtocol())
 	}
+	if req.GetView() != assigndv1.AssignmentView_ASSIGNMENT_VIEW_ENCODED {
+		t.Errorf("the kafka-python leader asked for the %v view; want ASSIGNMENT_VIEW_ENCODED", req.GetView())
+	}
 	for _, m := range req.GetMembers() {
-		if len(m.GetMetadata()) != 0 || len(m.GetTopics()) == 0 {
-			t.Errorf("member %s was not sent in the explicit form (metadata %d bytes, topics %v)", m.GetMemberId(), len(m.GetMetadata()), m.GetTopics())
+		if len(m.GetMetadata()) == 0 || len(m.GetTopics()) != 0 {
+			t.Errorf("member %s was not sent in the raw form (metadata %d bytes, topics %v)", m.GetMemberId(), len(m.GetMetadata()), m.GetTopics())
 		}
 	}
 	if st.Stats["assignd"] == 0 || len(st.Stats) != 1 {
