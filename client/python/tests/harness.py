@@ -13,9 +13,10 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
 
 
 @contextlib.contextmanager
-def running_assignd(binary=None):
+def running_assignd(binary=None, calls=None):
     """Runs assignd (binary, else ASSIGND_BINARY) on a free loopback port;
-    yields its address. RuntimeError if it cannot be started."""
+    yields its address. RuntimeError if it cannot be started. calls, a
+    list, gets the call log's record (a dict) of every Assign call."""
     binary = binary or os.environ.get("ASSIGND_BINARY")
     if not binary or not os.access(binary, os.X_OK):
         raise RuntimeError("ASSIGND_BINARY must name a built assignd (go build -o DIR/assignd ./cmd/assignd); "
@@ -33,6 +34,8 @@ def running_assignd(binary=None):
                 rec = json.loads(line)
             except ValueError:
                 continue
+            if calls is not None and rec.get("msg") == "finished call" and rec.get("grpc.method") == "Assign":
+                calls.append(rec)
             if rec.get("msg") == "assignd serving":
                 found["addr"] = rec["grpc_addr"]
                 ready.set()
