@@ -19,7 +19,9 @@ balanced share). Prints a Markdown table of medians.
 """
 
 import argparse
+import contextlib
 import os
+import signal
 import statistics
 import sys
 import time
@@ -117,6 +119,8 @@ def main():
     ap.add_argument("--runs", default="20,5,3",
                     help="timed runs of each leader per case, per size (kafka-python's sticky takes minutes at 100k)")
     ap.add_argument("--builtin-runs-100k", type=int, default=1, help="of kafka-python's assignor at 100k")
+    ap.add_argument("--builtin-limit", type=float, default=900,
+                    help="seconds after which a run of kafka-python's assignor is stopped (the row says '>')")
     args = ap.parse_args()
     runs = dict(zip(SIZES, (int(n) for n in args.runs.split(","))))
     builtin_cls, assignd_cls = PROTOCOLS[args.protocol]
@@ -140,10 +144,15 @@ def main():
                 lead(a, raw, cluster)  # warm-up: the first call on a channel, encoders compiled
                 phases.took.clear()
                 took = defaultdict(list)
+                builtin_plan, stopped = None, False
                 for i in range(max(runs[size], builtin_runs)):  # alternating
-                    if i < builtin_runs:
+                    if i < builtin_runs and not stopped:
                         start = time.perf_counter()
-                        builtin_plan = lead(builtin_cls(), raw, cluster)
+                        try:
+                            with limit(args.builtin_limit):
+                                builtin_plan = lead(builtin_cls(), raw, cluster)
+                        except Stopped:
+                            stopped = True
                         took["builtin"].append(time.perf_counter() - start)
                     if i >= runs[size]:
                         continue
@@ -165,18 +174,41 @@ def main():
                         time.sleep(0.001)
                     took["server"].append(duration(calls[-1]["grpc.duration"]))
                 p = phases.took
-                print("| %s | %s | %s | %s | %.3f× | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %d / %d |" % (
-                    size, case, fmt(took["builtin"]), fmt(took["assignd"]), ms(took["assignd"]) / ms(took["builtin"]),
+                bound = "> " if stopped else ""
+                print("| %s | %s | %s%s | %s | %s%.4f× | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f | %s / %d |" % (
+                    size, case, bound, fmt(took["builtin"]), fmt(took["assignd"]), "< " if stopped else "",
+                    ms(took["assignd"]) / ms(took["builtin"]) if took["builtin"] else float("nan"),
                     ms(took["decode"]), ms(p["request"]), ms(p["Assign call"]), ms(took["server"]),
                     ms(p["answer decoded"]), ms(took["encode"]),
-                    revoked(builtin_cls, raw, builtin_plan), revoked(builtin_cls, raw, plan)), flush=True)
+                    "-" if builtin_plan is None else revoked(builtin_cls, raw, builtin_plan),
+                    revoked(builtin_cls, raw, plan)), flush=True)
         a.close()
     print("\nMedians in ms; the parts are the assignd path's. The floor, an empty call from this process "
           "(ListAssignors): %.2f ms, median of 100." % ms(floor[1:]))
 
 
 def fmt(xs):
-    return "%.2f ms (%d)" % (ms(xs), len(xs))
+    return "%.2f ms (%d)" % (ms(xs), len(xs)) if xs else "-"
+
+
+class Stopped(Exception):
+    """A run of kafka-python's assignor reached --builtin-limit."""
+
+
+@contextlib.contextmanager
+def limit(seconds):
+    """Raises Stopped in this (the main) thread after seconds: kafka-python's
+    sticky assignor is pure Python, so the signal handler runs between its
+    bytecodes."""
+    def stop(signum, frame):
+        raise Stopped()
+    old = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def duration(s):

@@ -11,7 +11,7 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, Consume
 from kafka.structs import TopicPartition
 
 import assignd
-from assignd._assignor import java_sticky_user_data
+from assignd._assignor import _decode_assignment, java_sticky_user_data
 from assignd.v1 import assignment_pb2 as pb
 from assignd.v1 import assignment_pb2_grpc as pb_grpc
 from conftest import Cluster, member
@@ -116,3 +116,22 @@ def test_raw_form_plans_equal_explicit_form_plans(assignd_addr, cls):
                 assert got.encode() == same.encode(), "seed %d member %s" % (seed, x.member_id)
             assert (raw.followup_required, list(raw.pending)) == (explicit.followup_required, list(explicit.pending))
     a.close()
+
+
+@pytest.mark.parametrize("version", [0, 1, 2, 3])
+@pytest.mark.parametrize("user_data", [None, b"", b"\x01\x02"])
+def test_assignment_decoder_equals_kafka_pythons_decode(version, user_data):
+    """The compiled decoder the leader uses gives the objects
+    ConsumerProtocolAssignment.decode gives."""
+    raw = ConsumerProtocolAssignment(version=version, assigned_partitions=[("a", [0, 2]), ("b", [])],
+                                     user_data=user_data).encode()
+    got, want = _decode_assignment(raw), ConsumerProtocolAssignment.decode(raw)
+    assert got == want and got.version == want.version == version and got.encode() == raw
+
+
+@pytest.mark.parametrize("raw", [b"", b"\x00", b"\xff\xff", b"\x00\x01\x00\x00\x00\x05"], ids=repr)
+def test_assignment_decoder_refuses_what_kafka_python_refuses(raw):
+    with pytest.raises(Exception):
+        ConsumerProtocolAssignment.decode(raw)
+    with pytest.raises(Exception):
+        _decode_assignment(raw)
