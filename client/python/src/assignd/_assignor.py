@@ -315,7 +315,7 @@ def java_sticky_user_data(raw):
     try:
         ud = StickyAssignorUserData.decode(raw)
         if ud.encode() == raw:
-            return ud.encode(header=False)
+            return raw[2:]  # the bytes after the Int16 version header
     except Exception:
         pass
     return raw
