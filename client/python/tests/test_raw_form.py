@@ -11,7 +11,8 @@ from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, Consume
 from kafka.structs import TopicPartition
 
 import assignd
-from assignd._assignor import _decode_assignment, java_sticky_user_data
+from assignd._assignor import java_sticky_user_data
+from assignd._codec import decode_assignment, encode_subscription
 from assignd.v1 import assignment_pb2 as pb
 from assignd.v1 import assignment_pb2_grpc as pb_grpc
 from conftest import Cluster, member
@@ -120,13 +121,25 @@ def test_raw_form_plans_equal_explicit_form_plans(assignd_addr, cls):
 
 @pytest.mark.parametrize("version", [0, 1, 2, 3])
 @pytest.mark.parametrize("user_data", [None, b"", b"\x01\x02"])
-def test_assignment_decoder_equals_kafka_pythons_decode(version, user_data):
-    """The compiled decoder the leader uses gives the objects
-    ConsumerProtocolAssignment.decode gives."""
+def test_codecs_equal_kafka_pythons_generic_ones(version, user_data):
+    """The compiled codecs the leader uses give the bytes and objects
+    kafka-python's ApiData.encode and decode give."""
     raw = ConsumerProtocolAssignment(version=version, assigned_partitions=[("a", [0, 2]), ("b", [])],
                                      user_data=user_data).encode()
-    got, want = _decode_assignment(raw), ConsumerProtocolAssignment.decode(raw)
+    got, want = decode_assignment(raw), ConsumerProtocolAssignment.decode(raw)
     assert got == want and got.version == want.version == version and got.encode() == raw
+    sub = ConsumerProtocolSubscription.decode(ConsumerProtocolSubscription(
+        version=version, topics=["a", "b"], user_data=user_data,
+        owned_partitions=[ConsumerProtocolSubscription.TopicPartition(topic="a", partitions=[1, 0])],
+        generation_id=3, rack_id="r").encode())
+    assert encode_subscription(sub) == sub.encode()
+
+
+def test_subscription_larger_than_the_first_buffer():
+    sub = ConsumerProtocolSubscription(version=1, topics=["topic-%04d" % i for i in range(300)], user_data=None,
+                                       owned_partitions=[ConsumerProtocolSubscription.TopicPartition(
+                                           topic="topic-%04d" % i, partitions=list(range(20))) for i in range(300)])
+    assert len(sub.encode()) > 10000 and encode_subscription(sub) == sub.encode()
 
 
 @pytest.mark.parametrize("raw", [b"", b"\x00", b"\xff\xff", b"\x00\x01\x00\x00\x00\x05"], ids=repr)
@@ -134,4 +147,4 @@ def test_assignment_decoder_refuses_what_kafka_python_refuses(raw):
     with pytest.raises(Exception):
         ConsumerProtocolAssignment.decode(raw)
     with pytest.raises(Exception):
-        _decode_assignment(raw)
+        decode_assignment(raw)

@@ -14,6 +14,7 @@ from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAs
 from kafka.coordinator.assignors.sticky.user_data import StickyAssignorUserData
 from kafka.protocol.consumer.metadata import ConsumerProtocolAssignment, ConsumerProtocolSubscription
 
+from assignd._codec import decode_assignment, encode_subscription
 from assignd.v1 import assignment_pb2 as pb
 from assignd.v1 import assignment_pb2_grpc as pb_grpc
 
@@ -189,8 +190,8 @@ class AssigndMixin:
 
         kafka-python's coordinator decodes every member's JoinGroup bytes
         before it calls assign() and hands over only the decoded object, so
-        the bytes are written again from it (encode() at the version it was
-        decoded at: the member's own, capped at 3, which kafka-python reads).
+        the bytes are written again from it (at the version it was decoded
+        at: the member's own, capped at 3, which kafka-python reads).
         """
         req = pb.AssignRequest(
             group_id=self._group_id,
@@ -201,7 +202,7 @@ class AssigndMixin:
         topics = set()
         for m in members:
             md = m.metadata
-            pm = req.members.add(member_id=m.member_id, metadata=self._subscription(md).encode())
+            pm = req.members.add(member_id=m.member_id, metadata=encode_subscription(self._subscription(md)))
             if getattr(m, "group_instance_id", None):
                 pm.group_instance_id = m.group_instance_id
             topics.update(md.topics)
@@ -242,37 +243,12 @@ class AssigndMixin:
             if not a.assignment:
                 raise ValueError("no encoded assignment for member %r" % m.member_id)
             try:
-                plan[m.member_id] = _decode_assignment(a.assignment)
+                plan[m.member_id] = decode_assignment(a.assignment)
             except Exception as e:
                 raise ValueError("member %r: undecodable assignment (%s)" % (m.member_id, e)) from e
         if len(by_id) != len(plan):
             raise ValueError("assignments for members not in the group: %s" % sorted(set(by_id) - set(plan)))
         return plan
-
-
-def _assignment_decoder():
-    """ConsumerProtocolAssignment.decode, through the decoder kafka-python
-    3.0 compiles for each version when this kafka-python has one: its
-    generic decode reads field by field and takes about four times as long
-    on a large assignment (kafka-python 3.0.12; the same objects, tested)."""
-    compiled = getattr(getattr(ConsumerProtocolAssignment, "_struct", None), "compiled_decode_from", None)
-    if compiled is None:
-        return ConsumerProtocolAssignment.decode
-
-    def decode(raw):
-        version = int.from_bytes(raw[:2], "big", signed=True)
-        if len(raw) < 2 or version < 0:
-            return ConsumerProtocolAssignment.decode(raw)  # raises, saying why
-        # A newer version than kafka-python knows is read as the newest it
-        # does, as its own decode reads it.
-        version = min(version, ConsumerProtocolAssignment.max_version)
-        obj, _ = compiled(version, data_class=ConsumerProtocolAssignment)(memoryview(raw), 2)
-        return obj
-
-    return decode
-
-
-_decode_assignment = _assignment_decoder()
 
 
 class AssigndError(Exception):
