@@ -3,6 +3,7 @@ package server
 import (
 	"container/list"
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -166,9 +167,10 @@ func (a *admission) take(t ticket) {
 
 // acquire admits t, waiting until it fits, until shortly before the
 // call's deadline, or for maxWait (0: no cap), whichever comes first. It
-// returns rpcerr.ErrOverloaded when the call was not admitted in time and the
-// call's end ([rpcerr.CallEnded]) when the caller went away. On success the
-// caller must call release(t).
+// returns rpcerr.ErrOverloaded when the call was not admitted in time
+// (with the wait a call arriving now would expect as its retry hint, see
+// [rpcerr.Overloaded]) and the call's end ([rpcerr.CallEnded]) when the
+// caller went away. On success the caller must call release(t).
 func (a *admission) acquire(ctx context.Context, t ticket) error {
 	a.mu.Lock()
 	if a.fits(t) {
@@ -190,17 +192,19 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 		// DEADLINE_EXCEEDED.
 		w := left - min(rpcerr.DeadlineReserve, left/5)
 		if w <= 0 {
+			hint := a.expectedWait(t)
 			a.mu.Unlock()
-			return rpcerr.ErrOverloaded
+			return rpcerr.Overloaded(hint)
 		}
 		if wait <= 0 || w < wait {
 			wait = w
 		}
 	}
-	if wait > 0 && a.expectedWait(t) > wait {
-		// It would wait in vain: refused now, its leader falls back now.
+	if expect := a.expectedWait(t); wait > 0 && expect > wait {
+		// It would wait in vain: refused now, its leader falls back now,
+		// and one that retries is told when the line is likely through.
 		a.mu.Unlock()
-		return rpcerr.ErrOverloaded
+		return rpcerr.Overloaded(expect)
 	}
 	a.arrivals++
 	w := &waiter{t: t, arrival: a.arrivals, ready: make(chan struct{})}
@@ -235,6 +239,9 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 	line.Remove(elem)
 	// The head may have been what held its line up.
 	a.grant()
+	if errors.Is(err, rpcerr.ErrOverloaded) {
+		err = rpcerr.Overloaded(a.expectedWait(t))
+	}
 	a.mu.Unlock()
 	return err
 }
