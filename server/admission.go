@@ -34,8 +34,9 @@ type admission struct {
 	budget, reserve   int64
 	smallBytes        int64
 	maxWait           time.Duration
-	// largeDone is called, outside the lock, when a large call releases.
-	largeDone func()
+	// largeStart is called, under the lock, when a large call is
+	// admitted; largeDone, outside it, when a large call releases.
+	largeStart, largeDone func()
 
 	mu            sync.Mutex
 	used, large   int   // slots held, by all calls and by large ones
@@ -162,6 +163,9 @@ func (a *admission) take(t ticket) {
 	if t.large {
 		a.large++
 		a.largeAdmitted += t.bytes
+		if a.largeStart != nil {
+			a.largeStart()
+		}
 	}
 }
 

@@ -16,7 +16,8 @@ func TestOSReturnerDebounced(t *testing.T) {
 	r := &osReturner{delay: 200 * time.Millisecond, free: func() { frees.Add(1) }}
 	defer r.stop()
 	for range 5 {
-		r.schedule()
+		r.begin()
+		r.end()
 		time.Sleep(2 * time.Millisecond)
 	}
 	for deadline := time.Now().Add(5 * time.Second); frees.Load() < memoryReturns && time.Now().Before(deadline); {
@@ -25,6 +26,34 @@ func TestOSReturnerDebounced(t *testing.T) {
 	time.Sleep(400 * time.Millisecond) // time for more returns, were they wrongly repeated
 	if got := frees.Load(); got != memoryReturns {
 		t.Errorf("memory returned %d times after a burst, want %d", got, memoryReturns)
+	}
+}
+
+// TestOSReturnerHeldOffByLargeCall: no return runs while a large call
+// computes, even one whose timer fires then; the returns follow its end.
+func TestOSReturnerHeldOffByLargeCall(t *testing.T) {
+	var frees atomic.Int32
+	r := &osReturner{delay: 50 * time.Millisecond, free: func() { frees.Add(1) }}
+	defer r.stop()
+	r.begin()
+	r.end()   // returns pending
+	r.begin() // the next large call, before they run
+	r.fire()  // as a timer that fired just before begin would
+	if got := frees.Load(); got != 0 {
+		t.Fatalf("memory returned %d times during a large call", got)
+	}
+	r.begin() // two at once: the first to end does not arm
+	r.end()
+	r.fire()
+	if got := frees.Load(); got != 0 {
+		t.Fatalf("memory returned %d times while a large call still computes", got)
+	}
+	r.end()
+	for deadline := time.Now().Add(5 * time.Second); frees.Load() < memoryReturns && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := frees.Load(); got != memoryReturns {
+		t.Errorf("memory returned %d times after the last large call, want %d", got, memoryReturns)
 	}
 }
 

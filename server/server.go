@@ -93,7 +93,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	s := &Server{health: health.NewServer(), logger: logger, history: cfg.history, explainer: cfg.explainer, rollouts: cfg.rollouts}
 	if cfg.memoryReturn > 0 {
 		s.osReturner = newOSReturner(cfg.memoryReturn)
-		adm.largeDone = s.osReturner.schedule
+		adm.largeStart, adm.largeDone = s.osReturner.begin, s.osReturner.end
 	}
 	stopping, stopCalls := context.WithCancelCause(context.Background())
 	s.stopCalls = stopCalls
