@@ -121,6 +121,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		// keep their grown stacks. When all are busy grpc starts a
 		// goroutine as usual, so a call waiting for a slot blocks nobody.
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
+		grpc.InTapHandle(refuseEarly(adm, metrics)),
 		grpc.ChainUnaryInterceptor(
 			rpcs.unary,
 			reportInterceptor(metrics, cfg.history, logger),
