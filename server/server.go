@@ -65,6 +65,13 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
+	if cfg.memoryBudget == 0 {
+		var reserved int64
+		if cfg.history != nil {
+			reserved = cfg.history.MaxBytes()
+		}
+		cfg.memoryBudget = DefaultMemoryBudget(reserved)
+	}
 	if cfg.maxConcurrent < 1 || cfg.maxRecvBytes < 1 || cfg.maxPartitions < 1 || cfg.maxQueueWait < 0 ||
 		cfg.memoryBudget < MinMemoryBudget || cfg.memoryReturn < 0 {
 		return nil, fmt.Errorf("server: limits must be positive (concurrent assigns %d, recv bytes %d, partitions %d, queue wait %s, memory return %s) "+

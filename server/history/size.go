@@ -133,3 +133,6 @@ func (s *Store) Bytes() int64 {
 	defer s.mu.Unlock()
 	return s.groupBytes + s.inputBytes
 }
+
+// MaxBytes is the Store's byte bound ([WithMaxBytes]).
+func (s *Store) MaxBytes() int64 { return s.cfg.maxBytes }
