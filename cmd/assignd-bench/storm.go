@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/client"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -51,8 +52,10 @@ func dialPool(addr string, n int) (*pool, error) {
 }
 
 func (p *pool) client() assigndv1.AssignmentServiceClient {
-	return assigndv1.NewAssignmentServiceClient(p.conns[p.next.Add(1)%uint64(len(p.conns))])
+	return assigndv1.NewAssignmentServiceClient(p.conn())
 }
+
+func (p *pool) conn() *grpc.ClientConn { return p.conns[p.next.Add(1)%uint64(len(p.conns))] }
 
 func (p *pool) close() error {
 	var errs []error
@@ -64,11 +67,13 @@ func (p *pool) close() error {
 
 // outcome is what one call of a storm came to.
 type outcome struct {
-	start, took time.Duration // since the storm began; the call's latency
-	resp        *assigndv1.AssignResponse
-	refused     bool          // RESOURCE_EXHAUSTED, reason OVERLOADED
-	retryAfter  time.Duration // its RetryInfo, 0 when none
-	err         error         // anything else, DEADLINE_EXCEEDED included
+	// at is when the call was due, since the storm began; took is from
+	// then to its answer, so that a call the callers were late to send
+	// counts as late (no coordinated omission).
+	at, took time.Duration
+	resp     rawMessage
+	refused  bool  // RESOURCE_EXHAUSTED, reason OVERLOADED
+	err      error // anything else, DEADLINE_EXCEEDED included
 }
 
 // stormRun is a storm's summary.
@@ -86,23 +91,33 @@ type stormRun struct {
 // the storm (not during it: the checks would take the server's CPU).
 func storm(ctx context.Context, p *pool, groups []*stormGroup, over, deadline time.Duration) stormRun {
 	outs := make([]outcome, len(groups))
+	reqs := make([]rawMessage, len(groups))
+	for i, sg := range groups {
+		b, err := proto.Marshal(sg.req)
+		if err != nil {
+			return stormRun{failed: len(groups), firstErr: err}
+		}
+		reqs[i].b = b
+	}
 	var wg sync.WaitGroup
 	begin := time.Now()
-	for i, sg := range groups {
-		if d := time.Until(begin.Add(over * time.Duration(i) / time.Duration(len(groups)))); d > 0 {
+	for i := range groups {
+		at := over * time.Duration(i) / time.Duration(len(groups))
+		if d := time.Until(begin.Add(at)); d > 0 {
 			time.Sleep(d)
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			cctx, cancel := context.WithTimeout(ctx, deadline)
+			// The deadline runs from when the call was due.
+			cctx, cancel := context.WithDeadline(ctx, begin.Add(at+deadline))
 			defer cancel()
 			o := &outs[i]
-			o.start = time.Since(begin)
-			o.resp, o.err = p.client().Assign(cctx, sg.req)
-			o.took = time.Since(begin) - o.start
+			o.at = at
+			o.err = p.conn().Invoke(cctx, assigndv1.AssignmentService_Assign_FullMethodName, &reqs[i], &o.resp, rawCall)
+			o.took = time.Since(begin) - at
 			if o.err != nil {
-				o.refused, o.retryAfter = overloaded(o.err)
+				o.refused = overloaded(o.err)
 			}
 		}()
 	}
@@ -112,14 +127,19 @@ func storm(ctx context.Context, p *pool, groups []*stormGroup, over, deadline ti
 	for i, o := range outs {
 		switch {
 		case o.err == nil:
-			if err := groups[i].check(o.resp); err != nil {
+			resp := new(assigndv1.AssignResponse)
+			err := proto.Unmarshal(o.resp.b, resp)
+			if err == nil {
+				err = groups[i].check(resp)
+			}
+			if err != nil {
 				r.invalid++
 				r.firstErr = cmpOr(r.firstErr, fmt.Errorf("group %s: %w", groups[i].req.GetGroupId(), err))
 				continue
 			}
 			r.ok++
 			lat = append(lat, o.took)
-			r.last = max(r.last, o.start+o.took)
+			r.last = max(r.last, o.at+o.took)
 		case o.refused:
 			r.refused++
 			r.refusedMax = max(r.refusedMax, o.took)
@@ -144,23 +164,18 @@ func cmpOr(a, b error) error {
 }
 
 // overloaded reports whether err is assignd's refusal of a call it could
-// not start in time, and its retry hint.
-func overloaded(err error) (bool, time.Duration) {
+// not start in time.
+func overloaded(err error) bool {
 	st := status.Convert(err)
 	if st.Code() != codes.ResourceExhausted {
-		return false, 0
+		return false
 	}
-	var refused bool
-	var after time.Duration
 	for _, d := range st.Details() {
-		switch d := d.(type) {
-		case *errdetails.ErrorInfo:
-			refused = d.GetReason() == assigndv1.ErrorReason_ERROR_REASON_OVERLOADED.String()
-		case *errdetails.RetryInfo:
-			after = d.GetRetryDelay().AsDuration()
+		if info, ok := d.(*errdetails.ErrorInfo); ok {
+			return info.GetReason() == assigndv1.ErrorReason_ERROR_REASON_OVERLOADED.String()
 		}
 	}
-	return refused, after
+	return false
 }
 
 // sustained is the server's capacity: parallel callers, closed loop (each
