@@ -1,6 +1,9 @@
 package task
 
-import "slices"
+import (
+	"cmp"
+	"slices"
+)
 
 // placeActives gives every task one active member. Members' counts end
 // within one of each other: each may hold floor(T/M) tasks, and the
@@ -85,16 +88,19 @@ func (p *planner) placeActives() {
 	}
 }
 
+// compareState orders members by the state their processes have of t
+// (stateRank).
+func (p *planner) compareState(t taskIdx, a, b memberIdx) int {
+	ra, la := p.stateRank(t, p.proc[a])
+	rb, lb := p.stateRank(t, p.proc[b])
+	return cmp.Or(cmp.Compare(ra, rb), cmp.Compare(la, lb))
+}
+
 // betterActive reports whether member a is a better new active of task t
 // than member b.
 func (p *planner) betterActive(t taskIdx, a, b memberIdx) bool {
-	ra, la := p.stateRank(t, p.proc[a])
-	rb, lb := p.stateRank(t, p.proc[b])
-	if ra != rb {
-		return ra < rb
-	}
-	if la != lb {
-		return la < lb
+	if c := p.compareState(t, a, b); c != 0 {
+		return c < 0
 	}
 	if p.activeCount[a] != p.activeCount[b] {
 		return p.activeCount[a] < p.activeCount[b]

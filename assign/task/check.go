@@ -80,9 +80,13 @@ func Check(g *Group, r *Result) error {
 		}
 		hi = max(hi, n)
 	}
-	held := 0
+	held, warming := 0, 0
 	for _, mv := range r.Moves {
-		if mv.Reason == ReasonWarmup {
+		switch mv.Reason {
+		case ReasonWarmup:
+			warming++
+			held++
+		case ReasonWaiting:
 			held++
 		}
 	}
@@ -107,8 +111,11 @@ func Check(g *Group, r *Result) error {
 	if warmups > g.NumWarmups {
 		bad("%d warm-ups, more than %d", warmups, g.NumWarmups)
 	}
-	if warmups != held {
-		bad("%d warm-ups but %d actives held for one", warmups, held)
+	if warmups != warming {
+		bad("%d warm-ups but %d actives held for one", warmups, warming)
+	}
+	if held > warming && warming < g.NumWarmups {
+		bad("%d actives wait for a warm-up, but only %d of %d warm-ups are used", held-warming, warming, g.NumWarmups)
 	}
 	if hi-lo > 1+2*held {
 		bad("active counts from %d to %d with %d held for warm-ups", lo, hi, held)

@@ -24,7 +24,9 @@
 //   - A stateful task that would move from a caught-up owner to a process
 //     that is not caught up stays with its owner this round, and the
 //     destination gets a warm-up replica instead ([ReasonWarmup]), up to
-//     [Group].NumWarmups for the group; [Result].FollowupRequired then
+//     [Group].NumWarmups for the group, and the tasks beyond that wait
+//     with their owner for a later round ([ReasonWaiting]);
+//     [Result].FollowupRequired then
 //     asks for another rebalance once it has caught up. A process is
 //     caught up on a task when its lag is known and at most
 //     [Group].AcceptableLag.

@@ -17,6 +17,10 @@ const (
 	// balance would move it, because the destination is not caught up; the
 	// destination warms up first (KIP-441).
 	ReasonWarmup
+	// ReasonWaiting: as ReasonWarmup, but the group's warm-ups are all in
+	// use: the active stays with its owner, and the destination warms it
+	// up in a later round.
+	ReasonWaiting
 	// ReasonActiveProcess: a standby leaves a process that now runs the
 	// task's active, or that holds another replica of it.
 	ReasonActiveProcess
@@ -35,6 +39,7 @@ var reasonNames = [numReasons]string{
 	ReasonNoOwner:       "no_owner",
 	ReasonBalance:       "balance",
 	ReasonWarmup:        "warmup",
+	ReasonWaiting:       "waiting",
 	ReasonActiveProcess: "active_process",
 	ReasonRackTags:      "rack_tags",
 	ReasonNotNeeded:     "not_needed",

@@ -211,13 +211,8 @@ func (p *planner) betterStandby(t taskIdx, a, b memberIdx, share int) bool {
 	if oa, ob := p.spareCount[a] >= share, p.spareCount[b] >= share; oa != ob {
 		return !oa
 	}
-	ra, la := p.stateRank(t, p.proc[a])
-	rb, lb := p.stateRank(t, p.proc[b])
-	if ra != rb {
-		return ra < rb
-	}
-	if la != lb {
-		return la < lb
+	if c := p.compareState(t, a, b); c != 0 {
+		return c < 0
 	}
 	if na, nb := p.spareCount[a]+p.activeCount[a], p.spareCount[b]+p.activeCount[b]; na != nb {
 		return na < nb

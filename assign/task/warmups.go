@@ -5,9 +5,11 @@ import "slices"
 // holdForWarmups keeps a stateful task with its owner when the balance
 // moved it to a process that is not caught up, and gives the destination
 // a warm-up replica instead, so that the task moves once its state is
-// restored (KIP-441). At most g.NumWarmups warm-ups are placed; the moves
-// beyond them happen at once. Destinations that were warming the task up
-// already go first, so a warm-up in progress is not dropped for a new one.
+// restored (KIP-441). At most g.NumWarmups warm-ups are placed; the tasks
+// beyond them stay with their owner too ([ReasonWaiting]) and warm up in a
+// later round, so that no active restores from scratch while a caught-up
+// owner runs it. Destinations that were warming the task up already go
+// first, so a warm-up in progress is not dropped for a new one.
 func (p *planner) holdForWarmups() {
 	if p.g.NumWarmups == 0 {
 		return
@@ -37,18 +39,18 @@ func (p *planner) holdForWarmups() {
 	})
 	budget := p.g.NumWarmups
 	for _, i := range held {
-		if budget == 0 {
-			break
-		}
 		p.poll()
-		budget--
 		t := p.index[p.moves[i].Task]
 		owner, dest := p.prevActive[t], p.active[t]
 		p.activeCount[dest]--
 		p.activeCount[owner]++
 		p.active[t] = owner
-		p.warmup[t] = []memberIdx{dest}
-		p.spareCount[dest]++
-		p.moves[i].Reason = ReasonWarmup
+		p.moves[i].Reason = ReasonWaiting
+		if budget > 0 {
+			budget--
+			p.warmup[t] = []memberIdx{dest}
+			p.spareCount[dest]++
+			p.moves[i].Reason = ReasonWarmup
+		}
 	}
 }
