@@ -65,6 +65,9 @@ type Group struct {
 	RackTags []string
 	// NumWarmups bounds the warm-up replicas of the group
 	// (num.warmup.replicas); 0: actives move at once, without warming up.
+	// Set it only when members report lags: a process whose lag is unknown
+	// is never caught up, so the actives it should take would wait for it
+	// for good.
 	NumWarmups int
 	// AcceptableLag is the largest lag at which a process counts as caught
 	// up on a task (acceptable.recovery.lag).

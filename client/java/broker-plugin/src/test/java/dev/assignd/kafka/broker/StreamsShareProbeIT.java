@@ -90,11 +90,10 @@ class StreamsShareProbeIT {
 
   @AfterAll
   static void stop() throws Exception {
-    if (admin != null) {
-      admin.close();
-    }
-    if (broker != null) {
-      broker.close();
+    for (AutoCloseable c : new AutoCloseable[] {admin, broker}) {
+      if (c != null) {
+        c.close();
+      }
     }
   }
 

@@ -3,7 +3,6 @@ package dev.assignd.kafka.broker.probe;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
@@ -20,21 +19,8 @@ import org.apache.kafka.coordinator.group.assignor.SimpleAssignor;
  * the broker's own {@link SimpleAssignor}. Loaded from
  * {@code group.share.assignors}.
  */
-public final class ProbeShareAssignor implements ShareGroupPartitionAssignor, Configurable {
+public final class ProbeShareAssignor extends Probe implements ShareGroupPartitionAssignor {
   private final SimpleAssignor simple = new SimpleAssignor();
-  private ProbeLog log = new ProbeLog(Map.of());
-
-  @Override
-  public void configure(Map<String, ?> configs) {
-    log = new ProbeLog(configs);
-    log.write("configure\tthread=" + Thread.currentThread().getName());
-  }
-
-  @Override
-  public String name() {
-    return "probe";
-  }
-
   @Override
   public GroupAssignment assign(GroupSpec spec, SubscribedTopicDescriber topics) throws PartitionAssignorException {
     StringBuilder b = new StringBuilder("share")

@@ -5,7 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.apache.kafka.common.Configurable;
 import org.apache.kafka.coordinator.group.api.streams.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.streams.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.streams.assignor.MemberAssignmentMetadata;
@@ -22,21 +21,8 @@ import org.apache.kafka.coordinator.group.streams.assignor.StickyTaskAssignor;
  * {@link StickyTaskAssignor}, so the group runs as it would without it.
  * Loaded by the broker from {@code group.streams.assignors}.
  */
-public final class ProbeTaskAssignor implements TaskAssignor, Configurable {
+public final class ProbeTaskAssignor extends Probe implements TaskAssignor {
   private final StickyTaskAssignor sticky = new StickyTaskAssignor();
-  private ProbeLog log = new ProbeLog(Map.of());
-
-  @Override
-  public void configure(Map<String, ?> configs) {
-    log = new ProbeLog(configs);
-    log.write("configure\tthread=" + Thread.currentThread().getName());
-  }
-
-  @Override
-  public String name() {
-    return "probe";
-  }
-
   @Override
   public GroupAssignment assign(GroupSpec spec, TopologyDescriber topology) throws TaskAssignorException {
     List<String> subs = new ArrayList<>();
