@@ -8,10 +8,10 @@ import assignd.v1.Assignment.MemberAssignment;
 import assignd.v1.Assignment.PartitionRacks;
 import assignd.v1.Assignment.RebalanceProtocol;
 import assignd.v1.Assignment.Topic;
-import assignd.v1.Assignment.TopicPartitions;
 import com.google.protobuf.ByteString;
-import java.nio.ByteBuffer;
+import com.google.protobuf.UnsafeByteOperations;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,18 +21,24 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
+import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 
 /**
  * Builds the Assign request from what kafka-clients hands an assignor, and
- * reads the response back into a {@link GroupAssignment}.
+ * reads the response back into each member's partitions.
  *
- * <p>The Java consumer gives the leader decoded subscriptions, not the
- * JoinGroup bytes, so every member goes in the explicit form (topics, owned
- * partitions, user data, generation, rack, static instance id); see
- * docs/other-languages.md.
+ * <p>Every member goes in the raw form: its ConsumerProtocolSubscription
+ * bytes, which assignd decodes itself, and the answer comes back encoded
+ * ({@code ASSIGNMENT_VIEW_ENCODED}), the ConsumerProtocolAssignment bytes of
+ * each member. kafka-clients hands the leader decoded subscriptions, not the
+ * JoinGroup bytes, so they are written back with kafka-clients' own
+ * {@link ConsumerProtocol}: for a Java member these are the bytes it sent.
+ * A million owned partitions then cost what the JoinGroup bytes cost, where
+ * the explicit form's one protobuf message per topic of each member cost
+ * seconds.
  */
 final class AssignRequests {
   private AssignRequests() {}
@@ -46,15 +52,7 @@ final class AssignRequests {
    */
   static AssignRequest build(String groupId, String protocolName, ConsumerPartitionAssignor.RebalanceProtocol protocol,
       Map<String, List<PartitionInfo>> partitionsPerTopic, Map<String, Subscription> subscriptions) {
-    AssignRequest.Builder req = AssignRequest.newBuilder()
-        .setProtocolName(protocolName)
-        .setRebalanceProtocol(protocol == ConsumerPartitionAssignor.RebalanceProtocol.COOPERATIVE
-            ? RebalanceProtocol.REBALANCE_PROTOCOL_COOPERATIVE
-            : RebalanceProtocol.REBALANCE_PROTOCOL_EAGER)
-        .setView(AssignmentView.ASSIGNMENT_VIEW_FULL);
-    if (groupId != null) {
-      req.setGroupId(groupId);
-    }
+    AssignRequest.Builder req = header(groupId, protocolName, protocol).setView(AssignmentView.ASSIGNMENT_VIEW_ENCODED);
     // Sorted by member id, so the same group gives the same request bytes.
     Map<String, Subscription> subs = new TreeMap<>(subscriptions);
     Set<String> topics = new TreeSet<>();
@@ -62,29 +60,45 @@ final class AssignRequests {
     for (Map.Entry<String, Subscription> e : subs.entrySet()) {
       Subscription s = e.getValue();
       Member.Builder m = Member.newBuilder().setMemberId(e.getKey());
+      // The instance id (KIP-345) travels in JoinGroup beside the metadata, not in it.
       s.groupInstanceId().ifPresent(m::setGroupInstanceId);
-      m.addAllTopics(s.topics());
+      // serializeSubscription reads the user data through a duplicate, so
+      // the built-in assignor can still read it if the call fails; the
+      // buffer is new and nobody else holds it, so it is wrapped, not copied.
+      m.setMetadata(UnsafeByteOperations.unsafeWrap(ConsumerProtocol.serializeSubscription(s)));
       topics.addAll(s.topics());
-      m.addAllOwnedPartitions(byTopic(s.ownedPartitions()));
-      ByteBuffer ud = s.userData();
-      if (ud != null && ud.hasRemaining()) {
-        // duplicate(): the built-in assignor may still read this buffer if we fall back.
-        m.setUserData(ByteString.copyFrom(ud.duplicate()));
-      }
-      s.generationId().ifPresent(m::setGeneration);
-      if (s.rackId().isPresent()) {
-        m.setRackId(s.rackId().get());
-        anyRack = true;
-      }
+      anyRack |= s.rackId().isPresent();
       req.addMembers(m);
     }
-    for (String t : topics) {
+    return req.addAllTopics(topics(partitionsPerTopic, topics, anyRack)).build();
+  }
+
+  /** The request's group, protocol name and rebalance protocol, without members, topics or view. */
+  static AssignRequest.Builder header(String groupId, String protocolName, ConsumerPartitionAssignor.RebalanceProtocol protocol) {
+    AssignRequest.Builder req = AssignRequest.newBuilder()
+        .setProtocolName(protocolName)
+        .setRebalanceProtocol(protocol == ConsumerPartitionAssignor.RebalanceProtocol.COOPERATIVE
+            ? RebalanceProtocol.REBALANCE_PROTOCOL_COOPERATIVE
+            : RebalanceProtocol.REBALANCE_PROTOCOL_EAGER);
+    if (groupId != null) {
+      req.setGroupId(groupId);
+    }
+    return req;
+  }
+
+  /**
+   * The partition counts of the subscribed topics (sorted by name) that
+   * have metadata; with each partition's replica racks when some member has
+   * a rack (KIP-881: they matter only then).
+   */
+  static List<Topic> topics(Map<String, List<PartitionInfo>> partitionsPerTopic, Collection<String> subscribed, boolean anyRack) {
+    List<Topic> out = new ArrayList<>();
+    for (String t : new TreeSet<>(subscribed)) {
       List<PartitionInfo> parts = partitionsPerTopic.get(t);
       if (parts == null || parts.isEmpty()) {
         continue;
       }
       Topic.Builder tb = Topic.newBuilder().setName(t).setPartitionCount(parts.size());
-      // KIP-881: replica racks matter only when some member has a rack.
       if (anyRack) {
         List<PartitionInfo> sorted = new ArrayList<>(parts);
         sorted.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
@@ -102,46 +116,31 @@ final class AssignRequests {
           }
         }
       }
-      req.addTopics(tb);
-    }
-    return req.build();
-  }
-
-  static List<TopicPartitions> byTopic(List<TopicPartition> tps) {
-    Map<String, List<Integer>> m = new TreeMap<>();
-    for (TopicPartition tp : tps) {
-      m.computeIfAbsent(tp.topic(), k -> new ArrayList<>()).add(tp.partition());
-    }
-    List<TopicPartitions> out = new ArrayList<>(m.size());
-    for (Map.Entry<String, List<Integer>> e : m.entrySet()) {
-      out.add(TopicPartitions.newBuilder().setTopic(e.getKey()).addAllPartitions(e.getValue()).build());
+      out.add(tb.build());
     }
     return out;
   }
 
   /**
-   * The response as the partitions of each member of the group. The
-   * assignment's user data is not carried over: Java's built-in assignors
-   * put none in their assignments (sticky's user data travels in the
-   * subscription), so their members expect none.
+   * The response as the partitions of each member of the group, read from
+   * each member's ConsumerProtocolAssignment bytes. The assignment's user
+   * data is not carried over: Java's built-in assignors put none in their
+   * assignments (sticky's user data travels in the subscription), so their
+   * members expect none.
    *
    * @throws IllegalStateException when the response does not name every
-   *     member of the group exactly once, or names one that is not in it
+   *     member of the group exactly once, names one that is not in it, or
+   *     gives one bytes that are not an assignment
    */
   static Map<String, List<TopicPartition>> toAssignments(AssignResponse resp, Map<String, Subscription> subs) {
     Map<String, List<TopicPartition>> out = new HashMap<>();
     for (MemberAssignment ma : resp.getAssignmentsList()) {
-      if (!subs.containsKey(ma.getMemberId())) {
-        throw new IllegalStateException("response names member " + ma.getMemberId() + ", not in the group");
+      String id = ma.getMemberId();
+      if (!subs.containsKey(id)) {
+        throw new IllegalStateException("response names member " + id + ", not in the group");
       }
-      List<TopicPartition> parts = new ArrayList<>();
-      for (TopicPartitions tp : ma.getPartitionsList()) {
-        for (int p : tp.getPartitionsList()) {
-          parts.add(new TopicPartition(tp.getTopic(), p));
-        }
-      }
-      if (out.put(ma.getMemberId(), parts) != null) {
-        throw new IllegalStateException("response names member " + ma.getMemberId() + " twice");
+      if (out.put(id, decode(id, ma.getAssignment())) != null) {
+        throw new IllegalStateException("response names member " + id + " twice");
       }
     }
     if (out.size() != subs.size()) {
@@ -150,5 +149,17 @@ final class AssignRequests {
       throw new IllegalStateException("response has no assignment for members " + missing);
     }
     return out;
+  }
+
+  private static List<TopicPartition> decode(String member, ByteString bytes) {
+    if (bytes.isEmpty()) {
+      throw new IllegalStateException("response has no assignment bytes for member " + member);
+    }
+    try {
+      return ConsumerProtocol.deserializeAssignment(bytes.asReadOnlyByteBuffer()).partitions();
+    } catch (RuntimeException e) {
+      // Kafka's generated readers throw plain RuntimeExceptions on short input, not only SchemaException.
+      throw new IllegalStateException("response's assignment of member " + member + " is not a ConsumerProtocolAssignment: " + e.getMessage());
+    }
   }
 }
