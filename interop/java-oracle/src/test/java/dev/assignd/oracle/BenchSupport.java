@@ -28,6 +28,11 @@ public final class BenchSupport implements AutoCloseable {
         return AssigndCaller.request(protocol, ppt, subs, view);
     }
 
+    /** host:port of the assignd process. */
+    public String target() {
+        return server.target();
+    }
+
     public AssignResponse call(AssignRequest req) {
         return caller.call(req, 600_000);
     }
