@@ -10,6 +10,9 @@ import assignd.v1.Assignment.RebalanceProtocol;
 import assignd.v1.Assignment.Topic;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -33,7 +36,7 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Every member goes in the raw form: its ConsumerProtocolSubscription
  * bytes, which assignd decodes itself, and the answer comes back encoded
  * ({@code ASSIGNMENT_VIEW_ENCODED}), the ConsumerProtocolAssignment bytes of
- * each member. kafka-clients hands the leader decoded subscriptions, not the
+ * each member, read back into its partitions. kafka-clients hands the leader decoded subscriptions, not the
  * JoinGroup bytes, so they are written back with kafka-clients' own
  * {@link ConsumerProtocol}: for a Java member these are the bytes it sent.
  * A million owned partitions then cost what the JoinGroup bytes cost, where
@@ -156,10 +159,48 @@ final class AssignRequests {
       throw new IllegalStateException("response has no assignment bytes for member " + member);
     }
     try {
-      return ConsumerProtocol.deserializeAssignment(bytes.asReadOnlyByteBuffer()).partitions();
-    } catch (RuntimeException e) {
-      // Kafka's generated readers throw plain RuntimeExceptions on short input, not only SchemaException.
-      throw new IllegalStateException("response's assignment of member " + member + " is not a ConsumerProtocolAssignment: " + e.getMessage());
+      return partitions(bytes.asReadOnlyByteBuffer());
+    } catch (BufferUnderflowException | IllegalArgumentException e) {
+      throw new IllegalStateException("response's assignment of member " + member + " is not a ConsumerProtocolAssignment: "
+          + (e.getMessage() != null ? e.getMessage() : "truncated"));
     }
+  }
+
+  /**
+   * The assigned partitions of ConsumerProtocolAssignment bytes, versions
+   * 0 to 3 (all one layout: a version, then topics with their partitions,
+   * then user data, which is left unread). Read here rather than with
+   * kafka-clients' {@code ConsumerProtocol.deserializeAssignment}, whose
+   * topic collection rehashes itself as it grows: a member of 500 topics
+   * took it milliseconds, a 2,000-member group's answer seconds.
+   * {@code AssignRequestsTest} checks it reads what kafka-clients writes.
+   */
+  static List<TopicPartition> partitions(ByteBuffer b) {
+    short version = b.getShort();
+    if (version < 0 || version > 3) {
+      throw new IllegalArgumentException("version " + version + ", not 0 to 3");
+    }
+    int topics = b.getInt();
+    if (topics < 0 || topics > b.remaining() / 6) {
+      throw new IllegalArgumentException("topic count " + topics);
+    }
+    List<TopicPartition> out = new ArrayList<>();
+    for (int t = 0; t < topics; t++) {
+      int len = b.getShort();
+      if (len < 0 || len > b.remaining()) {
+        throw new IllegalArgumentException("topic name length " + len);
+      }
+      byte[] name = new byte[len];
+      b.get(name);
+      String topic = new String(name, StandardCharsets.UTF_8);
+      int n = b.getInt();
+      if (n < 0 || n > b.remaining() / 4) {
+        throw new IllegalArgumentException("partition count " + n + " of topic " + topic);
+      }
+      for (int i = 0; i < n; i++) {
+        out.add(new TopicPartition(topic, b.getInt()));
+      }
+    }
+    return out;
   }
 }

@@ -128,4 +128,25 @@ class AssignRequestsTest {
         AssignResponse.newBuilder().addAssignments(MemberAssignment.newBuilder().setMemberId("a").setAssignment(truncated)).build(), subs));
     assertTrue(bad.getMessage().contains("member a"), bad.getMessage());
   }
+
+  /** The reader agrees with kafka-clients' own writer at every version, on random assignments. */
+  @Test
+  void readsWhatKafkaClientsWrites() {
+    java.util.Random r = new java.util.Random(42);
+    for (int i = 0; i < 200; i++) {
+      List<TopicPartition> tps = new ArrayList<>();
+      int topics = r.nextInt(6);
+      for (int t = 0; t < topics; t++) {
+        String name = "t\u00e9-" + r.nextInt(1000) + "-" + t;
+        for (int p = r.nextInt(5); p >= 0; p--) {
+          tps.add(tp(name, r.nextInt(100)));
+        }
+      }
+      ByteBuffer ud = r.nextBoolean() ? null : ByteBuffer.wrap(new byte[r.nextInt(9)]);
+      short version = (short) r.nextInt(4);
+      ByteBuffer bytes = ConsumerProtocol.serializeAssignment(new Assignment(tps, ud), version);
+      assertEquals(ConsumerProtocol.deserializeAssignment(bytes.duplicate()).partitions(), AssignRequests.partitions(bytes),
+          "version " + version + ": " + tps);
+    }
+  }
 }
