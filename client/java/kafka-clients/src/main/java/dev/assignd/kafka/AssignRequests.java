@@ -24,7 +24,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
-import org.apache.kafka.clients.consumer.internals.ConsumerProtocol;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
@@ -37,8 +36,9 @@ import org.apache.kafka.common.TopicPartition;
  * bytes, which assignd decodes itself, and the answer comes back encoded
  * ({@code ASSIGNMENT_VIEW_ENCODED}), the ConsumerProtocolAssignment bytes of
  * each member, read back into its partitions. kafka-clients hands the leader decoded subscriptions, not the
- * JoinGroup bytes, so they are written back with kafka-clients' own
- * {@link ConsumerProtocol}: for a Java member these are the bytes it sent.
+ * JoinGroup bytes, so they are written back ({@link SubscriptionWriter}, the
+ * bytes of kafka-clients' own {@code ConsumerProtocol}): for a Java member
+ * these are the bytes it sent.
  * A million owned partitions then cost what the JoinGroup bytes cost, where
  * the explicit form's one protobuf message per topic of each member cost
  * seconds.
@@ -60,15 +60,16 @@ final class AssignRequests {
     Map<String, Subscription> subs = new TreeMap<>(subscriptions);
     Set<String> topics = new TreeSet<>();
     boolean anyRack = false;
+    SubscriptionWriter writer = new SubscriptionWriter();
     for (Map.Entry<String, Subscription> e : subs.entrySet()) {
       Subscription s = e.getValue();
       Member.Builder m = Member.newBuilder().setMemberId(e.getKey());
       // The instance id (KIP-345) travels in JoinGroup beside the metadata, not in it.
       s.groupInstanceId().ifPresent(m::setGroupInstanceId);
-      // serializeSubscription reads the user data through a duplicate, so
-      // the built-in assignor can still read it if the call fails; the
-      // buffer is new and nobody else holds it, so it is wrapped, not copied.
-      m.setMetadata(UnsafeByteOperations.unsafeWrap(ConsumerProtocol.serializeSubscription(s)));
+      // The writer reads the user data through a duplicate, so the built-in
+      // assignor can still read it if the call fails; the array is new and
+      // nobody else holds it, so it is wrapped, not copied.
+      m.setMetadata(UnsafeByteOperations.unsafeWrap(writer.write(s)));
       topics.addAll(s.topics());
       anyRack |= s.rackId().isPresent();
       req.addMembers(m);
