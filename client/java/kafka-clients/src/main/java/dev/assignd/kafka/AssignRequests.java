@@ -16,6 +16,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -58,7 +59,8 @@ final class AssignRequests {
     AssignRequest.Builder req = header(groupId, protocolName, protocol).setView(AssignmentView.ASSIGNMENT_VIEW_ENCODED);
     // Sorted by member id, so the same group gives the same request bytes.
     Map<String, Subscription> subs = new TreeMap<>(subscriptions);
-    Set<String> topics = new TreeSet<>();
+    // A hash set, sorted once by topics(): members mostly name the same topics.
+    Set<String> topics = new HashSet<>();
     boolean anyRack = false;
     SubscriptionWriter writer = new SubscriptionWriter();
     for (Map.Entry<String, Subscription> e : subs.entrySet()) {

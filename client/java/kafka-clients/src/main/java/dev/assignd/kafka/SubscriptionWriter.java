@@ -30,10 +30,13 @@ final class SubscriptionWriter {
 
   /** The version-prefixed ConsumerProtocolSubscription bytes of s. */
   byte[] write(Subscription s) {
-    List<String> topics = new ArrayList<>(s.topics());
-    topics.sort(null);
+    List<String> topics = s.topics();
+    if (!sorted(topics, Comparator.naturalOrder())) {
+      topics = new ArrayList<>(topics);
+      topics.sort(null);
+    }
     List<TopicPartition> owned = s.ownedPartitions();
-    if (!sorted(owned)) {
+    if (!sorted(owned, ORDER)) {
       owned = new ArrayList<>(owned);
       owned.sort(ORDER);
     }
@@ -99,9 +102,10 @@ final class SubscriptionWriter {
     b.putShort((short) n.length).put(n);
   }
 
-  private static boolean sorted(List<TopicPartition> l) {
+  /** Whether l is in order already, as a subscription kafka-clients decoded is: then it is not copied. */
+  private static <T> boolean sorted(List<T> l, Comparator<? super T> order) {
     for (int i = 1; i < l.size(); i++) {
-      if (ORDER.compare(l.get(i - 1), l.get(i)) > 0) {
+      if (order.compare(l.get(i - 1), l.get(i)) > 0) {
         return false;
       }
     }
