@@ -36,13 +36,11 @@ import org.apache.kafka.common.TopicPartition;
  * <p>Every member goes in the raw form: its ConsumerProtocolSubscription
  * bytes, which assignd decodes itself, and the answer comes back encoded
  * ({@code ASSIGNMENT_VIEW_ENCODED}), the ConsumerProtocolAssignment bytes of
- * each member, read back into its partitions. kafka-clients hands the leader decoded subscriptions, not the
- * JoinGroup bytes, so they are written back ({@link SubscriptionWriter}, the
- * bytes of kafka-clients' own {@code ConsumerProtocol}): for a Java member
- * these are the bytes it sent.
- * A million owned partitions then cost what the JoinGroup bytes cost, where
- * the explicit form's one protobuf message per topic of each member cost
- * seconds.
+ * each member, read back into its partitions. kafka-clients hands the
+ * leader decoded subscriptions, not the JoinGroup bytes, so they are
+ * written back ({@link SubscriptionWriter}, the bytes of kafka-clients' own
+ * {@code ConsumerProtocol}): for a Java member these are the bytes it sent,
+ * and the request costs what the JoinGroup bytes cost.
  */
 final class AssignRequests {
   private AssignRequests() {}
