@@ -44,7 +44,9 @@ func steadyGroup(b *testing.B, members, topics int, partitions int32) *assign.Gr
 	g := &assign.Group{Generation: 7, Protocol: assign.Cooperative}
 	var names []string
 	for i := range topics {
-		names = append(names, fmt.Sprintf("topic-%d", i))
+		// Zero-padded, so that topic order is name order, as in a Java
+		// member's metadata (sorted by name), which the decoder expects.
+		names = append(names, fmt.Sprintf("topic-%04d", i))
 		g.Topics = append(g.Topics, assign.Topic{Name: names[i], Partitions: partitions})
 	}
 	for i := range members {
