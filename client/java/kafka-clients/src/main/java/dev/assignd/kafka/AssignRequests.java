@@ -10,9 +10,6 @@ import assignd.v1.Assignment.RebalanceProtocol;
 import assignd.v1.Assignment.Topic;
 import com.google.protobuf.ByteString;
 import com.google.protobuf.UnsafeByteOperations;
-import java.nio.BufferUnderflowException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -138,12 +135,13 @@ final class AssignRequests {
    */
   static Map<String, List<TopicPartition>> toAssignments(AssignResponse resp, Map<String, Subscription> subs) {
     Map<String, List<TopicPartition>> out = new HashMap<>();
+    AssignmentReader reader = new AssignmentReader();
     for (MemberAssignment ma : resp.getAssignmentsList()) {
       String id = ma.getMemberId();
       if (!subs.containsKey(id)) {
         throw new IllegalStateException("response names member " + id + ", not in the group");
       }
-      if (out.put(id, decode(id, ma.getAssignment())) != null) {
+      if (out.put(id, decode(reader, id, ma.getAssignment())) != null) {
         throw new IllegalStateException("response names member " + id + " twice");
       }
     }
@@ -155,53 +153,15 @@ final class AssignRequests {
     return out;
   }
 
-  private static List<TopicPartition> decode(String member, ByteString bytes) {
+  private static List<TopicPartition> decode(AssignmentReader reader, String member, ByteString bytes) {
     if (bytes.isEmpty()) {
       throw new IllegalStateException("response has no assignment bytes for member " + member);
     }
     try {
-      return partitions(bytes.asReadOnlyByteBuffer());
-    } catch (BufferUnderflowException | IllegalArgumentException e) {
+      return reader.partitions(bytes.toByteArray());
+    } catch (IllegalArgumentException e) {
       throw new IllegalStateException("response's assignment of member " + member + " is not a ConsumerProtocolAssignment: "
-          + (e.getMessage() != null ? e.getMessage() : "truncated"));
+          + e.getMessage());
     }
-  }
-
-  /**
-   * The assigned partitions of ConsumerProtocolAssignment bytes, versions
-   * 0 to 3 (all one layout: a version, then topics with their partitions,
-   * then user data, which is left unread). Read here rather than with
-   * kafka-clients' {@code ConsumerProtocol.deserializeAssignment}, whose
-   * topic collection rehashes itself as it grows: a member of 500 topics
-   * took it milliseconds, a 2,000-member group's answer seconds.
-   * {@code AssignRequestsTest} checks it reads what kafka-clients writes.
-   */
-  static List<TopicPartition> partitions(ByteBuffer b) {
-    short version = b.getShort();
-    if (version < 0 || version > 3) {
-      throw new IllegalArgumentException("version " + version + ", not 0 to 3");
-    }
-    int topics = b.getInt();
-    if (topics < 0 || topics > b.remaining() / 6) {
-      throw new IllegalArgumentException("topic count " + topics);
-    }
-    List<TopicPartition> out = new ArrayList<>();
-    for (int t = 0; t < topics; t++) {
-      int len = b.getShort();
-      if (len < 0 || len > b.remaining()) {
-        throw new IllegalArgumentException("topic name length " + len);
-      }
-      byte[] name = new byte[len];
-      b.get(name);
-      String topic = new String(name, StandardCharsets.UTF_8);
-      int n = b.getInt();
-      if (n < 0 || n > b.remaining() / 4) {
-        throw new IllegalArgumentException("partition count " + n + " of topic " + topic);
-      }
-      for (int i = 0; i < n; i++) {
-        out.add(new TopicPartition(topic, b.getInt()));
-      }
-    }
-    return out;
   }
 }

@@ -133,11 +133,12 @@ class AssignRequestsTest {
   @Test
   void readsWhatKafkaClientsWrites() {
     java.util.Random r = new java.util.Random(42);
+    AssignmentReader reader = new AssignmentReader(); // one for all: its name cache sees every kind of neighbour
     for (int i = 0; i < 200; i++) {
       List<TopicPartition> tps = new ArrayList<>();
       int topics = r.nextInt(6);
       for (int t = 0; t < topics; t++) {
-        String name = "t\u00e9-" + r.nextInt(1000) + "-" + t;
+        String name = "t\u00e9-" + r.nextInt(3) + "-" + t;
         for (int p = r.nextInt(5); p >= 0; p--) {
           tps.add(tp(name, r.nextInt(100)));
         }
@@ -145,7 +146,9 @@ class AssignRequestsTest {
       ByteBuffer ud = r.nextBoolean() ? null : ByteBuffer.wrap(new byte[r.nextInt(9)]);
       short version = (short) r.nextInt(4);
       ByteBuffer bytes = ConsumerProtocol.serializeAssignment(new Assignment(tps, ud), version);
-      assertEquals(ConsumerProtocol.deserializeAssignment(bytes.duplicate()).partitions(), AssignRequests.partitions(bytes),
+      byte[] a = new byte[bytes.remaining()];
+      bytes.duplicate().get(a);
+      assertEquals(ConsumerProtocol.deserializeAssignment(bytes.duplicate()).partitions(), reader.partitions(a),
           "version " + version + ": " + tps);
     }
   }
