@@ -272,14 +272,12 @@ class BrokerPluginIT {
       assertNoLoss(producer);
       for (Records.Entry e : Records.read(records)) {
         assertTrue(e.thread().startsWith("group-coordinator-event-processor-"), "the plugin ran on " + e.thread());
-        // assignd hung or dead included: the coordinator's thread waits the deadline at most.
-        // A call that ended at its deadline has been seen to hold the thread 2.2 and 4.7 s on
-        // this shared 2-core machine (issue 25, open: not yet explained); it is bounded, more
-        // loosely, until it is. DeadlineTest and ColdStartIT hold every call to the deadline.
-        long bound = e.outcome().equals("DEADLINE") ? 5 * DEADLINE_MS + SLACK_MS : DEADLINE_MS + SLACK_MS;
-        assertTrue(e.nanos() <= TimeUnit.MILLISECONDS.toNanos(bound),
-            "a call (" + e.outcome() + ") held the coordinator's thread " + e.nanos() / 1e6 + " ms; every call (µs): "
-                + Records.read(records).stream().map(x -> x.outcome() + "=" + x.nanos() / 1000).toList());
+        // assignd hung or dead included: the plugin holds the coordinator's thread the deadline
+        // at most. A garbage collection of the broker's JVM stops every thread, the built-in
+        // assignors' too, and is not counted (Records.Entry.heldNanos).
+        assertTrue(e.heldNanos() <= TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS + SLACK_MS),
+            "a call (" + e.outcome() + ") held the coordinator's thread " + e.heldNanos() / 1e6 + " ms; every call (µs, gc µs): "
+                + Records.read(records).stream().map(x -> x.outcome() + "=" + x.nanos() / 1000 + "/" + x.gcNanos() / 1000).toList());
       }
       assertEquals(List.of(), ownership.violations(), "no partition has two owners");
       for (Member m : members.values()) {
