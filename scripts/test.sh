@@ -368,7 +368,9 @@ kip848_plugin_test() {
 		rm -rf "$bin"
 		return 1
 	}
-	local bins=(-Dassignd.binary="$bin/assignd" -Dassignd.testbroker="$bin/testbroker" -Dassignd.kgomember="$bin/kgomember")
+	# The venv's python runs the librdkafka member of the mixed-client group (confluent-kafka).
+	local bins=(-Dassignd.binary="$bin/assignd" -Dassignd.testbroker="$bin/testbroker" -Dassignd.kgomember="$bin/kgomember"
+		-Dassignd.python="$PWD/$PY_VENV/bin/python")
 	plugin_verify "oldest broker" mvn -B -ntp -pl broker-plugin -am verify "${bins[@]}" || rc=1
 	if [ $rc -eq 0 ]; then
 		# -Dkafka.newest.version turns on the plugin's kafka-newest profile:
