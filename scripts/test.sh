@@ -368,12 +368,19 @@ kip848_plugin_test() {
 		rm -rf "$bin"
 		return 1
 	}
-	local bins=(-Dassignd.binary="$bin/assignd" -Dassignd.testbroker="$bin/testbroker" -Dassignd.kgomember="$bin/kgomember")
+	# The venv's python runs the librdkafka member of the mixed-client group (confluent-kafka).
+	local bins=(-Dassignd.binary="$bin/assignd" -Dassignd.testbroker="$bin/testbroker" -Dassignd.kgomember="$bin/kgomember"
+		-Dassignd.python="$PWD/$PY_VENV/bin/python")
 	plugin_verify "oldest broker" mvn -B -ntp -pl broker-plugin -am verify "${bins[@]}" || rc=1
 	if [ $rc -eq 0 ]; then
+		# -Dkafka.newest.version turns on the plugin's kafka-newest profile:
+		# it compiles against that broker and adds the streams and share
+		# probe (StreamsShareProbeIT, docs/streams-share.md).
+		local version
+		version=$(sed -n 's:.*<kafka.newest.version>\(.*\)</kafka.newest.version>.*:\1:p' tools/kafka/pom.xml)
 		ASSIGND_KAFKA_VERSION=newest ASSIGND_KAFKA_LIB="$newest" scripts/kafka-jars.sh &&
 			ASSIGND_KAFKA_LIB="$newest" plugin_verify "newest broker" mvn -B -ntp -pl broker-plugin -am verify "${bins[@]}" \
-				-Dtest=none -Dsurefire.failIfNoSpecifiedTests=false || rc=1
+				-Dkafka.newest.version="$version" -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false || rc=1
 	fi
 	rm -rf "$bin"
 	return $rc

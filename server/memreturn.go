@@ -22,8 +22,14 @@ const memoryReturns = 3
 // calls end. Without it, a burst of large calls leaves the heap at its
 // peak: the runtime collects only when allocation resumes, and its
 // background scavenger returns pages over minutes, so a quiet server kept
-// gigabytes resident after a burst. Large calls that follow each other
-// closely push the return back (they would reuse the memory).
+// gigabytes resident after a burst.
+//
+// It returns memory only while no large call computes: a return collects
+// the whole heap twice and hands back the pages the running call is about
+// to allocate again, so a return that fell in a large call cost it
+// seconds (docs/performance.md#the-full-view-beside-franz-go). A large
+// call admitted while returns are pending holds them off; the last large
+// call to end arms them again, delay after it.
 type osReturner struct {
 	delay time.Duration
 	free  func()
@@ -31,6 +37,8 @@ type osReturner struct {
 	mu        sync.Mutex
 	timer     *time.Timer
 	remaining int
+	// active counts the large calls admitted and not yet released.
+	active int
 }
 
 func newOSReturner(delay time.Duration) *osReturner {
@@ -44,10 +52,27 @@ func freeOSMemory() {
 	debug.FreeOSMemory()
 }
 
-// schedule (re)arms the returns for delay from now.
-func (r *osReturner) schedule() {
+// begin notes a large call admitted; it holds pending returns off.
+func (r *osReturner) begin() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	r.active++
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// end notes a large call released; the last to end arms the returns for
+// delay from now.
+func (r *osReturner) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.active > 0 {
+		r.active--
+	}
+	if r.active > 0 {
+		return
+	}
 	r.remaining = memoryReturns
 	if r.timer == nil {
 		r.timer = time.AfterFunc(r.delay, r.fire)
@@ -57,9 +82,19 @@ func (r *osReturner) schedule() {
 }
 
 func (r *osReturner) fire() {
+	r.mu.Lock()
+	if r.active > 0 || r.remaining <= 0 {
+		// A large call began after the timer fired: its end rearms.
+		r.mu.Unlock()
+		return
+	}
+	r.mu.Unlock()
 	r.free()
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.active > 0 {
+		return
+	}
 	if r.remaining--; r.remaining > 0 {
 		r.timer.Reset(r.delay)
 	}

@@ -16,7 +16,8 @@ func TestOSReturnerDebounced(t *testing.T) {
 	r := &osReturner{delay: 200 * time.Millisecond, free: func() { frees.Add(1) }}
 	defer r.stop()
 	for range 5 {
-		r.schedule()
+		r.begin()
+		r.end()
 		time.Sleep(2 * time.Millisecond)
 	}
 	for deadline := time.Now().Add(5 * time.Second); frees.Load() < memoryReturns && time.Now().Before(deadline); {
@@ -28,16 +29,50 @@ func TestOSReturnerDebounced(t *testing.T) {
 	}
 }
 
-// TestDefaultMemoryBudget: three quarters of the Go memory limit, or
-// 2 GiB without one.
+// TestOSReturnerHeldOffByLargeCall: no return runs while a large call
+// computes, even one whose timer fires then; the returns follow its end.
+func TestOSReturnerHeldOffByLargeCall(t *testing.T) {
+	var frees atomic.Int32
+	r := &osReturner{delay: 50 * time.Millisecond, free: func() { frees.Add(1) }}
+	defer r.stop()
+	r.begin()
+	r.end()   // returns pending
+	r.begin() // the next large call, before they run
+	r.fire()  // as a timer that fired just before begin would
+	if got := frees.Load(); got != 0 {
+		t.Fatalf("memory returned %d times during a large call", got)
+	}
+	r.begin() // two at once: the first to end does not arm
+	r.end()
+	r.fire()
+	if got := frees.Load(); got != 0 {
+		t.Fatalf("memory returned %d times while a large call still computes", got)
+	}
+	r.end()
+	for deadline := time.Now().Add(5 * time.Second); frees.Load() < memoryReturns && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := frees.Load(); got != memoryReturns {
+		t.Errorf("memory returned %d times after the last large call, want %d", got, memoryReturns)
+	}
+}
+
+// TestDefaultMemoryBudget: three quarters of the Go memory limit less
+// what is reserved (never below MinMemoryBudget), or 2 GiB without one.
 func TestDefaultMemoryBudget(t *testing.T) {
 	prev := debug.SetMemoryLimit(1 << 30)
 	defer debug.SetMemoryLimit(prev)
-	if got := DefaultMemoryBudget(); got != 768<<20 {
+	if got := DefaultMemoryBudget(0); got != 768<<20 {
 		t.Errorf("with a 1 GiB limit: %d, want 768 MiB", got)
 	}
+	if got := DefaultMemoryBudget(512 << 20); got != 384<<20 {
+		t.Errorf("with a 1 GiB limit and 512 MiB reserved: %d, want 384 MiB", got)
+	}
+	if got := DefaultMemoryBudget(2 << 30); got != MinMemoryBudget {
+		t.Errorf("with more reserved than the limit: %d, want MinMemoryBudget", got)
+	}
 	debug.SetMemoryLimit(math.MaxInt64)
-	if got := DefaultMemoryBudget(); got != 2<<30 {
+	if got := DefaultMemoryBudget(0); got != 2<<30 {
 		t.Errorf("without a limit: %d, want 2 GiB", got)
 	}
 }

@@ -1,6 +1,8 @@
 """A confluent-kafka (librdkafka) consumer for the interop tests
 (interop/kafkapython_test.go), with librdkafka's own assignor: it cannot take
-a custom one, so it is a member of groups others lead.
+a custom one, so it is a member of groups others lead. With
+GROUP_PROTOCOL=consumer it joins on the KIP-848 protocol instead, naming the
+broker's assignor REMOTE_ASSIGNOR (client/java/broker-plugin's tests).
 
 Run with the interpreter of the venv scripts/test.sh makes. Configured by
 the environment like kafka_python_member.py, and prints the same JSON
@@ -35,18 +37,25 @@ def main():
     protocol = env.get("PROTOCOL", "cooperative-sticky")
     stop = []
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
-    consumer = Consumer({
+    conf = {
         "bootstrap.servers": env["KAFKA_BROKERS"],
         "client.id": env.get("CLIENT_ID", "confluent-kafka"),
         "group.id": env["GROUP_ID"],
         "auto.offset.reset": "earliest",
-        "partition.assignment.strategy": protocol,
-        "session.timeout.ms": int(env.get("SESSION_TIMEOUT_MS", "10000")),
-        "heartbeat.interval.ms": int(env.get("HEARTBEAT_INTERVAL_MS", "1000")),
         "max.poll.interval.ms": int(env.get("REBALANCE_TIMEOUT_MS", "20000")),
         "fetch.wait.max.ms": 100,
         "topic.metadata.refresh.interval.ms": 1000,
-    })
+    }
+    if env.get("GROUP_PROTOCOL") == "consumer":
+        # KIP-848 (librdkafka 2.12+): the broker assigns, with the assignor
+        # this names; librdkafka refuses the classic protocol's settings here.
+        conf["group.protocol"] = "consumer"
+        conf["group.remote.assignor"] = env.get("REMOTE_ASSIGNOR", "uniform")
+    else:
+        conf["partition.assignment.strategy"] = protocol
+        conf["session.timeout.ms"] = int(env.get("SESSION_TIMEOUT_MS", "10000"))
+        conf["heartbeat.interval.ms"] = int(env.get("HEARTBEAT_INTERVAL_MS", "1000"))
+    consumer = Consumer(conf)
 
     def state():
         return {"memberId": consumer.memberid() or "", "generation": 0, "leader": False}

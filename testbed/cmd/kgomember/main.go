@@ -18,6 +18,13 @@
 // Usage:
 //
 //	kgomember -brokers HOST:PORT -group G -topic T -assignd HOST:PORT [-instance ID]
+//	kgomember -brokers HOST:PORT -group G -topic T -server-side
+//
+// With -server-side it is a member of a KIP-848 group (the broker
+// assigns), with kgo's [kgo.ServerSideBalancer]: franz-go then names the
+// server assignor after its first balancer, "uniform" for the sticky one,
+// and cannot name another (kgo's manage848), so it joins a group whose
+// assignor the other members choose.
 package main
 
 import (
@@ -83,22 +90,26 @@ func run() error {
 	topic := flag.String("topic", "", "topic to consume")
 	target := flag.String("assignd", "", "assignd gRPC `target`")
 	instance := flag.String("instance", "", "group.instance.id (static membership, KIP-345); empty: dynamic")
+	serverSide := flag.Bool("server-side", false, "join on the KIP-848 protocol, the broker assigning (no -assignd)")
 	flag.Parse()
-	if *brokers == "" || *group == "" || *topic == "" || *target == "" {
-		return fmt.Errorf("-brokers, -group, -topic and -assignd are required")
+	if *brokers == "" || *group == "" || *topic == "" || (*target == "") != *serverSide {
+		return fmt.Errorf("-brokers, -group, -topic and either -assignd or -server-side are required")
 	}
-	c, err := client.New(*target, client.WithTimeout(2*time.Second))
-	if err != nil {
-		return err
+	balancer := []kgo.Opt{kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.ServerSideBalancer()}
+	if !*serverSide {
+		c, err := client.New(*target, client.WithTimeout(2*time.Second))
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		balancer = []kgo.Opt{kgo.Balancers(kgoassign.CooperativeSticky(c))}
 	}
-	defer c.Close()
 
 	o := &out{w: bufio.NewWriter(os.Stdout)}
 	opts := []kgo.Opt{
 		kgo.SeedBrokers(*brokers),
 		kgo.ConsumerGroup(*group),
 		kgo.ConsumeTopics(*topic),
-		kgo.Balancers(kgoassign.CooperativeSticky(c)),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
 		// As the Java members of the test: quick heartbeats, so rebalances start quickly.
 		kgo.HeartbeatInterval(500 * time.Millisecond),
@@ -107,6 +118,7 @@ func run() error {
 		kgo.OnPartitionsRevoked(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { o.partitions("revoked", m) }),
 		kgo.OnPartitionsLost(func(_ context.Context, _ *kgo.Client, m map[string][]int32) { o.partitions("lost", m) }),
 	}
+	opts = append(opts, balancer...)
 	if *instance != "" {
 		opts = append(opts, kgo.InstanceID(*instance))
 	}

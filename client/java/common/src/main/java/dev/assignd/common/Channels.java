@@ -25,6 +25,9 @@ public final class Channels {
     Runtime.getRuntime().addShutdownHook(new Thread(Channels::shutdownAll, "assignd-channels-shutdown"));
   }
 
+  /** The largest answer a channel accepts. */
+  static final int MAX_ANSWER_BYTES = 256 << 20;
+
   private Channels() {}
 
   /**
@@ -42,7 +45,10 @@ public final class Channels {
     }
     ChannelCredentials creds = credentials(s);
     try {
-      ManagedChannelBuilder<?> mb = Grpc.newChannelBuilder(s.target(), creds).userAgent(s.userAgent());
+      // gRPC's default 4 MiB would refuse the answer of a big group: a
+      // million partitions encode to about 16 MB.
+      ManagedChannelBuilder<?> mb = Grpc.newChannelBuilder(s.target(), creds).userAgent(s.userAgent())
+          .maxInboundMessageSize(MAX_ANSWER_BYTES);
       if (s.serverName() != null) {
         mb.overrideAuthority(s.serverName());
       }

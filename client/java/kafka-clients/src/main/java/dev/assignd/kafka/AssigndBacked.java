@@ -6,9 +6,25 @@ import org.apache.kafka.common.Configurable;
 
 /**
  * What each of this package's assignors adds to the built-in assignor it
- * extends: the settings ({@link AssigndConfig}), read in
- * {@link #configure}, and the counts of its assignments ({@link #stats}).
- * The call to assignd and the fallback are the {@link AssigndLeader}'s.
+ * extends. Each is Java's built-in assignor of the same protocol name in
+ * every respect but the assignment: the same subscription user data, byte
+ * for byte (it inherits them), the same {@code onAssignment}. So members on
+ * these assignors and members on Java's own (or franz-go's, or
+ * librdkafka's) share a group, and a group can roll from one to the other
+ * without a protocol change. When the member leads, the assignment hook
+ * asks assignd ({@link AssigndLeader}); if the call fails it runs the
+ * inherited built-in assignment instead. The hook is
+ * {@code assignPartitions} (round robin's: {@code assign} of partition
+ * counts), which kafka-clients' {@code AbstractPartitionAssignor.assign(Cluster,
+ * GroupSubscription)} calls with the subscribed topics' partitions from the
+ * leader's metadata, so everything around it (topic lookup, wrapping the
+ * result) stays the built-in's.
+ *
+ * <p>Each class extends its built-in, rather than all four sharing one base
+ * class, so that it stays one ({@code instanceof}, the inherited user data
+ * and {@code onAssignment}); what they share is here and in
+ * {@link AssigndLeader}. Settings: {@link AssigndConfig}, read in
+ * {@link #configure}; the counts of its assignments: {@link #stats}.
  */
 public interface AssigndBacked extends ConsumerPartitionAssignor, Configurable {
   /** The part that asks assignd and falls back; applications use {@link #stats} and {@link #rebalanceProtocol}. */

@@ -132,6 +132,9 @@ public final class AssigndLeader {
       req = AssignRequests.build(cfg.groupId, protocolName, protocol, partitionsPerTopic, group);
     } catch (Misconfigured e) {
       return fallBack(FallbackReason.MISCONFIGURED, "misconfigured: " + e.getMessage(), e.property(), builtIn);
+    } catch (RuntimeException e) {
+      // A subscription the protocol cannot carry; kafka-clients would refuse it too.
+      return fallBack(FallbackReason.OTHER, "cannot write the request: " + e, null, builtIn);
     }
     AssignResponse resp;
     try {

@@ -6,17 +6,9 @@ import org.apache.kafka.clients.consumer.RoundRobinAssignor;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * Java's {@link RoundRobinAssignor} ("roundrobin"), with the assignment computed by assignd.
- *
- * <p>It is the built-in assignor in every respect but {@link #assign(Map, Map)}: the
- * same protocol name, the same subscription user data, byte for byte (it
- * inherits them), the same {@code onAssignment}. So members on this
- * assignor and members on Java's own (or franz-go's, or librdkafka's) share
- * a group, and a group can roll from one to the other without a protocol
- * change. When this member leads, {@link #assign(Map, Map)} asks assignd; if the call
- * fails it runs the inherited built-in assignment instead (see
- * {@link AssigndConfig} for the settings and {@link AssigndStats} for the
- * counts).
+ * Java's {@link RoundRobinAssignor} ("roundrobin"), with the assignment
+ * computed by assignd: see {@link AssigndBacked} for what it shares with the
+ * built-in.
  *
  * <pre>
  * partition.assignment.strategy=dev.assignd.kafka.AssigndRoundRobinAssignor
@@ -32,12 +24,10 @@ public class AssigndRoundRobinAssignor extends RoundRobinAssignor implements Ass
   }
 
   /**
-   * assignd's assignment, or the built-in one when the call fails.
-   * RoundRobinAssignor implements this hook (partition counts, no racks:
-   * round robin is not rack-aware), and kafka-clients'
-   * {@code AbstractPartitionAssignor} reaches it from
-   * {@code assign(Cluster, GroupSubscription)}; the fallback is the
-   * inherited implementation itself, so it cannot call back here.
+   * assignd's assignment, or the built-in one when the call fails. Round
+   * robin's hook is this one, of partition counts (it is not rack-aware);
+   * the fallback is the inherited implementation itself, so it cannot call
+   * back here.
    */
   @Override
   public Map<String, List<TopicPartition>> assign(Map<String, Integer> partitionsPerTopic,

@@ -10,14 +10,8 @@ import dev.assignd.testkit.AssigndExtension;
 import dev.assignd.testkit.FakeAssignd;
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
-import assignd.v1.Assignment.Member;
 import assignd.v1.Assignment.MemberAssignment;
-import assignd.v1.Assignment.PartitionRacks;
-import assignd.v1.Assignment.RebalanceProtocol;
-import assignd.v1.Assignment.Topic;
-import assignd.v1.Assignment.TopicPartitions;
 import assignd.v1.AssignmentServiceGrpc;
-import com.google.protobuf.ByteString;
 import io.grpc.Grpc;
 import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
@@ -28,7 +22,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
@@ -37,7 +30,6 @@ import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.clients.consumer.RangeAssignor;
 import org.apache.kafka.common.Cluster;
 import org.apache.kafka.common.KafkaException;
-import org.apache.kafka.common.Node;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigException;
@@ -65,9 +57,9 @@ class AssigndAssignorTest {
 
   /**
    * The plan is assignd's answer to the same group, asked here directly
-   * with a request written out by hand in the explicit member form: every
-   * member's topics, owned partitions, user data, generation, rack and
-   * instance id, the partition counts and the replica racks.
+   * in the explicit member form ({@link ExplicitForm}): every member's
+   * topics, owned partitions, user data, generation, rack and instance id,
+   * the partition counts and the replica racks.
    */
   @ParameterizedTest(name = "{0}")
   @MethodSource("pairs")
@@ -83,45 +75,15 @@ class AssigndAssignorTest {
     assertEquals(served + 1, stats.getServed(), "assignd served the plan");
     assertEquals(0, stats.getFallbacks(), "no fallback");
 
-    RebalanceProtocol proto = pair.name().equals("cooperative-sticky")
-        ? RebalanceProtocol.REBALANCE_PROTOCOL_COOPERATIVE : RebalanceProtocol.REBALANCE_PROTOCOL_EAGER;
-    AssignRequest.Builder req = AssignRequest.newBuilder().setGroupId("java-test").setProtocolName(pair.name())
-        .setRebalanceProtocol(proto);
-    for (String id : new java.util.TreeSet<>(subs.keySet())) {
-      Subscription s = subs.get(id);
-      Member.Builder m = Member.newBuilder().setMemberId(id).addAllTopics(s.topics());
-      Map<String, List<Integer>> owned = new TreeMap<>();
-      s.ownedPartitions().forEach(tp -> owned.computeIfAbsent(tp.topic(), k -> new java.util.ArrayList<>()).add(tp.partition()));
-      owned.forEach((t, ps) -> m.addOwnedPartitions(TopicPartitions.newBuilder().setTopic(t).addAllPartitions(ps)));
-      if (s.userData() != null) {
-        m.setUserData(ByteString.copyFrom(s.userData().duplicate()));
-      }
-      s.generationId().ifPresent(m::setGeneration);
-      s.rackId().ifPresent(m::setRackId);
-      s.groupInstanceId().ifPresent(m::setGroupInstanceId);
-      req.addMembers(m);
-    }
+    Map<String, List<PartitionInfo>> ppt = new HashMap<>();
     for (String t : List.of("t1", "t2", "t3")) {
-      Topic.Builder tb = Topic.newBuilder().setName(t).setPartitionCount(cluster.partitionCountForTopic(t));
-      for (PartitionInfo p : cluster.partitionsForTopic(t)) {
-        PartitionRacks.Builder pr = PartitionRacks.newBuilder().setPartition(p.partition());
-        for (Node n : p.replicas()) {
-          pr.addRacks(n.rack());
-        }
-        tb.addPartitionRacks(pr);
-      }
-      req.addTopics(tb);
+      ppt.put(t, cluster.partitionsForTopic(t));
     }
+    AssignRequest req = ExplicitForm.request("java-test", pair.name(), ((AssigndBacked) a).rebalanceProtocol(), ppt, subs);
     ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
     try {
-      AssignResponse resp = AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS).assign(req.build());
-      Map<String, List<TopicPartition>> want = new HashMap<>();
-      for (MemberAssignment ma : resp.getAssignmentsList()) {
-        List<TopicPartition> l = new java.util.ArrayList<>();
-        ma.getPartitionsList().forEach(tps -> tps.getPartitionsList().forEach(p -> l.add(tp(tps.getTopic(), p))));
-        want.put(ma.getMemberId(), l);
-      }
-      assertEquals(Groups.planOf(want), got);
+      AssignResponse resp = AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS).assign(req);
+      assertEquals(Groups.planOf(ExplicitForm.partitions(resp)), got);
     } finally {
       ch.shutdownNow();
     }
@@ -129,16 +91,7 @@ class AssigndAssignorTest {
   }
 
   static AssigndStats statsOf(ConsumerPartitionAssignor a) {
-    if (a instanceof AssigndCooperativeStickyAssignor x) {
-      return x.stats();
-    }
-    if (a instanceof AssigndStickyAssignor x) {
-      return x.stats();
-    }
-    if (a instanceof AssigndRangeAssignor x) {
-      return x.stats();
-    }
-    return ((AssigndRoundRobinAssignor) a).stats();
+    return ((AssigndBacked) a).stats();
   }
 
   /** With assignd unreachable, the plan is the built-in assignor's, and the fallback is counted and logged. */

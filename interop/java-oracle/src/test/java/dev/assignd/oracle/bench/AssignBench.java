@@ -1,21 +1,22 @@
 package dev.assignd.oracle.bench;
 
-import assignd.v1.Assignment.AssignRequest;
-import assignd.v1.Assignment.AssignResponse;
-import assignd.v1.Assignment.AssignmentView;
 import dev.assignd.oracle.BenchSupport;
+import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Locale;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.consumer.ConsumerGroupMetadata;
+import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Assignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.Subscription;
 import org.apache.kafka.clients.consumer.CooperativeStickyAssignor;
+import org.apache.kafka.clients.consumer.internals.AbstractPartitionAssignor;
+import org.apache.kafka.common.Configurable;
 import org.apache.kafka.common.PartitionInfo;
 import org.apache.kafka.common.TopicPartition;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -32,32 +33,41 @@ import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.runner.IterationType;
 
 /**
- * Java's CooperativeStickyAssignor in-process against assignd's leader path
- * (build the explicit-member request from the same inputs, call a real
- * assignd over gRPC on 127.0.0.1, receive the encoded assignments), side by
- * side in one run. Not part of CI; docs/java-oracle.md has the command.
+ * Java's CooperativeStickyAssignor in-process against the assignd leader
+ * path, side by side in one run: the shim a Java leader configures
+ * ({@code dev.assignd.kafka.AssigndCooperativeStickyAssignor} of
+ * client/java, on the classpath as docs/java-oracle.md shows) from the same
+ * inputs, to a real assignd over gRPC on 127.0.0.1 and back to each
+ * member's partitions. The shim is loaded by name, so the oracle keeps no
+ * build dependency on client/java. Not part of CI.
  *
- * <p>Scenarios: a first assignment of 500 topics × 2,000 partitions over
- * 2,000 members; that group, balanced, with one member gone; with one member
- * added; and a 10-member group on 3 topics × 32 after one member joined.
+ * <p>Scenarios, at three sizes: {@code 1m} is 500 topics × 2,000 partitions
+ * over 2,000 members, {@code 100k} 200 topics × 500 over 200 members,
+ * {@code 10} 3 topics × 32 over 10 members; {@code first} is a first
+ * assignment, {@code leave} the balanced group with one member gone,
+ * {@code join} with one member added.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 public class AssignBench {
-    @Param({"small-join", "1m-first", "1m-leave", "1m-join"})
+    static final String SHIM = "dev.assignd.kafka.AssigndCooperativeStickyAssignor";
+
+    @Param({"10-first", "10-leave", "10-join", "100k-first", "100k-leave", "100k-join", "1m-first", "1m-leave", "1m-join"})
     public String scenario;
 
     private Map<String, List<PartitionInfo>> ppt;
     private Map<String, Subscription> subs;
     private BenchSupport assignd;
+    private AbstractPartitionAssignor shim;
+    private Method buildRequest;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        boolean big = scenario.startsWith("1m");
-        int topics = big ? 500 : 3;
-        int partitions = big ? 2000 : 32;
-        int members = big ? 2000 : 10;
+        String size = scenario.substring(0, scenario.indexOf('-'));
+        int topics = switch (size) { case "1m" -> 500; case "100k" -> 200; default -> 3; };
+        int partitions = switch (size) { case "1m" -> 2000; case "100k" -> 500; default -> 32; };
+        int members = switch (size) { case "1m" -> 2000; case "100k" -> 200; default -> 10; };
         ppt = new LinkedHashMap<>();
         List<String> names = new ArrayList<>();
         for (int t = 0; t < topics; t++) {
@@ -97,6 +107,13 @@ public class AssignBench {
             subs.put(id, new Subscription(names, a.subscriptionUserData(null), own, gen, Optional.empty()));
         }
         assignd = BenchSupport.start();
+        shim = (AbstractPartitionAssignor) Class.forName(SHIM).getDeclaredConstructor().newInstance();
+        // A deadline no size here reaches: a fallback would time Java, not assignd.
+        ((Configurable) shim).configure(Map.of("assignd.target", assignd.target(), "assignd.deadline.ms", "600000",
+                "group.id", "bench"));
+        buildRequest = Class.forName("dev.assignd.kafka.AssignRequests").getDeclaredMethod("build",
+                String.class, String.class, ConsumerPartitionAssignor.RebalanceProtocol.class, Map.class, Map.class);
+        buildRequest.setAccessible(true);
     }
 
     @TearDown(Level.Iteration)
@@ -114,7 +131,12 @@ public class AssignBench {
             System.out.printf(Locale.ROOT, "%nassignd server time (decode+assign+encode, from its call log), %s: median %.3f ms over %d calls%n",
                     scenario, server.get(server.size() / 2), server.size());
         }
+        Object stats = shim.getClass().getMethod("stats").invoke(shim);
+        long fallbacks = (Long) stats.getClass().getMethod("getFallbacks").invoke(stats);
         assignd.close();
+        if (fallbacks != 0) {
+            throw new IllegalStateException(scenario + ": the shim fell back " + fallbacks + " times (" + stats + "); its figures time Java's assignor");
+        }
     }
 
     /** Java's built-in assignor, as a Java leader runs it. */
@@ -123,16 +145,16 @@ public class AssignBench {
         return new CooperativeStickyAssignor().assignPartitions(ppt, subs);
     }
 
-    /** The leader path's own share: the request built from Java's inputs and serialized, no call. */
+    /** The leader path's own share: the shim's request built from Java's inputs and serialized, no call. */
     @Benchmark
-    public byte[] assigndRequestOnly() {
-        return BenchSupport.request("cooperative-sticky", ppt, subs, AssignmentView.ASSIGNMENT_VIEW_ENCODED).toByteArray();
+    public byte[] assigndRequestOnly() throws ReflectiveOperationException {
+        Object req = buildRequest.invoke(null, "bench", "cooperative-sticky", ConsumerPartitionAssignor.RebalanceProtocol.COOPERATIVE, ppt, subs);
+        return ((com.google.protobuf.MessageLite) req).toByteArray();
     }
 
-    /** assignd's leader path: request from the same inputs, gRPC call, encoded assignments. */
+    /** assignd's leader path: the shim's request from the same inputs, the gRPC call, each member's partitions read back. */
     @Benchmark
-    public AssignResponse assigndLeaderPath() {
-        AssignRequest req = BenchSupport.request("cooperative-sticky", ppt, subs, AssignmentView.ASSIGNMENT_VIEW_ENCODED);
-        return assignd.call(req);
+    public Map<String, List<TopicPartition>> assigndLeaderPath() {
+        return shim.assignPartitions(ppt, subs);
     }
 }

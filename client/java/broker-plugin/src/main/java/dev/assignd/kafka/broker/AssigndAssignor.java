@@ -132,6 +132,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
 
   @Override
   public GroupAssignment assign(GroupSpec spec, SubscribedTopicDescriber topics) throws PartitionAssignorException {
+    long gcStart = JvmPauses.gcNanos();
     long start = System.nanoTime();
     PluginConfig c = cfg;
     if (spec.memberIds().isEmpty()) {
@@ -140,7 +141,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
     long skip = skipUntil;
     if (skip != 0 && start - skip < 0) {
-      return fallBack(c, FallbackReason.BACKOFF, null, null, spec, topics, start);
+      return fallBack(c, FallbackReason.BACKOFF, null, null, spec, topics, start, gcStart);
     }
     Requests.Built built = null;
     try {
@@ -151,15 +152,16 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       GroupAssignment out = r.assignment();
       if (r.invalid() instanceof Requests.NotTarget e) {
         logOnce(c, "not-target", "check " + PluginConfig.TARGET + ": " + e.getMessage());
-        return fallBack(c, FallbackReason.MISCONFIGURED, built.request(), resp, spec, topics, start);
+        return fallBack(c, FallbackReason.MISCONFIGURED, built.request(), resp, spec, topics, start, gcStart);
       } else if (r.invalid() != null) {
         LOG.warn("assignd plugin {}: assignd's answer is not a valid assignment of the group: {}; assigning with {}",
             c.name, r.invalid().getMessage(), fallback.name());
-        return fallBack(c, FallbackReason.BAD_RESPONSE, built.request(), resp, spec, topics, start);
+        return fallBack(c, FallbackReason.BAD_RESPONSE, built.request(), resp, spec, topics, start, gcStart);
       }
       long took = System.nanoTime() - start;
+      long gc = JvmPauses.gcNanos() - gcStart;
       stats.served(took);
-      overran(c, took);
+      overran(c, took, gc);
       skipUntil = 0;
       if (failing) {
         failing = false;
@@ -172,16 +174,16 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       for (String w : resp.getWarningsList()) {
         LOG.debug("assignd plugin {}: assignd warns: {}", c.name, w);
       }
-      record(c, "SERVED", took, built.request(), resp, out);
+      record(c, "SERVED", took, gc, built.request(), resp, out);
       return out;
     } catch (Misconfigured e) {
       logOnce(c, "misconfigured", "check " + e.property() + ": " + e.getMessage());
-      return fallBack(c, FallbackReason.MISCONFIGURED, request(built), null, spec, topics, start);
+      return fallBack(c, FallbackReason.MISCONFIGURED, request(built), null, spec, topics, start, gcStart);
     } catch (StatusRuntimeException e) {
-      return failed(c, e, request(built), spec, topics, start);
+      return failed(c, e, request(built), spec, topics, start, gcStart);
     } catch (RuntimeException e) {
       LOG.warn("assignd plugin {}: unexpected failure: {}; assigning with {}", c.name, e.toString(), fallback.name(), e);
-      return fallBack(c, FallbackReason.OTHER, request(built), null, spec, topics, start);
+      return fallBack(c, FallbackReason.OTHER, request(built), null, spec, topics, start, gcStart);
     }
   }
 
@@ -190,7 +192,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
   }
 
   private GroupAssignment failed(PluginConfig c, StatusRuntimeException e, AssignRequest req,
-      GroupSpec spec, SubscribedTopicDescriber topics, long start) {
+      GroupSpec spec, SubscribedTopicDescriber topics, long start, long gcStart) {
     Diagnosis d = Diagnosis.of(e, PluginConfig.DEADLINE_MS, c.deadlineMs);
     if (d.misconfigured()) {
       logOnce(c, d.reason().name(), "check " + d.property() + ": " + d.detail());
@@ -205,7 +207,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.backoffMs);
       skipUntil = until == 0 ? 1 : until;
     }
-    return fallBack(c, d.reason(), req, null, spec, topics, start);
+    return fallBack(c, d.reason(), req, null, spec, topics, start, gcStart);
   }
 
   /** A failure that may pass: WARN when it starts, DEBUG while it lasts. */
@@ -220,7 +222,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
   }
 
   private GroupAssignment fallBack(PluginConfig c, FallbackReason reason, AssignRequest req, AssignResponse resp,
-      GroupSpec spec, SubscribedTopicDescriber topics, long start) {
+      GroupSpec spec, SubscribedTopicDescriber topics, long start, long gcStart) {
     ConsumerGroupPartitionAssignor fb = fallback;
     GroupAssignment out;
     try {
@@ -233,8 +235,9 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       throw new PartitionAssignorException("assignd plugin " + c.name + ": the fallback " + fb.name() + " failed too: " + e, e);
     }
     long took = System.nanoTime() - start;
+    long gc = JvmPauses.gcNanos() - gcStart;
     stats.fellBack(reason, took);
-    overran(c, took);
+    overran(c, took, gc);
     // The broker logs "with 'assignd' assignor" either way: say who
     // computed it (within a backoff, the WARN that started it said so).
     if (reason != FallbackReason.BACKOFF || LOG.isDebugEnabled()) {
@@ -246,7 +249,7 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
         LOG.info(line, args);
       }
     }
-    record(c, reason.name(), took, req, resp, out);
+    record(c, reason.name(), took, gc, req, resp, out);
     return out;
   }
 
@@ -255,14 +258,19 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
 
   /**
    * A call that held the coordinator's thread well past its deadline
-   * could not have spent it in the plugin's own work: the broker's JVM was
-   * starved (CPU, GC). Said, since the broker's own line shows only the total.
+   * could not have spent it in the plugin's own work, which after the wait
+   * takes milliseconds: the broker's JVM was stopped (a garbage collection
+   * stops every thread, the built-in assignors' too) or short of CPU. Said
+   * with the collections' share, since the broker's own line shows only
+   * the total.
    */
-  private static void overran(PluginConfig c, long tookNanos) {
-    long over = TimeUnit.NANOSECONDS.toMillis(tookNanos) - c.deadlineMs;
-    if (over > OVERRUN_MS) {
-      LOG.warn("assignd plugin {}: a call held the coordinator's thread {} ms, {} ms past {}={}: the broker's JVM was short of CPU or in GC",
-          c.name, TimeUnit.NANOSECONDS.toMillis(tookNanos), over, PluginConfig.DEADLINE_MS, c.deadlineMs);
+  private static void overran(PluginConfig c, long tookNanos, long gcNanos) {
+    long over = TimeUnit.NANOSECONDS.toMillis(tookNanos - gcNanos) - c.deadlineMs;
+    if (TimeUnit.NANOSECONDS.toMillis(tookNanos) - c.deadlineMs > OVERRUN_MS) {
+      LOG.warn("assignd plugin {}: a call held the coordinator's thread {} ms, past {}={}; the broker's JVM was stopped for garbage "
+          + "collection {} ms of it, and the rest, {} ms past the deadline, is time the thread waited for a CPU",
+          c.name, TimeUnit.NANOSECONDS.toMillis(tookNanos), PluginConfig.DEADLINE_MS, c.deadlineMs,
+          TimeUnit.NANOSECONDS.toMillis(gcNanos), Math.max(0, over));
     }
   }
 
@@ -276,11 +284,11 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     }
   }
 
-  private static void record(PluginConfig c, String outcome, long nanos, AssignRequest req, AssignResponse resp,
+  private static void record(PluginConfig c, String outcome, long nanos, long gcNanos, AssignRequest req, AssignResponse resp,
       GroupAssignment applied) {
     Recorder r = recorder;
     if (r != null) {
-      r.record(c.name, outcome, nanos, req, resp, applied);
+      r.record(c.name, outcome, nanos, gcNanos, req, resp, applied);
     }
   }
 

@@ -22,11 +22,12 @@ import org.slf4j.LoggerFactory;
 /**
  * Appends one line per assignment to {@code assignd.record.file}, for
  * debugging and for the real-broker test: {@code instance outcome nanos
- * thread request response applied}, the thread that called the plugin, then three base64 protobufs ({@code -}
+ * thread request response applied gcnanos}: the time the coordinator's thread was held, the thread that called the plugin, then three base64 protobufs ({@code -}
  * when there is none): the request sent to assignd, its answer, and what
  * the plugin returned to the coordinator (written as an AssignResponse,
  * topics named by topic id), from assignd or from the fallback. The
- * outcome is {@code SERVED} or the fallback reason. Off by default; it
+ * outcome is {@code SERVED} or the fallback reason; last, how much of
+ * the call the JVM spent stopped in garbage collection ({@link JvmPauses}). Off by default; it
  * costs a file append on the coordinator thread.
  */
 final class Recorder {
@@ -38,7 +39,8 @@ final class Recorder {
     this.file = Path.of(file);
   }
 
-  void record(String instance, String outcome, long nanos, AssignRequest req, AssignResponse resp, GroupAssignment applied) {
+  void record(String instance, String outcome, long nanos, long gcNanos, AssignRequest req, AssignResponse resp,
+      GroupAssignment applied) {
     if (broken) {
       return;
     }
@@ -46,7 +48,7 @@ final class Recorder {
     String line = instance + " " + outcome + " " + nanos + " " + Thread.currentThread().getName().replace(' ', '_') + " "
         + (req == null ? "-" : b64.encodeToString(req.toByteArray())) + " "
         + (resp == null ? "-" : b64.encodeToString(resp.toByteArray())) + " "
-        + b64.encodeToString(encode(applied).toByteArray()) + "\n";
+        + b64.encodeToString(encode(applied).toByteArray()) + " " + gcNanos + "\n";
     synchronized (Recorder.class) {
       try {
         Files.writeString(file, line, StandardCharsets.US_ASCII, StandardOpenOption.CREATE, StandardOpenOption.APPEND);

@@ -272,14 +272,12 @@ class BrokerPluginIT {
       assertNoLoss(producer);
       for (Records.Entry e : Records.read(records)) {
         assertTrue(e.thread().startsWith("group-coordinator-event-processor-"), "the plugin ran on " + e.thread());
-        // assignd hung or dead included: the coordinator's thread waits the deadline at most.
-        // A call that ended at its deadline has been seen to hold the thread 2.2 and 4.7 s on
-        // this shared 2-core machine (issue 25, open: not yet explained); it is bounded, more
-        // loosely, until it is. DeadlineTest and ColdStartIT hold every call to the deadline.
-        long bound = e.outcome().equals("DEADLINE") ? 5 * DEADLINE_MS + SLACK_MS : DEADLINE_MS + SLACK_MS;
-        assertTrue(e.nanos() <= TimeUnit.MILLISECONDS.toNanos(bound),
-            "a call (" + e.outcome() + ") held the coordinator's thread " + e.nanos() / 1e6 + " ms; every call (µs): "
-                + Records.read(records).stream().map(x -> x.outcome() + "=" + x.nanos() / 1000).toList());
+        // assignd hung or dead included: the plugin holds the coordinator's thread the deadline
+        // at most. A garbage collection of the broker's JVM stops every thread, the built-in
+        // assignors' too, and is not counted (Records.Entry.heldNanos).
+        assertTrue(e.heldNanos() <= TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS + SLACK_MS),
+            "a call (" + e.outcome() + ") held the coordinator's thread " + e.heldNanos() / 1e6 + " ms; every call (µs, gc µs): "
+                + Records.read(records).stream().map(x -> x.outcome() + "=" + x.nanos() / 1000 + "/" + x.gcNanos() / 1000).toList());
       }
       assertEquals(List.of(), ownership.violations(), "no partition has two owners");
       for (Member m : members.values()) {
@@ -352,6 +350,190 @@ class BrokerPluginIT {
         }
       }
     }
+  }
+
+  /**
+   * Every client on the KIP-848 protocol in one group, the plugin its
+   * assignor: two Java consumers (kafka-clients), a librdkafka one
+   * (confluent-kafka for Python, system property assignd.python naming the
+   * interpreter of scripts/test.sh's venv) and a franz-go one (kgomember
+   * -server-side). Java and librdkafka name assignd (group.remote.assignor);
+   * franz-go can only name uniform, so the group runs what most members
+   * name, assignd. Through the joins and the librdkafka member's leave,
+   * every target is assignd's, every member ends with a share, no partition
+   * has two owners on the shared timeline, and every acknowledged record is
+   * consumed.
+   */
+  @Test
+  void everyClientInOneGroup() throws Exception {
+    String python = System.getProperty("assignd.python", "");
+    if (python.isEmpty() || !Files.isExecutable(Path.of(python))) {
+      fail("assignd.python is not set or not executable (scripts/test.sh passes its venv's python, which has confluent-kafka): " + python);
+    }
+    String topic = "kip848-every-client";
+    String group = "kip848-every-client";
+    admin.createTopics(List.of(new NewTopic(topic, 8, (short) 1))).all().get(30, TimeUnit.SECONDS);
+    String topicId = topicId(topic);
+    Ownership owners = new Ownership();
+    Set<String> got = ConcurrentHashMap.newKeySet();
+    Map<String, Set<Integer>> outside = new ConcurrentHashMap<>();
+    Producer producer = new Producer(broker.bootstrap, topic);
+    List<Member> java = new ArrayList<>();
+    List<Process> procs = new ArrayList<>();
+    try {
+      for (String n : List.of("j1", "j2")) {
+        java.add(new Member(n, broker.bootstrap, group, "assignd", null, List.of(topic), owners, got));
+      }
+      ProcessBuilder rd = new ProcessBuilder(python, repoRoot().resolve("interop/testdata/confluent_kafka_member.py").toString());
+      rd.environment().putAll(Map.of("KAFKA_BROKERS", broker.bootstrap, "GROUP_ID", group, "TOPICS", topic,
+          "GROUP_PROTOCOL", "consumer", "REMOTE_ASSIGNOR", "assignd", "CLIENT_ID", "rd1"));
+      Process rd1 = rd.redirectError(dir.resolve("rd1.err").toFile()).start();
+      procs.add(rd1);
+      follow("rd1", rd1, owners, got, outside, topic);
+      Process kgo1 = new ProcessBuilder(kgomember().toString(), "-brokers", broker.bootstrap, "-group", group, "-topic", topic,
+          "-server-side").redirectError(dir.resolve("kgo1.err").toFile()).start();
+      procs.add(kgo1);
+      follow("kgo1", kgo1, owners, got, outside, topic);
+      everyoneHolds(topicId, java, outside, List.of("rd1", "kgo1"), 4);
+      // The librdkafka member leaves (SIGTERM: it closes, leaving the group). Through its
+      // handle: Process.destroy would also close the pipe of the events it still writes.
+      rd1.toHandle().destroy();
+      assertTrue(rd1.waitFor(30, TimeUnit.SECONDS), "rd1 left");
+      outside.remove("rd1");
+      everyoneHolds(topicId, java, outside, List.of("kgo1"), 3);
+      producer.stop();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      Set<String> missing = new TreeSet<>();
+      do {
+        missing.clear();
+        producer.where.forEach((v, po) -> {
+          if (!got.contains(v) && !got.contains(po)) {
+            missing.add(po);
+          }
+        });
+        Thread.sleep(200);
+      } while (!missing.isEmpty() && System.nanoTime() < deadline);
+      assertEquals(Set.of(), missing, "acknowledged records (partition-offset) never consumed, of " + producer.where.size());
+      assertEquals(List.of(), owners.violations(), "no partition has two owners");
+      List<Records.Entry> calls = Records.read(records).stream().filter(e -> e.topics().equals(Set.of(topicId))).toList();
+      assertTrue(calls.size() >= 2, "the plugin assigned the group: " + calls.size());
+      assertEquals(List.of(), calls.stream().filter(e -> !e.served()).map(Records.Entry::outcome).toList(),
+          "every target of the group is assignd's");
+      System.out.println("every client in one group on Kafka " + TestBroker.version() + ": " + calls.size()
+          + " targets, all from assignd; " + producer.where.size() + " records, all consumed");
+    } finally {
+      producer.stop();
+      for (Process p : procs) {
+        p.getOutputStream().close(); // kgomember leaves when its stdin closes
+        p.destroy();
+      }
+      for (Process p : procs) {
+        if (!p.waitFor(20, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      }
+      for (Member m : java) {
+        m.close();
+      }
+    }
+  }
+
+  /**
+   * Waits until the plugin's latest target of the topic has n members, all
+   * with partitions, and every member holds exactly its target.
+   */
+  private static void everyoneHolds(String topicId, List<Member> java, Map<String, Set<Integer>> outside, List<String> others, int n)
+      throws Exception {
+    waitFor(() -> {
+      Records.Entry e = Records.last(Records.read(records), Set.of(topicId));
+      if (e == null || e.byMember().size() != n || e.byMember().values().stream().anyMatch(Set::isEmpty)) {
+        return false;
+      }
+      List<Set<Integer>> held = new ArrayList<>();
+      for (Member m : java) {
+        Set<Integer> ps = new TreeSet<>();
+        m.owned().forEach(tp -> ps.add(tp.partition()));
+        held.add(ps);
+      }
+      for (String o : others) {
+        held.add(new TreeSet<>(outside.getOrDefault(o, Set.of())));
+      }
+      List<Set<Integer>> target = new ArrayList<>();
+      for (Set<String> ps : e.byMember().values()) {
+        Set<Integer> t = new TreeSet<>();
+        ps.forEach(p -> t.add(Integer.parseInt(p.substring(p.lastIndexOf('-') + 1))));
+        target.add(t);
+      }
+      return new java.util.HashSet<>(held).equals(new java.util.HashSet<>(target)) && held.size() == target.size();
+    }, n + " members each holding its target from assignd");
+  }
+
+  private static final Pattern KGO_EVENT = Pattern.compile("(assigned|revoked|lost) (\\S+) ([0-9,]+)");
+  private static final Pattern KGO_RECORD = Pattern.compile("record (\\S+) ([0-9]+) ([0-9]+)");
+  private static final Pattern RD_PARTITIONS = Pattern.compile("\"partitions\": \\{\"[^\"]+\": \\[([0-9, ]*)\\]");
+  private static final Pattern RD_RECORD = Pattern.compile("\"ev\": \"record\".*\"value\": \"([^\"]*)\"");
+
+  /**
+   * Reads a member process's events (kgomember's lines, or the Python
+   * member's JSON) into the shared timeline, what it holds, and what it
+   * consumed ("partition-offset" for kgomember, the value for the others).
+   */
+  private static void follow(String name, Process p, Ownership owners, Set<String> got, Map<String, Set<Integer>> held, String topic) {
+    Set<Integer> mine = ConcurrentHashMap.newKeySet();
+    held.put(name, mine);
+    Thread t = new Thread(() -> {
+      try (var r = new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+          var copy = Files.newBufferedWriter(dir.resolve(name + ".out"))) {
+        for (String line; (line = r.readLine()) != null; ) {
+          copy.write(line);
+          copy.newLine();
+          copy.flush();
+          String ev = null;
+          List<Integer> ps = new ArrayList<>();
+          Matcher m;
+          if ((m = KGO_RECORD.matcher(line)).matches()) {
+            got.add(m.group(2) + "-" + m.group(3));
+          } else if ((m = KGO_EVENT.matcher(line)).matches()) {
+            ev = m.group(1);
+            for (String s : m.group(3).split(",")) {
+              ps.add(Integer.parseInt(s));
+            }
+          } else if ((m = RD_RECORD.matcher(line)).find()) {
+            got.add(m.group(1));
+          } else if (line.contains("\"ev\": \"assigned\"") || line.contains("\"ev\": \"revoked\"")) {
+            ev = line.contains("\"assigned\"") ? "assigned" : "revoked";
+            if ((m = RD_PARTITIONS.matcher(line)).find() && !m.group(1).isBlank()) {
+              for (String s : m.group(1).split(",")) {
+                ps.add(Integer.parseInt(s.trim()));
+              }
+            }
+          }
+          if (ev == null || ps.isEmpty()) {
+            continue;
+          }
+          List<TopicPartition> tps = ps.stream().map(i -> new TopicPartition(topic, i)).toList();
+          if (ev.equals("assigned")) {
+            owners.assigned(name, tps);
+            mine.addAll(ps);
+          } else {
+            mine.removeAll(ps);
+            owners.revoked(name, tps);
+          }
+        }
+      } catch (IOException e) {
+        // the process ended
+      }
+    }, "follow-" + name);
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static Path repoRoot() {
+    Path p = Path.of("").toAbsolutePath();
+    while (p != null && !Files.exists(p.resolve("go.mod"))) {
+      p = p.getParent();
+    }
+    return p;
   }
 
   /**
@@ -745,6 +927,8 @@ class BrokerPluginIT {
   /** Writes numbered records round-robin over the topic's partitions, remembering the acknowledged ones. */
   static final class Producer {
     final Set<String> acked = ConcurrentHashMap.newKeySet();
+    /** Each acknowledged record's value, to "partition-offset". */
+    final Map<String, String> where = new ConcurrentHashMap<>();
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Thread thread;
 
@@ -762,6 +946,7 @@ class BrokerPluginIT {
             pr.send(new ProducerRecord<>(topic, (int) (i % n), null, v), (md, err) -> {
               if (err == null) {
                 acked.add(v);
+                where.put(v, md.partition() + "-" + md.offset());
               }
             });
             Thread.sleep(5);

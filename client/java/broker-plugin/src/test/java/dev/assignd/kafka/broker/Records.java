@@ -20,7 +20,16 @@ import java.util.TreeSet;
 /** The plugin's record file (assignd.record.file), read back. */
 final class Records {
   /** One assignment the plugin made. */
-  record Entry(String instance, String outcome, long nanos, String thread, AssignRequest request, AssignResponse response, AssignResponse applied) {
+  record Entry(String instance, String outcome, long nanos, String thread, AssignRequest request, AssignResponse response,
+      AssignResponse applied, long gcNanos) {
+    /**
+     * What the plugin held the coordinator's thread: the call less the
+     * JVM's garbage collections during it, which stop every thread alike.
+     */
+    long heldNanos() {
+      return nanos - gcNanos;
+    }
+
     boolean served() {
       return outcome.equals("SERVED");
     }
@@ -60,14 +69,14 @@ final class Records {
     Base64.Decoder b64 = Base64.getDecoder();
     for (String line : Files.readAllLines(file)) {
       String[] f = line.split(" ");
-      if (f.length != 7) {
+      if (f.length != 8) {
         continue; // being written
       }
       try {
         out.add(new Entry(f[0], f[1], Long.parseLong(f[2]), f[3],
             f[4].equals("-") ? null : AssignRequest.parseFrom(b64.decode(f[4])),
             f[5].equals("-") ? null : AssignResponse.parseFrom(b64.decode(f[5])),
-            AssignResponse.parseFrom(b64.decode(f[6]))));
+            AssignResponse.parseFrom(b64.decode(f[6])), Long.parseLong(f[7])));
       } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
         // a line being written
       }
