@@ -252,6 +252,12 @@ func (s *Server) recovered(ctx context.Context, p any) error {
 // response, and Store.Record does constant work under its lock.
 func reportInterceptor(m *domainMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if info.FullMethod == assigndv1.AssignmentService_AssignTasks_FullMethodName {
+			// The call log's fields; the partition metrics and the
+			// history are the partition path's (docs/api.md).
+			ctx, _ = withReport(ctx)
+			return handler(ctx, req)
+		}
 		if info.FullMethod != assigndv1.AssignmentService_Assign_FullMethodName {
 			return handler(ctx, req)
 		}
