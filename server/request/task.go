@@ -59,6 +59,16 @@ func TaskAssignor(ref string) (task.Assignor, error) {
 	return a, nil
 }
 
+// TaskCount is the number of tasks of the request's subtopologies, a
+// negative partition count counting as none.
+func TaskCount(req *assigndv1.AssignTasksRequest) int64 {
+	var tasks int64
+	for _, s := range req.GetSubtopologies() {
+		tasks += int64(max(s.GetPartitionCount(), 0))
+	}
+	return tasks
+}
+
 // TaskLimits refuses, before admission, a request larger than the task
 // assignor runs: more members than [task.MaxMembers] or more tasks than
 // [task.MaxTasks]. It reads counts only.
@@ -66,11 +76,7 @@ func TaskLimits(req *assigndv1.AssignTasksRequest) error {
 	if n := len(req.GetMembers()); n > task.MaxMembers {
 		return &rpcerr.LimitError{What: "members", Limit: task.MaxMembers, Got: int64(n), Setting: "the task assignor's limit"}
 	}
-	var tasks int64
-	for _, s := range req.GetSubtopologies() {
-		tasks += int64(max(s.GetPartitionCount(), 0))
-	}
-	if tasks > task.MaxTasks {
+	if tasks := TaskCount(req); tasks > task.MaxTasks {
 		return &rpcerr.LimitError{What: "tasks", Limit: task.MaxTasks, Got: tasks, Setting: "the task assignor's limit"}
 	}
 	return nil
@@ -95,10 +101,7 @@ func EstimateTaskBytes(req *assigndv1.AssignTasksRequest, reqBytes int) int64 {
 	if reqBytes <= 0 {
 		reqBytes = proto.Size(req)
 	}
-	var tasks, listed int64
-	for _, s := range req.GetSubtopologies() {
-		tasks += int64(max(s.GetPartitionCount(), 0))
-	}
+	tasks, listed := TaskCount(req), int64(0)
 	for _, m := range req.GetMembers() {
 		listed += int64(len(m.GetActiveTasks()) + len(m.GetStandbyTasks()) + len(m.GetWarmupTasks()) + len(m.GetLags()))
 	}

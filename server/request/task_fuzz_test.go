@@ -47,11 +47,7 @@ func FuzzDecodeTasks(f *testing.F) {
 		if proto.Unmarshal(b, &req) != nil {
 			return
 		}
-		var tasks int64
-		for _, s := range req.GetSubtopologies() {
-			tasks += int64(max(s.GetPartitionCount(), 0))
-		}
-		if tasks > 1<<12 || len(req.GetMembers()) > 64 {
+		if request.TaskCount(&req) > 1<<12 || len(req.GetMembers()) > 64 {
 			// Large groups are the limit tests' and benchmarks'; here
 			// they would only slow the search.
 			return
