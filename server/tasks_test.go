@@ -2,16 +2,15 @@ package server_test
 
 import (
 	"bytes"
-	"context"
 	"strings"
 	"testing"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
 )
 
 // tasksRequest turns a task group into an AssignTasks request.
@@ -243,13 +242,20 @@ func TestAssignTasksRejectsBadInput(t *testing.T) {
 	}
 }
 
-// A call whose deadline has passed is not computed.
-func TestAssignTasksHonoursDeadline(t *testing.T) {
-	ts := startServer(t, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	_, err := ts.client.AssignTasks(ctx, tasksRequest(streamsGroup()))
-	if code := status.Code(err); code != codes.Canceled {
-		t.Fatalf("got %v, want Canceled", err)
+// AssignTasks is admitted against the memory budget Assign calls share:
+// a group whose estimate exceeds what large calls may hold is refused
+// with the limit named, before anything is decoded.
+func TestAssignTasksAdmittedAgainstMemoryBudget(t *testing.T) {
+	ts := startServer(t, nil, server.WithMemoryBudget(server.MinMemoryBudget))
+	small := tasksRequest(streamsGroup())
+	if _, err := ts.client.AssignTasks(callCtx(t), small); err != nil {
+		t.Fatalf("a small group is refused: %v", err)
+	}
+	large := tasksRequest(streamsGroup())
+	large.Subtopologies[1].PartitionCount = 100_000
+	_, err := ts.client.AssignTasks(callCtx(t), large)
+	code, _, info := statusDetails(t, err)
+	if code != codes.ResourceExhausted || info.GetMetadata()[assigndv1.MetadataLimit] != "memory_bytes" {
+		t.Fatalf("got %v (%v), want RESOURCE_EXHAUSTED on memory_bytes", err, info)
 	}
 }
