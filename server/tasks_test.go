@@ -2,6 +2,9 @@ package server_test
 
 import (
 	"bytes"
+	"io"
+	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -257,5 +260,35 @@ func TestAssignTasksAdmittedAgainstMemoryBudget(t *testing.T) {
 	code, _, info := statusDetails(t, err)
 	if code != codes.ResourceExhausted || info.GetMetadata()[assigndv1.MetadataLimit] != "memory_bytes" {
 		t.Fatalf("got %v (%v), want RESOURCE_EXHAUSTED on memory_bytes", err, info)
+	}
+}
+
+// TestAssignTasksMetrics scrapes /metrics after an answered and a refused
+// AssignTasks call: the duration by assignor and code, and the moves.
+func TestAssignTasksMetrics(t *testing.T) {
+	tel := newTelemetry(t)
+	ts := startServer(t, nil, server.WithMeterProvider(tel.MeterProvider()))
+	ops := serveOps(t, ts, tel)
+	if _, err := ts.client.AssignTasks(callCtx(t), tasksRequest(streamsGroup())); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = ts.client.AssignTasks(callCtx(t), &assigndv1.AssignTasksRequest{Assignor: "nope"})
+	resp, err := http.Get(ops.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, pattern := range []string{
+		`assignd_assign_tasks_duration_seconds_count\{assignor="sticky@1",code="OK",.*\} 1`,
+		`assignd_assign_tasks_duration_seconds_count\{assignor="none",code="InvalidArgument",reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
+		`assignd_assign_tasks_moved[a-z_]*_total\{assignor="sticky@1".*\} [1-9]`,
+	} {
+		if !regexp.MustCompile(pattern).Match(body) {
+			t.Errorf("/metrics has no line matching %s", pattern)
+		}
+	}
+	if t.Failed() {
+		t.Logf("/metrics:\n%s", body)
 	}
 }
