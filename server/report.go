@@ -18,8 +18,11 @@ import (
 type callReport struct {
 	group    string
 	assignor assign.Assignor
-	protocol string // rebalance protocol, e.g. "COOPERATIVE"
-	policy   string
+	// groupType is "streams" for AssignTasks, "" (a consumer group) for
+	// Assign; taskAssignor is the task assignor that ran, as name@version.
+	groupType, taskAssignor string
+	protocol                string // rebalance protocol, e.g. "COOPERATIVE"
+	policy                  string
 	// binding is the policy binding that allowed the caller, if any.
 	binding string
 	// rolloutStep and rolloutStarted name the staged rollout step that
@@ -81,8 +84,16 @@ func (r *callReport) appendAttrs(attrs []slog.Attr) []slog.Attr {
 	if r.assignor != nil {
 		attrs = append(attrs, slog.String("assignor", ref(r.assignor)), slog.String("protocol", r.protocol), slog.String("policy", r.policy))
 	}
+	if r.groupType != "" {
+		attrs = append(attrs, slog.String("group_type", r.groupType))
+	}
+	if r.taskAssignor != "" {
+		attrs = append(attrs, slog.String("assignor", r.taskAssignor))
+	}
 	attrs = append(attrs, slog.Int("members", r.members))
-	if r.ok {
+	if r.ok && r.groupType != "" {
+		attrs = append(attrs, slog.Int("moved", r.moved), slog.Bool("followup", r.followup), slog.Int("warnings", r.warnings))
+	} else if r.ok {
 		attrs = append(attrs, slog.Int("partitions", r.partitions), slog.Int("moved", r.moved), slog.Int("revoked", r.revoked),
 			slog.Int("pending", r.pending), slog.Bool("followup", r.followup), slog.Int("warnings", r.warnings))
 		if by := r.reasonAttrs(); by != nil {

@@ -89,6 +89,10 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	if err != nil {
 		return nil, err
 	}
+	taskMetrics, err := newTaskMetrics(cfg.meters)
+	if err != nil {
+		return nil, err
+	}
 	if err := registerAdmissionMetrics(cfg.meters, adm); err != nil {
 		return nil, err
 	}
@@ -131,7 +135,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		grpc.InTapHandle(refuseEarly(adm, metrics)),
 		grpc.ChainUnaryInterceptor(
 			rpcs.unary,
-			reportInterceptor(metrics, cfg.history, logger),
+			reportInterceptor(metrics, taskMetrics, cfg.history, logger),
 			selector.UnaryServerInterceptor(callLog.unary(), selector.MatchFunc(logged)),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
@@ -250,8 +254,17 @@ func (s *Server) recovered(ctx context.Context, p any) error {
 // With a history, it also records the call's Decision once the response
 // is written: building it (and the input's digest) never delays the
 // response, and Store.Record does constant work under its lock.
-func reportInterceptor(m *domainMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
+func reportInterceptor(m *domainMetrics, tm *taskMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		if info.FullMethod == assigndv1.AssignmentService_AssignTasks_FullMethodName {
+			// The call log's fields and the task metrics; the history is
+			// the partition path's (docs/api.md).
+			ctx, rep := withReport(ctx)
+			start := time.Now()
+			resp, err := handler(ctx, req)
+			tm.record(ctx, rep, status.Code(err), err, time.Since(start))
+			return resp, err
+		}
 		if info.FullMethod != assigndv1.AssignmentService_Assign_FullMethodName {
 			return handler(ctx, req)
 		}

@@ -2112,7 +2112,7 @@ var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bassignd/v1/assignment.proto\x12\n" +
-	"assignd.v1\x1a\x18assignd/v1/rollout.proto\"G\n" +
+	"assignd.v1\x1a\x18assignd/v1/rollout.proto\x1a assignd/v1/task_assignment.proto\"G\n" +
 	"\x0fTopicPartitions\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1e\n" +
 	"\n" +
@@ -2287,11 +2287,12 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x19WEIGHT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12WEIGHT_SOURCE_NONE\x10\x01\x12\x19\n" +
 	"\x15WEIGHT_SOURCE_REQUEST\x10\x02\x12\x17\n" +
-	"\x13WEIGHT_SOURCE_KAFKA\x10\x032\x80\x02\n" +
+	"\x13WEIGHT_SOURCE_KAFKA\x10\x032\xd0\x02\n" +
 	"\x11AssignmentService\x12?\n" +
 	"\x06Assign\x12\x19.assignd.v1.AssignRequest\x1a\x1a.assignd.v1.AssignResponse\x12T\n" +
 	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponse\x12T\n" +
-	"\rExplainPolicy\x12 .assignd.v1.ExplainPolicyRequest\x1a!.assignd.v1.ExplainPolicyResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
+	"\rExplainPolicy\x12 .assignd.v1.ExplainPolicyRequest\x1a!.assignd.v1.ExplainPolicyResponse\x12N\n" +
+	"\vAssignTasks\x12\x1e.assignd.v1.AssignTasksRequest\x1a\x1f.assignd.v1.AssignTasksResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
 
 var (
 	file_assignd_v1_assignment_proto_rawDescOnce sync.Once
@@ -2334,6 +2335,8 @@ var file_assignd_v1_assignment_proto_goTypes = []any{
 	(*PartitionWeights)(nil),      // 23: assignd.v1.PartitionWeights
 	(*LoadSummary)(nil),           // 24: assignd.v1.LoadSummary
 	(*RolloutRuleState)(nil),      // 25: assignd.v1.RolloutRuleState
+	(*AssignTasksRequest)(nil),    // 26: assignd.v1.AssignTasksRequest
+	(*AssignTasksResponse)(nil),   // 27: assignd.v1.AssignTasksResponse
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	6,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
@@ -2367,11 +2370,13 @@ var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	9,  // 28: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
 	12, // 29: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
 	15, // 30: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
-	11, // 31: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	14, // 32: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	20, // 33: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	31, // [31:34] is the sub-list for method output_type
-	28, // [28:31] is the sub-list for method input_type
+	26, // 31: assignd.v1.AssignmentService.AssignTasks:input_type -> assignd.v1.AssignTasksRequest
+	11, // 32: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	14, // 33: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	20, // 34: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	27, // 35: assignd.v1.AssignmentService.AssignTasks:output_type -> assignd.v1.AssignTasksResponse
+	32, // [32:36] is the sub-list for method output_type
+	28, // [28:32] is the sub-list for method input_type
 	28, // [28:28] is the sub-list for extension type_name
 	28, // [28:28] is the sub-list for extension extendee
 	0,  // [0:28] is the sub-list for field type_name
@@ -2383,6 +2388,7 @@ func file_assignd_v1_assignment_proto_init() {
 		return
 	}
 	file_assignd_v1_rollout_proto_init()
+	file_assignd_v1_task_assignment_proto_init()
 	file_assignd_v1_assignment_proto_msgTypes[3].OneofWrappers = []any{}
 	file_assignd_v1_assignment_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}

@@ -30,6 +30,7 @@ const (
 	AssignmentService_Assign_FullMethodName        = "/assignd.v1.AssignmentService/Assign"
 	AssignmentService_ListAssignors_FullMethodName = "/assignd.v1.AssignmentService/ListAssignors"
 	AssignmentService_ExplainPolicy_FullMethodName = "/assignd.v1.AssignmentService/ExplainPolicy"
+	AssignmentService_AssignTasks_FullMethodName   = "/assignd.v1.AssignmentService/AssignTasks"
 )
 
 // AssignmentServiceClient is the client API for AssignmentService service.
@@ -65,6 +66,21 @@ type AssignmentServiceClient interface {
 	// names the policy answers for, comma-separated. UNIMPLEMENTED when the
 	// server runs without a policy that can explain itself.
 	ExplainPolicy(ctx context.Context, in *ExplainPolicyRequest, opts ...grpc.CallOption) (*ExplainPolicyResponse, error)
+	// AssignTasks computes the task assignment of one Kafka Streams group
+	// (KIP-1071) for one group epoch, as a broker-side task assignor
+	// (KIP-1357) computes it: every member's active, standby and warm-up
+	// tasks, where a task is a subtopology and a partition, not a topic
+	// partition. Pure like Assign: the same request gives the same response.
+	// Admitted like Assign (the same slots and memory budget) and bounded by
+	// the call's deadline.
+	//
+	// Errors: INVALID_ARGUMENT (reason ERROR_REASON_INVALID_GROUP) naming
+	// the field and, where one is at fault, the member (e.g.
+	// "members[2].active_tasks[0].subtopology_id"); INVALID_ARGUMENT (reason
+	// ERROR_REASON_UNKNOWN_PROTOCOL_NAME, field assignor) for an assignor
+	// the server cannot run; RESOURCE_EXHAUSTED for a group over the
+	// engine's limits or a call that does not fit the server's admission.
+	AssignTasks(ctx context.Context, in *AssignTasksRequest, opts ...grpc.CallOption) (*AssignTasksResponse, error)
 }
 
 type assignmentServiceClient struct {
@@ -105,6 +121,16 @@ func (c *assignmentServiceClient) ExplainPolicy(ctx context.Context, in *Explain
 	return out, nil
 }
 
+func (c *assignmentServiceClient) AssignTasks(ctx context.Context, in *AssignTasksRequest, opts ...grpc.CallOption) (*AssignTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AssignTasksResponse)
+	err := c.cc.Invoke(ctx, AssignmentService_AssignTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AssignmentServiceServer is the server API for AssignmentService service.
 // All implementations must embed UnimplementedAssignmentServiceServer
 // for forward compatibility.
@@ -138,6 +164,21 @@ type AssignmentServiceServer interface {
 	// names the policy answers for, comma-separated. UNIMPLEMENTED when the
 	// server runs without a policy that can explain itself.
 	ExplainPolicy(context.Context, *ExplainPolicyRequest) (*ExplainPolicyResponse, error)
+	// AssignTasks computes the task assignment of one Kafka Streams group
+	// (KIP-1071) for one group epoch, as a broker-side task assignor
+	// (KIP-1357) computes it: every member's active, standby and warm-up
+	// tasks, where a task is a subtopology and a partition, not a topic
+	// partition. Pure like Assign: the same request gives the same response.
+	// Admitted like Assign (the same slots and memory budget) and bounded by
+	// the call's deadline.
+	//
+	// Errors: INVALID_ARGUMENT (reason ERROR_REASON_INVALID_GROUP) naming
+	// the field and, where one is at fault, the member (e.g.
+	// "members[2].active_tasks[0].subtopology_id"); INVALID_ARGUMENT (reason
+	// ERROR_REASON_UNKNOWN_PROTOCOL_NAME, field assignor) for an assignor
+	// the server cannot run; RESOURCE_EXHAUSTED for a group over the
+	// engine's limits or a call that does not fit the server's admission.
+	AssignTasks(context.Context, *AssignTasksRequest) (*AssignTasksResponse, error)
 	mustEmbedUnimplementedAssignmentServiceServer()
 }
 
@@ -156,6 +197,9 @@ func (UnimplementedAssignmentServiceServer) ListAssignors(context.Context, *List
 }
 func (UnimplementedAssignmentServiceServer) ExplainPolicy(context.Context, *ExplainPolicyRequest) (*ExplainPolicyResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ExplainPolicy not implemented")
+}
+func (UnimplementedAssignmentServiceServer) AssignTasks(context.Context, *AssignTasksRequest) (*AssignTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AssignTasks not implemented")
 }
 func (UnimplementedAssignmentServiceServer) mustEmbedUnimplementedAssignmentServiceServer() {}
 func (UnimplementedAssignmentServiceServer) testEmbeddedByValue()                           {}
@@ -232,6 +276,24 @@ func _AssignmentService_ExplainPolicy_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AssignmentService_AssignTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AssignTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AssignmentServiceServer).AssignTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AssignmentService_AssignTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AssignmentServiceServer).AssignTasks(ctx, req.(*AssignTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AssignmentService_ServiceDesc is the grpc.ServiceDesc for AssignmentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -250,6 +312,10 @@ var AssignmentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ExplainPolicy",
 			Handler:    _AssignmentService_ExplainPolicy_Handler,
+		},
+		{
+			MethodName: "AssignTasks",
+			Handler:    _AssignmentService_AssignTasks_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

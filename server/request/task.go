@@ -1,0 +1,227 @@
+package request
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/task"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/rpcerr"
+)
+
+// DefaultTaskAssignor is the task assignor an AssignTasks call without
+// one runs.
+var DefaultTaskAssignor = task.Sticky()
+
+// TaskInput is an AssignTasks request decoded into the task assignor's
+// input.
+type TaskInput struct {
+	Group    *task.Group
+	Assignor task.Assignor
+	// MoveDetail is how many moves the response lists; 0: all.
+	MoveDetail int
+	// index maps member id to its index in the request, to name the
+	// request field of an engine error.
+	index map[string]int
+}
+
+func taskField(field, member, format string, args ...any) *rpcerr.FieldError {
+	return &rpcerr.FieldError{Field: field, Member: member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
+		Desc: fmt.Sprintf(format, args...), Err: assign.ErrInvalidGroup}
+}
+
+// TaskAssignor resolves AssignTasksRequest.assignor, "name@version" or
+// "name" (version 1); "" is [DefaultTaskAssignor].
+func TaskAssignor(ref string) (task.Assignor, error) {
+	if ref == "" {
+		return DefaultTaskAssignor, nil
+	}
+	name, v, hasVersion := strings.Cut(ref, "@")
+	version := 1
+	if hasVersion {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, &rpcerr.FieldError{Field: "assignor", Reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
+				Desc: fmt.Sprintf("%q: the version is not a positive number", rpcerr.Clip(ref))}
+		}
+		version = n
+	}
+	a, ok := task.Lookup(name, version)
+	if !ok {
+		return nil, &rpcerr.FieldError{Field: "assignor", Reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
+			Desc: fmt.Sprintf("no task assignor %q", rpcerr.Clip(ref))}
+	}
+	return a, nil
+}
+
+// TaskCount is the number of tasks of the request's subtopologies, a
+// negative partition count counting as none.
+func TaskCount(req *assigndv1.AssignTasksRequest) int64 {
+	var tasks int64
+	for _, s := range req.GetSubtopologies() {
+		tasks += int64(max(s.GetPartitionCount(), 0))
+	}
+	return tasks
+}
+
+// TaskLimits refuses, before admission, a request larger than the task
+// assignor runs: more members than [task.MaxMembers] or more tasks than
+// [task.MaxTasks]. It reads counts only.
+func TaskLimits(req *assigndv1.AssignTasksRequest) error {
+	if n := len(req.GetMembers()); n > task.MaxMembers {
+		return &rpcerr.LimitError{What: "members", Limit: task.MaxMembers, Got: int64(n), Setting: "the task assignor's limit"}
+	}
+	if tasks := TaskCount(req); tasks > task.MaxTasks {
+		return &rpcerr.LimitError{What: "tasks", Limit: task.MaxTasks, Got: tasks, Setting: "the task assignor's limit"}
+	}
+	return nil
+}
+
+// Coefficients of [EstimateTaskBytes], in bytes: a member's engine state
+// and response message; a task replica (one per task and standby) in the
+// planner's tables and the response; a task listed in a member's request
+// (current tasks and lags) in the decoded group; and the request's own
+// bytes as decoding copies them. Set above the partition path's per-entry
+// costs, not yet measured per shape as those are.
+const (
+	estimateTaskPerMember  = 1024
+	estimateTaskPerReplica = 128
+	estimateTaskPerListed  = 96
+)
+
+// EstimateTaskBytes is the memory one AssignTasks call may take, from the
+// request's counts: members, tasks times (1 + standbys), tasks the
+// members list, and its size. reqBytes as in [EstimateBytes].
+func EstimateTaskBytes(req *assigndv1.AssignTasksRequest, reqBytes int) int64 {
+	if reqBytes <= 0 {
+		reqBytes = proto.Size(req)
+	}
+	tasks, listed := TaskCount(req), int64(0)
+	for _, m := range req.GetMembers() {
+		listed += int64(len(m.GetActiveTasks()) + len(m.GetStandbyTasks()) + len(m.GetWarmupTasks()) + len(m.GetLags()))
+	}
+	replicas := tasks * (1 + int64(min(max(req.GetNumStandbyReplicas(), 0), int32(max(len(req.GetMembers()), 1)))))
+	return estimateBase +
+		estimateTaskPerMember*int64(len(req.GetMembers())) +
+		estimateTaskPerReplica*replicas +
+		estimateTaskPerListed*listed +
+		estimatePerRequestByte*int64(reqBytes)
+}
+
+// DecodeTasks converts an AssignTasks request into the task assignor's
+// input. It checks what the engine cannot see (the group type, the
+// assignor, tasks without a subtopology, a lag listed twice); ids, counts
+// and settings are the engine's to check ([task.Run]), and
+// [TaskInput.EngineError] names their request fields.
+func DecodeTasks(req *assigndv1.AssignTasksRequest) (*TaskInput, error) {
+	switch gt := req.GetGroupType(); gt {
+	case assigndv1.GroupType_GROUP_TYPE_UNSPECIFIED, assigndv1.GroupType_GROUP_TYPE_STREAMS:
+	default:
+		return nil, taskField("group_type", "", "%s: AssignTasks serves streams groups only", gt)
+	}
+	a, err := TaskAssignor(req.GetAssignor())
+	if err != nil {
+		return nil, err
+	}
+	if l := req.GetMoveDetailLimit(); l < 0 {
+		return nil, taskField("move_detail_limit", "", "negative: %d", l)
+	}
+	if err := TaskLimits(req); err != nil {
+		return nil, err
+	}
+	g := &task.Group{
+		NumStandbys:   int(req.GetNumStandbyReplicas()),
+		RackTags:      req.GetRackAwareAssignmentTags(),
+		NumWarmups:    int(req.GetNumWarmupReplicas()),
+		AcceptableLag: req.GetAcceptableRecoveryLag(),
+		Subtopologies: make([]task.Subtopology, len(req.GetSubtopologies())),
+		Members:       make([]task.Member, len(req.GetMembers())),
+	}
+	for i, s := range req.GetSubtopologies() {
+		g.Subtopologies[i] = task.Subtopology{ID: s.GetId(), Partitions: s.GetPartitionCount(), Stateful: s.GetStateful()}
+	}
+	in := &TaskInput{Group: g, Assignor: a, MoveDetail: int(req.GetMoveDetailLimit()), index: make(map[string]int, len(g.Members))}
+	for i, m := range req.GetMembers() {
+		id := m.GetMemberId()
+		if _, dup := in.index[id]; !dup {
+			in.index[id] = i
+		}
+		tm := task.Member{ID: id, Process: m.GetProcessId(), Rack: m.GetRackId(), Tags: m.GetClientTags()}
+		at := func(field string, ts []*assigndv1.StreamsTask) ([]task.TaskID, error) {
+			out := make([]task.TaskID, len(ts))
+			for j, t := range ts {
+				if t.GetSubtopologyId() == "" {
+					return nil, taskField(fmt.Sprintf("members[%d].%s[%d].subtopology_id", i, field, j), id, "empty")
+				}
+				out[j] = task.TaskID{Subtopology: t.GetSubtopologyId(), Partition: t.GetPartition()}
+			}
+			return out, nil
+		}
+		if tm.Active, err = at("active_tasks", m.GetActiveTasks()); err != nil {
+			return nil, err
+		}
+		if tm.Standby, err = at("standby_tasks", m.GetStandbyTasks()); err != nil {
+			return nil, err
+		}
+		if tm.Warmup, err = at("warmup_tasks", m.GetWarmupTasks()); err != nil {
+			return nil, err
+		}
+		if lags := m.GetLags(); len(lags) > 0 {
+			tm.Lags = make(map[task.TaskID]int64, len(lags))
+			for j, l := range lags {
+				f := fmt.Sprintf("members[%d].lags[%d]", i, j)
+				switch t := l.GetTask(); {
+				case t == nil:
+					return nil, taskField(f+".task", id, "missing")
+				case t.GetSubtopologyId() == "":
+					return nil, taskField(f+".task.subtopology_id", id, "empty")
+				default:
+					k := task.TaskID{Subtopology: t.GetSubtopologyId(), Partition: t.GetPartition()}
+					if _, dup := tm.Lags[k]; dup {
+						return nil, taskField(f+".task", id, "task %s listed twice", k)
+					}
+					if l.GetLag() < 0 {
+						return nil, taskField(f+".lag", id, "negative: %d", l.GetLag())
+					}
+					tm.Lags[k] = l.GetLag()
+				}
+			}
+		}
+		g.Members[i] = tm
+	}
+	return in, nil
+}
+
+// EngineError turns an error of [task.Run] on the input's group into an
+// [rpcerr.FieldError] naming the request field: the engine names a member
+// by id and its field by the request's name ("process_id"), so the path
+// gains the member's index; "subtopologies[i].partitions" is the
+// request's partition_count. Other errors pass through.
+func (in *TaskInput) EngineError(err error) error {
+	var ie *assign.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	field := ie.Field
+	if rest, ok := strings.CutSuffix(field, ".partitions"); ok && strings.HasPrefix(field, "subtopologies[") {
+		field = rest + ".partition_count"
+	}
+	if i, ok := in.index[ie.Member]; ok && ie.Member != "" {
+		if field == "member_id" {
+			// An id that appears twice: name its last appearance, the
+			// one the engine found to be a repeat (index holds the first).
+			for j, m := range in.Group.Members {
+				if m.ID == ie.Member {
+					i = j
+				}
+			}
+		}
+		field = fmt.Sprintf("members[%d].%s", i, field)
+	}
+	return &rpcerr.FieldError{Field: field, Member: ie.Member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP, Desc: ie.Reason, Err: err}
+}

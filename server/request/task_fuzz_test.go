@@ -1,0 +1,76 @@
+package request_test
+
+import (
+	"errors"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/assignd/assignd/assign/task"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/request"
+	"github.com/assignd/assignd/server/rpcerr"
+)
+
+// FuzzDecodeTasks feeds arbitrary AssignTasks requests through the
+// decoder and the engine: each is rejected with a field or limit error,
+// or planned so that task.Check holds. Never a panic.
+func FuzzDecodeTasks(f *testing.F) {
+	st := func(sub string, p int32) *assigndv1.StreamsTask {
+		return &assigndv1.StreamsTask{SubtopologyId: sub, Partition: p}
+	}
+	seeds := []*assigndv1.AssignTasksRequest{
+		{},
+		{GroupType: assigndv1.GroupType_GROUP_TYPE_SHARE},
+		{Assignor: "sticky@1", NumStandbyReplicas: 1,
+			Subtopologies: []*assigndv1.Subtopology{{Id: "0", PartitionCount: 4}, {Id: "1", PartitionCount: 4, Stateful: true}},
+			Members: []*assigndv1.StreamsMember{
+				{MemberId: "a", ProcessId: "A", ActiveTasks: []*assigndv1.StreamsTask{st("0", 0), st("1", 0)}, StandbyTasks: []*assigndv1.StreamsTask{st("1", 1)}},
+				{MemberId: "b", ProcessId: "B", ClientTags: map[string]string{"zone": "z"}, Lags: []*assigndv1.TaskLag{{Task: st("1", 0), Lag: 5}}},
+			}},
+		{NumWarmupReplicas: 2, AcceptableRecoveryLag: 10,
+			Subtopologies: []*assigndv1.Subtopology{{Id: "s", PartitionCount: 3, Stateful: true}},
+			Members: []*assigndv1.StreamsMember{
+				{MemberId: "a", ProcessId: "A", ActiveTasks: []*assigndv1.StreamsTask{st("s", 0), st("s", 1), st("s", 2)}},
+				{MemberId: "b", ProcessId: "B", Lags: []*assigndv1.TaskLag{{Task: st("s", 0), Lag: 100}, {Task: st("s", 1)}}},
+			}},
+	}
+	for _, s := range seeds {
+		b, err := proto.Marshal(s)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var req assigndv1.AssignTasksRequest
+		if proto.Unmarshal(b, &req) != nil {
+			return
+		}
+		if request.TaskCount(&req) > 1<<12 || len(req.GetMembers()) > 64 {
+			// Large groups are the limit tests' and benchmarks'; here
+			// they would only slow the search.
+			return
+		}
+		_ = request.EstimateTaskBytes(&req, 0)
+		in, err := request.DecodeTasks(&req)
+		var fe *rpcerr.FieldError
+		var le *rpcerr.LimitError
+		if err != nil {
+			if !errors.As(err, &fe) && !errors.As(err, &le) {
+				t.Fatalf("decode error %T is neither a field nor a limit error: %v", err, err)
+			}
+			return
+		}
+		res, err := task.Run(in.Assignor, in.Group)
+		if err != nil {
+			if err := in.EngineError(err); !errors.As(err, &fe) {
+				t.Fatalf("engine error %T is not a field error: %v", err, err)
+			}
+			return
+		}
+		if err := task.Check(in.Group, res); err != nil {
+			t.Fatalf("plan breaks an invariant: %v", err)
+		}
+	})
+}
