@@ -28,16 +28,12 @@ type LoadSnapshots interface {
 	SnapshotWeights(topics []string, now time.Time) (ws []assign.TopicWeights, snapshot string, err error)
 }
 
-// LoadCluster is a Kafka cluster a policy rule reads load from
-// (load_clusters); see [selection.LoadCluster].
-type LoadCluster = selection.LoadCluster
-
 // LoadClusters gives partition weights from a cluster a policy rule
 // names, and the snapshot's id, as server/loadsource's Clusters does.
 // Weights must not block: it may start sampling the cluster (which has no
 // rates yet), and must bound how many clusters it samples.
 type LoadClusters interface {
-	Weights(c LoadCluster, topics []string, now time.Time) (ws []assign.TopicWeights, snapshot string, err error)
+	Weights(c selection.LoadCluster, topics []string, now time.Time) (ws []assign.TopicWeights, snapshot string, err error)
 }
 
 // errNoLoadSource is the fallback's reason when the server has no source.

@@ -212,7 +212,7 @@ type clusterSelector struct{}
 
 func (clusterSelector) Select(context.Context, selection.Query) (selection.Selection, error) {
 	return selection.Selection{Assignor: assign.LoadSticky(), Policy: "eu/1", KafkaLoad: true,
-		LoadCluster: &server.LoadCluster{Name: "eu"}}, nil
+		LoadCluster: &selection.LoadCluster{Name: "eu"}}, nil
 }
 
 // fakeClusters answers for cluster "eu" only.
@@ -221,7 +221,7 @@ type fakeClusters struct {
 	err error
 }
 
-func (f fakeClusters) Weights(c server.LoadCluster, _ []string, _ time.Time) ([]assign.TopicWeights, string, error) {
+func (f fakeClusters) Weights(c selection.LoadCluster, _ []string, _ time.Time) ([]assign.TopicWeights, string, error) {
 	if c.Name != "eu" {
 		return nil, "", fmt.Errorf("asked for cluster %+v", c)
 	}

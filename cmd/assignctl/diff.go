@@ -47,8 +47,8 @@ type diffResult struct {
 	CurrentRevision   string            `json:"currentRevision"`
 	CandidateRevision string            `json:"candidateRevision"`
 	Summary           diffSummary       `json:"summary"`
-	GatePassed        bool              `json:"gatePassed"`
-	GateFailures      []string          `json:"gateFailures,omitempty"`
+	CheckPassed       bool              `json:"checkPassed"`
+	CheckFailures     []string          `json:"checkFailures,omitempty"`
 	Groups            []json.RawMessage `json:"groups"`
 }
 
@@ -66,11 +66,11 @@ slot, never taking an Assign call's capacity; raise --timeout for a large
 fleet. Groups are sorted by impact (a group the candidate cannot serve first,
 then the share of its partitions the candidate moves), after a fleet summary.
 
-Exit status 4 (the gate) when the candidate cannot serve a group or, with
+Exit status 4 (the check failed) when the candidate cannot serve a group or, with
 --fail-moved-ratio R, when any group would move more than R of its
-partitions; the reasons are printed (and in -o json, gateFailures).
+partitions; the reasons are printed (and in -o json, checkFailures).
 -o json prints {"currentRevision", "candidateRevision", "summary",
-"gatePassed", "gateFailures", "groups": [GroupPreview...]}.`,
+"checkPassed", "checkFailures", "groups": [GroupPreview...]}.`,
 		Args: exactArgs(1),
 		RunE: a.runE(func(ctx context.Context, args []string) error {
 			if f.limit < 0 {
@@ -105,11 +105,11 @@ partitions; the reasons are printed (and in -o json, gateFailures).
 					break
 				}
 			}
-			gate := rankAndGate(f, res)
-			if err := a.printDiff(res, gate, f); err != nil {
+			failures := rankAndCheck(f, res)
+			if err := a.printDiff(res, failures, f); err != nil {
 				return err
 			}
-			if len(gate) > 0 {
+			if len(failures) > 0 {
 				return errCheckFailed
 			}
 			return nil
@@ -122,9 +122,10 @@ partitions; the reasons are printed (and in -o json, gateFailures).
 	return cmd
 }
 
-// rankAndGate sorts the groups by impact and checks the gate: the reasons it
-// fails, none when it holds.
-func rankAndGate(f diffFlags, res *assigndv1.PreviewPolicyResponse) []string {
+// rankAndCheck sorts the groups by impact and checks the candidate for exit
+// status 4 (a group it cannot serve, a group past --fail-moved-ratio): the
+// reasons the check fails, none when it passes.
+func rankAndCheck(f diffFlags, res *assigndv1.PreviewPolicyResponse) []string {
 	slices.SortStableFunc(res.Groups, func(x, y *assigndv1.GroupPreview) int {
 		if ex, ey := x.GetCandidate().GetError() != "", y.GetCandidate().GetError() != ""; ex != ey {
 			if ex {
@@ -196,11 +197,11 @@ func summarize(gs []*assigndv1.GroupPreview) diffSummary {
 	return s
 }
 
-func (a *app) printDiff(res *assigndv1.PreviewPolicyResponse, gate []string, f diffFlags) error {
+func (a *app) printDiff(res *assigndv1.PreviewPolicyResponse, failures []string, f diffFlags) error {
 	sum := summarize(res.GetGroups())
 	if a.json() {
 		out := diffResult{CurrentRevision: res.GetCurrentRevision(), CandidateRevision: res.GetCandidateRevision(),
-			Summary: sum, GatePassed: len(gate) == 0, GateFailures: gate, Groups: []json.RawMessage{}}
+			Summary: sum, CheckPassed: len(failures) == 0, CheckFailures: failures, Groups: []json.RawMessage{}}
 		for _, g := range res.GetGroups() {
 			b, err := protojson.Marshal(g)
 			if err != nil {
@@ -241,17 +242,17 @@ func (a *app) printDiff(res *assigndv1.PreviewPolicyResponse, gate []string, f d
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	printGate(w, gate)
+	printCheck(w, failures)
 	return nil
 }
 
-func printGate(w io.Writer, gate []string) {
-	if len(gate) == 0 {
-		fmt.Fprintln(w, "\ngate: passed")
+func printCheck(w io.Writer, failures []string) {
+	if len(failures) == 0 {
+		fmt.Fprintln(w, "\ncheck: passed")
 		return
 	}
-	fmt.Fprintf(w, "\ngate: FAILED (%d)\n", len(gate))
-	for _, g := range gate {
+	fmt.Fprintf(w, "\ncheck: FAILED (%d)\n", len(failures))
+	for _, g := range failures {
 		fmt.Fprintf(w, "  %s\n", g)
 	}
 }

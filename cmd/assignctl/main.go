@@ -61,7 +61,7 @@ const (
 	exitFail        = 1
 	exitUsage       = 2
 	exitUnreachable = 3
-	exitGate        = 4
+	exitCheckFailed = 4
 )
 
 // errCheckFailed: a command's check failed (exit 4); it has printed why.
@@ -109,7 +109,7 @@ func run(ctx context.Context, args []string, in io.Reader, out, errOut io.Writer
 // ran (flags, arguments) are usage errors.
 func exitCode(err error, started bool) int {
 	if errors.Is(err, errCheckFailed) {
-		return exitGate
+		return exitCheckFailed
 	}
 	var ue usageError
 	if errors.As(err, &ue) || !started {

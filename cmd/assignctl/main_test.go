@@ -280,7 +280,7 @@ func TestExitCode(t *testing.T) {
 		{"server failed", status.Error(codes.Internal, "bug"), true, exitFail},
 		{"not serving", errNotServing, true, exitFail},
 		{"policy problems", errReported, true, exitFail},
-		{"gate failed", errCheckFailed, true, exitGate},
+		{"check failed", errCheckFailed, true, exitCheckFailed},
 		{"no connection", status.Error(codes.Unavailable, "refused"), true, exitUnreachable},
 		{"no answer in time", status.Error(codes.DeadlineExceeded, "late"), true, exitUnreachable},
 		{"wrapped", fmt.Errorf("calling: %w", status.Error(codes.Unavailable, "x")), true, exitUnreachable},

@@ -209,7 +209,7 @@ func TestReleaseCheckEagerMember(t *testing.T) {
 	startMember(t, ctx, lab, "m2", grouplab.WithProtocols("sticky"))
 	code, rep := g.wait(t, ctx)
 	t.Logf("release-check: exit %d: %+v", code, rep.Failures)
-	if code != exitGate || rep.Passed {
+	if code != exitCheckFailed || rep.Passed {
 		t.Fatalf("the check passed a group downgraded to eager: exit %d, %+v", code, rep)
 	}
 	checks := map[string]string{}
@@ -221,10 +221,10 @@ func TestReleaseCheckEagerMember(t *testing.T) {
 	}
 }
 
-// TestGateSummary: a range group calling during the window fails a check
+// TestReleaseCheckSummary: a range group calling during the window fails a check
 // that expects cooperative-sticky, with exit 4 and the human summary; the
-// same gate told to expect range and accept eager passes it.
-func TestGateSummary(t *testing.T) {
+// same check told to expect range and accept eager passes it.
+func TestReleaseCheckSummary(t *testing.T) {
 	addr := startHistoryServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -252,7 +252,7 @@ func TestGateSummary(t *testing.T) {
 	assign()
 	code := wait(g)
 	out := g.out.String()
-	if code != exitGate || g.err.Len() != 0 {
+	if code != exitCheckFailed || g.err.Len() != 0 {
 		t.Fatalf("release-check: exit %d, stderr %q; want 4 and nothing on stderr:\n%s", code, g.err.String(), out)
 	}
 	for _, want := range []string{"release check FAILED for group billing", `FAIL protocol: generation 1 negotiated "range", want "cooperative-sticky"`,
@@ -269,7 +269,7 @@ func TestGateSummary(t *testing.T) {
 	}
 }
 
-func TestGateUsage(t *testing.T) {
+func TestReleaseCheckUsage(t *testing.T) {
 	for _, args := range [][]string{
 		{"release-check"},
 		{"release-check", "g", "--for", "0s"},

@@ -76,7 +76,7 @@ func startRecorded(t *testing.T, current, cand string, record func(context.Conte
 }
 
 // TestPolicyDiff: the table's summary and rows, sorted by impact; JSON;
-// and the exit codes: 0 without a gate, 4 past --fail-moved-ratio, 2 for
+// and the exit codes: 0 without a limit, 4 past --fail-moved-ratio, 2 for
 // an invalid candidate (checked locally, before any call).
 func TestPolicyDiff(t *testing.T) {
 	addr, cand := startFleetServer(t)
@@ -89,7 +89,7 @@ func TestPolicyDiff(t *testing.T) {
 		"4 groups, 2 change, 0 the candidate cannot serve",
 		"moved 2 -> 4 of 18 partitions, withheld 2 -> 1",
 		"worst group moves 50%",
-		"gate: passed",
+		"check: passed",
 	)
 	// By impact: billing-eu moves half its partitions, payments-ledger a
 	// sixth; the unchanged groups follow by id.
@@ -107,14 +107,14 @@ func TestPolicyDiff(t *testing.T) {
 	}
 
 	code, out, _ = ctl(t, "", "--addr", addr, "policy", "diff", cand, "--fail-moved-ratio", "0.2", "-o", "json")
-	if code != exitGate {
-		t.Errorf("--fail-moved-ratio 0.2: exit %d, want %d", code, exitGate)
+	if code != exitCheckFailed {
+		t.Errorf("--fail-moved-ratio 0.2: exit %d, want %d", code, exitCheckFailed)
 	}
 	var res diffResult
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if res.GatePassed || len(res.GateFailures) != 1 || !strings.HasPrefix(res.GateFailures[0], "billing-eu: moves 3 of 6") ||
+	if res.CheckPassed || len(res.CheckFailures) != 1 || !strings.HasPrefix(res.CheckFailures[0], "billing-eu: moves 3 of 6") ||
 		res.Summary.MovedCandidate != 4 || res.Summary.Changed != 2 || len(res.Groups) != 4 {
 		t.Errorf("json: %+v", res)
 	}
@@ -133,14 +133,14 @@ func TestPolicyDiff(t *testing.T) {
 	if code, _, errOut := ctl(t, "", "--addr", addr, "policy", "diff", bad); code != exitUsage || !strings.Contains(errOut, "nope@1") {
 		t.Errorf("invalid candidate: exit %d, %s", code, errOut)
 	}
-	// A candidate that does not serve etl-custom fails the gate without
+	// A candidate that does not serve etl-custom fails the check without
 	// any ratio.
 	noETL := filepath.Join(t.TempDir(), "noetl.yaml")
 	if err := os.WriteFile(noETL, []byte(strings.Replace(rollouttest.CandidatePolicy, "[etl-custom]", "[etl-other]", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	code, out, _ = ctl(t, "", "--addr", addr, "policy", "diff", noETL)
-	if code != exitGate || !strings.Contains(out, "etl-nightly: the candidate cannot serve it") {
+	if code != exitCheckFailed || !strings.Contains(out, "etl-nightly: the candidate cannot serve it") {
 		t.Errorf("candidate without etl: exit %d\n%s", code, out)
 	}
 }
@@ -213,19 +213,19 @@ func TestMigrateReport(t *testing.T) {
 	}
 }
 
-// TestLargeFleet: docs/rollout.md's example, the preview's gate and the
+// TestLargeFleet: docs/rollout.md's example, the preview's check and the
 // migration report's summary on rollouttest's large fleet.
 func TestLargeFleet(t *testing.T) {
 	groups := []string{"analytics-etl", "billing-invoices", "billing-ledger-eu", "etl-nightly", "fraud-scoring",
 		"orders-consumer", "payments-ledger", "payments-refunds", "search-indexer", "search-suggest"}
 	addr, cand := startRecorded(t, rollouttest.LargeCurrentPolicy, rollouttest.LargeCandidatePolicy, rollouttest.RecordLarge, groups)
 	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "diff", cand, "--fail-moved-ratio", "0.25")
-	if code != exitGate {
-		t.Errorf("exit %d, want %d: %s", code, exitGate, errOut)
+	if code != exitCheckFailed {
+		t.Errorf("exit %d, want %d: %s", code, exitCheckFailed, errOut)
 	}
 	checkContains(t, "diff", out,
 		"10 groups, 7 change, 0 the candidate cannot serve",
-		"gate: FAILED (3)",
+		"check: FAILED (3)",
 		"billing-invoices: moves 13 of 20 partitions (65%)",
 		"billing-ledger-eu: moves 10 of 16 partitions (62%)",
 		"search-suggest: moves 2 of 6 partitions (33%)",

@@ -21,7 +21,7 @@ func (a *app) policyStatusCommand() *cobra.Command {
 step it serves and its percent, since when, when the gate is next evaluated
 and what the last evaluation found, and, for a halted or rolled-back rule,
 the reason with the failing groups and measures. Exits 4 when a rollout
-halted or rolled back, so that a pipeline can gate on it. -o json prints the
+halted or rolled back, so that a pipeline can stop on it. -o json prints the
 RolloutStatusResponse.`,
 		Example: `  assignctl policy status
   assignctl policy status -o json`,

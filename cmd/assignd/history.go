@@ -50,8 +50,8 @@ func historyFlags(fs *flag.FlagSet, c *config) {
 		"`bytes` of memory the history may hold, decisions, groups' state and inputs together, as it counts them when recording; beyond it the least recently seen groups are forgotten")
 	fs.IntVar(&h.inputs, "history-inputs", history.DefaultInputsPerGroup, "latest inputs (AssignRequests) kept per group, for replaying them; 0 keeps none")
 	fs.Int64Var(&h.inputBytes, "history-input-bytes", history.DefaultInputBytes, "`bytes` the kept inputs of all groups may take; beyond it the oldest are forgotten")
-	fs.StringVar(&h.thresholds, "history-thresholds", "", "signal thresholds as `key=value,...`: storm-rebalances, storm-per-member, storm-window, flap-joins, gap-window, "+
-		"stuck-after, imbalance, rebalances-per-hour, unowned (docs/observatory.md); unset keys keep their defaults")
+	fs.StringVar(&h.thresholds, "history-thresholds", "", "signal thresholds as `key=value,...`: "+
+		strings.Join(thresholdKeys(), ", ")+" (docs/observatory.md); unset keys keep their defaults")
 	fs.StringVar(&h.topic, "history-topic", bus.DefaultTopic, "Kafka `topic` of the shared history, the staged rollouts' records and the weight snapshots; created when missing")
 	fs.StringVar(&h.replica, "history-replica", "", "this replica's `name` on its history records; empty: the host name")
 	fs.IntVar(&h.partitions, "history-partitions", bus.DefaultPartitions, "partitions of the history topic, when assignd creates it")
@@ -92,37 +92,65 @@ func (c *historyConfig) validate() error {
 	return err
 }
 
+// threshold is one key of --history-thresholds and the field of
+// [history.Thresholds] it sets: an int or a duration.
+type threshold struct {
+	key string
+	n   *int
+	d   *time.Duration
+}
+
+// thresholdsOf lists --history-thresholds' keys, the one list of them (the
+// flag's help and docs/observatory.md's signal table follow it), each
+// bound to its field of t.
+func thresholdsOf(t *history.Thresholds) []threshold {
+	return []threshold{
+		{key: "storm-rebalances", n: &t.StormRebalances}, {key: "storm-per-member", n: &t.StormPerMember},
+		{key: "storm-window", d: &t.StormWindow}, {key: "flap-joins", n: &t.FlapJoins},
+		{key: "gap-window", d: &t.GapWindow}, {key: "stuck-after", d: &t.StuckAfter},
+		{key: "imbalance", n: &t.Imbalance}, {key: "topic-imbalance", n: &t.TopicImbalance},
+		{key: "rebalances-per-hour", n: &t.RebalancesPerHour}, {key: "unowned", d: &t.Unowned},
+	}
+}
+
+// thresholdKeys returns the keys of --history-thresholds in order.
+func thresholdKeys() []string {
+	var keys []string
+	for _, th := range thresholdsOf(&history.Thresholds{}) {
+		keys = append(keys, th.key)
+	}
+	return keys
+}
+
 // parseThresholds reads --history-thresholds.
 func parseThresholds(s string) (history.Thresholds, error) {
 	var t history.Thresholds
 	if s == "" {
 		return t, nil
 	}
-	ints := map[string]*int{
-		"storm-rebalances": &t.StormRebalances, "storm-per-member": &t.StormPerMember, "flap-joins": &t.FlapJoins,
-		"imbalance": &t.Imbalance, "topic-imbalance": &t.TopicImbalance, "rebalances-per-hour": &t.RebalancesPerHour,
-	}
-	durations := map[string]*time.Duration{
-		"storm-window": &t.StormWindow, "gap-window": &t.GapWindow, "stuck-after": &t.StuckAfter, "unowned": &t.Unowned,
+	keys := map[string]threshold{}
+	for _, th := range thresholdsOf(&t) {
+		keys[th.key] = th
 	}
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		th, known := keys[k]
 		var err error
 		switch {
 		case !ok:
 			err = errors.New("want key=value")
-		case ints[k] != nil:
-			*ints[k], err = strconv.Atoi(v)
-			if err == nil && *ints[k] < 1 {
+		case !known:
+			err = errors.New("unknown key")
+		case th.n != nil:
+			*th.n, err = strconv.Atoi(v)
+			if err == nil && *th.n < 1 {
 				err = errors.New("must be at least 1")
 			}
-		case durations[k] != nil:
-			*durations[k], err = time.ParseDuration(v)
-			if err == nil && *durations[k] <= 0 {
+		default:
+			*th.d, err = time.ParseDuration(v)
+			if err == nil && *th.d <= 0 {
 				err = errors.New("must be positive")
 			}
-		default:
-			err = errors.New("unknown key")
 		}
 		if err != nil {
 			return t, fmt.Errorf("--history-thresholds %q: %w", kv, err)

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/assignd/assignd/internal/bus"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/testbed/doctable"
 )
 
 func TestHistoryFlags(t *testing.T) {
@@ -60,4 +65,54 @@ func TestHistoryFlags(t *testing.T) {
 			}
 		})
 	}
+}
+
+// documentedThreshold finds a threshold and its default in the signal
+// table: `key` (default).
+var documentedThreshold = regexp.MustCompile("`([a-z-]+)` \\(([^)]+)\\)")
+
+// TestDocsShowEveryThreshold checks docs/observatory.md's signal table
+// against [thresholdsOf], both ways: every key of --history-thresholds
+// stands in it with its default, and every threshold it shows is a key.
+func TestDocsShowEveryThreshold(t *testing.T) {
+	page := filepath.Join("..", "..", "docs", "observatory.md")
+	rows, err := doctable.Table(page, "Signals")
+	if err != nil {
+		t.Fatal(err)
+	}
+	documented := map[string]string{}
+	for _, row := range rows {
+		for _, m := range documentedThreshold.FindAllStringSubmatch(row[1], -1) {
+			documented[m[1]] = m[2]
+		}
+	}
+	d := history.DefaultThresholds()
+	for _, th := range thresholdsOf(&d) {
+		var want string
+		if th.n != nil {
+			want = strconv.Itoa(*th.n)
+		} else {
+			want = docDuration(*th.d)
+		}
+		if got, ok := documented[th.key]; !ok {
+			t.Errorf("%s: no threshold `%s` (%s) in the signal table", page, th.key, want)
+		} else if got != want {
+			t.Errorf("%s: threshold %s defaults to %s, the page says %s", page, th.key, want, got)
+		}
+		delete(documented, th.key)
+	}
+	for k := range documented {
+		t.Errorf("%s shows threshold %s, which --history-thresholds does not take", page, k)
+	}
+}
+
+// docDuration writes a default as the signal table does: 5 min, 1 h, 30 s.
+func docDuration(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d h", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d min", d/time.Minute)
+	}
+	return fmt.Sprintf("%d s", d/time.Second)
 }

@@ -162,9 +162,10 @@ func (c Config) password() (string, error) {
 
 // Opts are the franz-go client options: the seed brokers, TLS dialing
 // and SASL. The files are read now, so that a missing or bad one is an
-// error at once, and again when they change on disk ([Config.Stamp]),
-// for the connections made after: a rotated certificate, CA or password
-// takes effect without a restart.
+// error at once, and again for the connections made after they change on
+// disk (the TLS files when their size or modification time changes, the
+// password file at every authentication): a rotated certificate, CA or
+// password takes effect without a restart.
 func (c Config) Opts() ([]kgo.Opt, error) {
 	var opts []kgo.Opt
 	if c.Brokers != "" {
@@ -187,24 +188,10 @@ func (c Config) Opts() ([]kgo.Opt, error) {
 	return opts, nil
 }
 
-// Files lists the files the connection reads when it connects: the CA,
-// the client certificate and key, the SASL password file.
-func (c Config) Files() []string {
-	fs := c.tlsFiles()
-	if c.SASLMechanism != "" && c.SASLPasswordFile != "" {
-		fs = append(fs, c.SASLPasswordFile)
-	}
-	return fs
-}
-
-// Stamp describes the state of [Config.Files] as os.Stat sees it (size
-// and modification time, through symbolic links, so that a Kubernetes
-// Secret's swapped link counts), without reading them: when it changes,
-// a file was rotated and a connection made before it uses old
-// credentials. A file that cannot be stated is stamped with the error.
-func (c Config) Stamp() string { return stamp(c.Files()) }
-
-// stamp is the state of files as [Config.Stamp] describes it.
+// stamp describes the state of files as os.Stat sees it (size and
+// modification time, through symbolic links, so that a Kubernetes Secret's
+// swapped link counts), without reading them: when it changes, a file was
+// rotated. A file that cannot be stated is stamped with the error.
 func stamp(files []string) string {
 	var b strings.Builder
 	for _, f := range files {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -68,53 +67,5 @@ func TestConfig(t *testing.T) {
 				tc.checkFn(t, tc.c)
 			}
 		})
-	}
-}
-
-// Stamp changes when a file the connection reads changes on disk (size or
-// modification time) or disappears, and only then; files the connection
-// does not read (a password file without SASL) do not count.
-func TestStamp(t *testing.T) {
-	dir := t.TempDir()
-	ca, pass := filepath.Join(dir, "ca"), filepath.Join(dir, "pass")
-	at := time.Now().Add(-time.Hour).Truncate(time.Second)
-	write := func(path, content string, mtime time.Time) {
-		t.Helper()
-		if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(path, mtime, mtime); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(ca, "ca", at)
-	write(pass, "pw", at)
-	c := kafkaconn.Config{CAFile: ca, SASLMechanism: "plain", SASLUser: "u", SASLPasswordFile: pass}
-	if got := c.Files(); len(got) != 2 || got[0] != ca || got[1] != pass {
-		t.Fatalf("files %q, want the CA and the password file", got)
-	}
-	s0 := c.Stamp()
-	if c.Stamp() != s0 {
-		t.Fatal("two stamps of unchanged files differ")
-	}
-	write(pass, "pw", at.Add(time.Second))
-	s1 := c.Stamp()
-	if s1 == s0 {
-		t.Fatal("a new modification time left the stamp as it was")
-	}
-	write(ca, "ca-2", at)
-	s2 := c.Stamp()
-	if s2 == s1 {
-		t.Fatal("a new size left the stamp as it was")
-	}
-	if err := os.Remove(ca); err != nil {
-		t.Fatal(err)
-	}
-	if c.Stamp() == s2 {
-		t.Fatal("a missing file left the stamp as it was")
-	}
-	noSASL := kafkaconn.Config{SASLPasswordFile: pass}
-	if len(noSASL.Files()) != 0 || noSASL.Stamp() != "" {
-		t.Fatalf("without SASL the password file counts: %q", noSASL.Files())
 	}
 }

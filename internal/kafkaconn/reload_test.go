@@ -12,6 +12,49 @@ import (
 	"github.com/assignd/assignd/testbed/testcerts"
 )
 
+// writeAt writes a file and gives it a modification time, whatever the
+// file system's resolution: a rotation to content of the same size shows.
+func writeAt(t *testing.T, path string, content []byte, mtime time.Time) {
+	t.Helper()
+	if err := os.WriteFile(path, content, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(path, mtime, mtime); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The stamp of the TLS files changes when one changes on disk (size or
+// modification time) or disappears, and only then.
+func TestStamp(t *testing.T) {
+	dir := t.TempDir()
+	ca, cert := filepath.Join(dir, "ca"), filepath.Join(dir, "cert")
+	at := time.Now().Add(-time.Hour).Truncate(time.Second)
+	writeAt(t, ca, []byte("ca"), at)
+	writeAt(t, cert, []byte("cert"), at)
+	files := Config{CAFile: ca, CertFile: cert}.tlsFiles()
+	s0 := stamp(files)
+	if stamp(files) != s0 {
+		t.Fatal("two stamps of unchanged files differ")
+	}
+	writeAt(t, cert, []byte("cert"), at.Add(time.Second))
+	s1 := stamp(files)
+	if s1 == s0 {
+		t.Fatal("a new modification time left the stamp as it was")
+	}
+	writeAt(t, ca, []byte("ca-2"), at)
+	s2 := stamp(files)
+	if s2 == s1 {
+		t.Fatal("a new size left the stamp as it was")
+	}
+	if err := os.Remove(ca); err != nil {
+		t.Fatal(err)
+	}
+	if stamp(files) == s2 {
+		t.Fatal("a missing file left the stamp as it was")
+	}
+}
+
 // A connection made after the CA file changed on disk trusts the new CA,
 // with no new client.
 func TestTLSDialerRereadsChangedFiles(t *testing.T) {
@@ -32,16 +75,8 @@ func TestTLSDialerRereadsChangedFiles(t *testing.T) {
 		}
 	}()
 	caFile := filepath.Join(dir, "ca.pem")
-	writeCA := func(ca *testcerts.CA, mtime time.Time) {
-		if err := os.WriteFile(caFile, ca.PEM, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Chtimes(caFile, mtime, mtime); err != nil {
-			t.Fatal(err)
-		}
-	}
 	at := time.Now().Add(-time.Hour).Truncate(time.Second)
-	writeCA(other, at)
+	writeAt(t, caFile, other.PEM, at)
 	c := Config{CAFile: caFile, ServerName: "localhost"}
 	tc, err := c.TLSConfig()
 	if err != nil {
@@ -58,7 +93,7 @@ func TestTLSDialerRereadsChangedFiles(t *testing.T) {
 	if err := dial(); err == nil {
 		t.Fatal("a server of another CA was trusted")
 	}
-	writeCA(served, at.Add(time.Second))
+	writeAt(t, caFile, served.PEM, at.Add(time.Second))
 	if err := dial(); err != nil {
 		t.Fatalf("after the CA file changed: %v", err)
 	}

@@ -50,11 +50,11 @@ var errClosed = errors.New("load clusters closed")
 // (load_clusters, params.load_cluster), each sampling in the background
 // into one [Book]. A source starts when a rule first asks for its
 // cluster; it is replaced when a policy reload changes the cluster's
-// brokers or connection, or at the next sweep when one of the files it
-// connected with (CA, client certificate or key, SASL password file)
-// changed on disk, and closed at the next sweep when a reload removed it
-// ([NewClusters]) or no rule asked for it during the idle time, or on
-// Close. Their number is capped.
+// brokers or connection, and closed at the next sweep when a reload
+// removed it ([NewClusters]) or no rule asked for it during the idle time,
+// or on Close. Their number is capped. A rotated credential file needs no
+// new source: the connection reads the files again for each new broker
+// connection (internal/kafkaconn's Config.Opts).
 type Clusters struct {
 	book    *Book
 	opts    []Option
@@ -73,11 +73,10 @@ type Clusters struct {
 }
 
 type clusterSource struct {
-	cfg   kafkaconn.Config
-	stamp string // cfg.Stamp() when it connected
-	src   *Source
-	used  time.Time
-	stop  func() // cancels Run, waits for it, closes the connection
+	cfg  kafkaconn.Config
+	src  *Source
+	used time.Time
+	stop func() // cancels Run, waits for it, closes the connection
 }
 
 // ClustersOption tunes [Clusters].
@@ -145,46 +144,15 @@ func NewClusters(book *Book, current func() map[string]kafkaconn.Config, opts ..
 }
 
 // Sweep closes the sources of clusters the current policy no longer
-// declares as they were and those idle since before
-// now minus the idle time, and replaces those whose credential files
-// changed on disk (rotated), so that the new ones take effect without a
-// restart or a policy change. Each file is stated once per sweep (size
-// and modification time: internal/kafkaconn's Config.Stamp), not read; the new
-// connection reads it. The book keeps the cluster's snapshots meanwhile,
-// so calls plan with them until the new source has sampled twice. It
-// runs every sweep interval; tests call it.
+// declares as they were and those idle since before now minus the idle
+// time. It runs every sweep interval; tests call it.
 func (c *Clusters) Sweep(now time.Time) {
 	current := c.current()
 	c.mu.Lock()
-	kept := map[string]*clusterSource{}
-	for name, e := range c.sources {
-		lc, declared := current[name]
-		if now.Sub(e.used) > c.idle || !declared || lc != e.cfg {
-			c.stopLocked(name, e)
-			continue
-		}
-		kept[name] = e
-	}
-	c.mu.Unlock()
-	// Outside the lock: Assign must not wait for the file system.
-	rotated := map[string]*clusterSource{}
-	for name, e := range kept {
-		if e.cfg.Stamp() != e.stamp {
-			rotated[name] = e
-		}
-	}
-	if len(rotated) == 0 {
-		return
-	}
-	c.mu.Lock()
 	defer c.mu.Unlock()
-	for name, e := range rotated {
-		if c.closed || c.sources[name] != e {
-			continue // replaced or closed meanwhile
-		}
-		c.stopLocked(name, e)
-		if _, err := c.startLocked(name, e.cfg, e.used); err != nil && c.report != nil {
-			c.report(name, err) // the next call retries, and falls back with the reason
+	for name, e := range c.sources {
+		if lc, declared := current[name]; now.Sub(e.used) > c.idle || !declared || lc != e.cfg {
+			c.stopLocked(name, e)
 		}
 	}
 }
@@ -227,7 +195,6 @@ func (c *Clusters) source(name string, now time.Time) (*Source, error) {
 // startLocked connects to the cluster name as lc says and starts its
 // source, as used at used.
 func (c *Clusters) startLocked(name string, lc kafkaconn.Config, used time.Time) (*Source, error) {
-	stamp := lc.Stamp() // before connecting: a change meanwhile is seen by the next sweep
 	list, closeConn, err := c.connect(lc)
 	if err != nil {
 		return nil, fmt.Errorf("connecting to load cluster %s: %w", name, err)
@@ -243,7 +210,7 @@ func (c *Clusters) startLocked(name string, lc kafkaconn.Config, used time.Time)
 		}
 		src.Run(ctx, report)
 	}()
-	c.sources[name] = &clusterSource{cfg: lc, stamp: stamp, src: src, used: used, stop: func() { cancel(); <-done; closeConn() }}
+	c.sources[name] = &clusterSource{cfg: lc, src: src, used: used, stop: func() { cancel(); <-done; closeConn() }}
 	return src, nil
 }
 

@@ -265,7 +265,7 @@ const LoadSourceKafka = "kafka"
 // never move anything.
 const maxLoadFraction = 10.0
 
-func (c *compiler) compileParams(s paramsSpec, field string, add func(field, format string, args ...any)) Params {
+func (c *compiler) compileParams(s paramsSpec, field string, add func(field, format string, args ...any)) selection.PolicyParams {
 	if s.MaxMoves != nil && *s.MaxMoves < 0 {
 		add(field+".max_moves_per_rebalance", "%d is negative; 0 means no cap", *s.MaxMoves)
 	}

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/assignd/assignd/internal/kafkaconn"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // MaxLoadClusters bounds the load_clusters of a policy: each is a Kafka
@@ -124,7 +125,7 @@ var policyConnField = map[string]string{
 
 // checkLoadCluster checks params.load_cluster (a rule's or a shadow's):
 // it needs load_source kafka and a cluster of load_clusters.
-func (c *compiler) checkLoadCluster(p Params, field string, add func(field, format string, args ...any)) {
+func (c *compiler) checkLoadCluster(p selection.PolicyParams, field string, add func(field, format string, args ...any)) {
 	if p.LoadCluster == "" {
 		return
 	}

@@ -5,13 +5,11 @@ import (
 	"github.com/assignd/assignd/server/selection"
 )
 
-// Params are the tuning knobs a rule passes to its assignor, resolved to
-// concrete values (absent fields take the defaults documented on
-// [selection.PolicyParams], the one list of them).
-type Params = selection.PolicyParams
-
-func resolveParams(s paramsSpec) Params {
-	p := Params{RackAware: true, LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis}
+// resolveParams gives the tuning knobs a rule passes to its assignor
+// concrete values: absent fields take the defaults documented on
+// [selection.PolicyParams], the one list of them.
+func resolveParams(s paramsSpec) selection.PolicyParams {
+	p := selection.PolicyParams{RackAware: true, LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis}
 	if s.RackAware != nil {
 		p.RackAware = *s.RackAware
 	}

@@ -53,7 +53,7 @@ type rule struct {
 	// Choice. assignor is nil for "standard", which is resolved per
 	// protocol name.
 	assignor assign.Assignor
-	params   Params
+	params   selection.PolicyParams
 	options  []assign.Option
 	shadow   *shadowChoice
 
@@ -99,7 +99,7 @@ func (r *rule) setAttrs(revision string) {
 // shadowChoice is the assignor a rule evaluates beside the one it returns.
 type shadowChoice struct {
 	assignor assign.Assignor
-	params   Params
+	params   selection.PolicyParams
 	options  []assign.Option
 }
 

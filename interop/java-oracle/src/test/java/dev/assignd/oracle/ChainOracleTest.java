@@ -14,10 +14,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Multi-round chains ({@link Chains}) on both sides, each fed its own
@@ -35,8 +33,7 @@ import org.junit.jupiter.api.TestInstance;
  * roundrobin; more lockstep rounds in which assignd moves more than Java
  * than {@link #MOVES_MORE_CEILING} allows.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class ChainOracleTest {
+class ChainOracleTest extends OracleSuite {
     /**
      * The measured count of lockstep rounds (200 chains) in which assignd
      * moves more than Java with no better balance or locality: a
@@ -53,21 +50,18 @@ class ChainOracleTest {
     /** Shrink groups up to this many members (larger ones print a summary). */
     private static final int SHRINK_MAX_MEMBERS = 60;
 
-    private AssigndProcess server;
-    private AssigndCaller caller;
     private final Map<String, ChainTally> tallies = new LinkedHashMap<>();
     private final int seeds = Integer.getInteger("oracle.chains", Integer.getInteger("oracle.seeds", 200));
     private final boolean large = Boolean.getBoolean("oracle.chains.large");
     private final long timeout = Long.getLong("oracle.chains.timeout", 30_000);
 
-    @BeforeAll
-    void start() throws Exception {
-        server = AssigndProcess.start();
-        caller = new AssigndCaller(server.target());
+    @Override
+    String reportFile() {
+        return "chains.md";
     }
 
-    @AfterAll
-    void stop() throws Exception {
+    @Override
+    String report() {
         StringBuilder b = new StringBuilder("# assignd against kafka-clients' assignors: chains\n\n");
         b.append(String.format(Locale.ROOT, "%d chains per assignor%s; Java's calls bounded at %d s; kafka-clients %s.%n%n", seeds,
                 large ? " (large shapes included)" : "", timeout / 1000, org.apache.kafka.common.utils.AppInfoParser.getVersion()));
@@ -75,33 +69,13 @@ class ChainOracleTest {
         tallies.values().forEach(t -> b.append(t.summaryRow()));
         b.append('\n');
         tallies.values().forEach(t -> b.append(t.markdown()));
-        System.out.println("oracle report: " + Tally.write("chains.md", b.toString()));
-        if (caller != null) {
-            caller.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        return b.toString();
     }
 
-    @Test
-    void range() {
-        check(run("range"));
-    }
-
-    @Test
-    void roundrobin() {
-        check(run("roundrobin"));
-    }
-
-    @Test
-    void sticky() {
-        check(run("sticky"));
-    }
-
-    @Test
-    void cooperativeSticky() {
-        check(run("cooperative-sticky"));
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("clientProtocols")
+    void assignor(String protocol) {
+        check(run(protocol));
     }
 
     private ChainTally run(String protocol) {

@@ -8,10 +8,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The differential harness on random groups: for each seed, the same group
@@ -25,8 +23,7 @@ import org.junit.jupiter.api.TestInstance;
  * cooperative-sticky below its floor, or a plan less balanced than Java's on
  * the groups where Java's own result depends on map order.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class DifferentialTest {
+class DifferentialTest extends OracleSuite {
     /**
      * The measured exact-match rates (200 seeds, kafka-clients 4.3.1),
      * rounded down: a regression fails, an improvement should raise them.
@@ -38,21 +35,22 @@ class DifferentialTest {
             "sticky", 0.502, // 94/187
             "cooperative-sticky", 0.484); // 92/190
 
-    private AssigndProcess server;
-    private AssigndCaller caller;
     private Oracle oracle;
     private final Map<String, Tally> tallies = new LinkedHashMap<>();
     private final int seeds = Integer.getInteger("oracle.seeds", 200);
 
-    @BeforeAll
-    void start() throws Exception {
-        server = AssigndProcess.start();
-        caller = new AssigndCaller(server.target());
+    @Override
+    void started() {
         oracle = new Oracle(caller);
     }
 
-    @AfterAll
-    void stop() throws Exception {
+    @Override
+    String reportFile() {
+        return "random.md";
+    }
+
+    @Override
+    String report() {
         StringBuilder b = new StringBuilder("# assignd against kafka-clients' assignors: random groups\n\n");
         b.append(String.format(Locale.ROOT, "%d seeds per assignor; kafka-clients %s; assignd %s.%n%n", seeds,
                 org.apache.kafka.common.utils.AppInfoParser.getVersion(), AssigndProcess.binary()));
@@ -62,33 +60,13 @@ class DifferentialTest {
                 t.protocol, t.groups, t.orderIndependent, t.exact, 100 * t.exactRate(), t.orderDependent, t.worseBalance)));
         b.append('\n');
         tallies.values().forEach(t -> b.append(t.markdown()));
-        System.out.println("oracle report: " + Tally.write("random.md", b.toString()));
-        if (caller != null) {
-            caller.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        return b.toString();
     }
 
-    @Test
-    void range() {
-        check(run("range"));
-    }
-
-    @Test
-    void roundrobin() {
-        check(run("roundrobin"));
-    }
-
-    @Test
-    void sticky() {
-        check(run("sticky"));
-    }
-
-    @Test
-    void cooperativeSticky() {
-        check(run("cooperative-sticky"));
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("clientProtocols")
+    void assignor(String protocol) {
+        check(run(protocol));
     }
 
     private Tally run(String protocol) {

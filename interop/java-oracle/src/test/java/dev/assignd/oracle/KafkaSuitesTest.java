@@ -10,11 +10,9 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assertions;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.platform.engine.TestExecutionResult;
 import org.junit.platform.engine.discovery.MethodSelector;
 import org.junit.platform.launcher.Launcher;
@@ -36,8 +34,7 @@ import org.junit.platform.engine.support.descriptor.MethodSource;
  * <p>Fails the build when an assignd plan breaks an invariant, or when fewer
  * Kafka tests pass on assignd than {@link #PASSING_FLOOR} (measured).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class KafkaSuitesTest {
+class KafkaSuitesTest extends OracleSuite {
     /**
      * Kafka tests measured passing on assignd (kafka-clients 4.3.1, the
      * large ones excluded), per suite. A drop is a regression.
@@ -59,8 +56,6 @@ class KafkaSuitesTest {
             "testLargeAssignmentWithMultipleConsumersLeavingAndRandomSubscription",
             "testReassignmentWithRandomSubscriptionsAndChanges");
 
-    private AssigndProcess server;
-    private AssigndCaller caller;
     private final Map<String, SuiteResult> results = new LinkedHashMap<>();
 
     /** Per Kafka test: outcome, and how many assignor calls it made. */
@@ -73,38 +68,21 @@ class KafkaSuitesTest {
         }
     }
 
-    @BeforeAll
-    void start() throws Exception {
-        server = AssigndProcess.start();
-        caller = new AssigndCaller(server.target());
+    @Override
+    void started() {
         AssigndBacked.use(caller::assign);
     }
 
-    @AfterAll
-    void stop() throws Exception {
-        Tally.write("kafka-tests.md", report());
-        caller.close();
-        server.close();
+    @Override
+    String reportFile() {
+        return "kafka-tests.md";
     }
 
-    @Test
-    void range() {
-        check(run(Suites.RangeOnAssignd.class));
-    }
-
-    @Test
-    void roundRobin() {
-        check(run(Suites.RoundRobinOnAssignd.class));
-    }
-
-    @Test
-    void sticky() {
-        check(run(Suites.StickyOnAssignd.class));
-    }
-
-    @Test
-    void cooperativeSticky() {
-        check(run(Suites.CooperativeStickyOnAssignd.class));
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(classes = {Suites.RangeOnAssignd.class, Suites.RoundRobinOnAssignd.class, Suites.StickyOnAssignd.class,
+            Suites.CooperativeStickyOnAssignd.class})
+    void suite(Class<?> suite) {
+        check(run(suite));
     }
 
     private SuiteResult run(Class<?> suite) {
@@ -188,7 +166,8 @@ class KafkaSuitesTest {
         Assertions.assertTrue(r.passed() >= floor, () -> r.suite() + ": " + r.passed() + " Kafka tests pass on assignd, floor " + floor);
     }
 
-    private String report() {
+    @Override
+    String report() {
         StringBuilder b = new StringBuilder("# Kafka's own assignor tests, answered by assignd\n\n");
         b.append("Each test's assignor answers with assignd's plan (so the test's assertions judge assignd) and also runs Java's on the same input. ")
                 .append("Tests that make no assignor call assert on Java internals (user data codecs, MemberData, generation decoding) and do not exercise assignd. ")

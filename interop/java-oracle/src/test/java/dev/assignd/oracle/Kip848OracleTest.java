@@ -19,14 +19,14 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Supplier;
+import java.util.stream.Stream;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignor;
 import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The broker's own server-side assignors (kafka-group-coordinator
@@ -47,8 +47,7 @@ import org.junit.jupiter.api.TestInstance;
  * <p>What fails the build: an invalid plan on either side, or an exact-match
  * rate below its floor ({@link #FLOORS}).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class Kip848OracleTest {
+class Kip848OracleTest extends OracleSuite {
     /**
      * The measured exact-match rates (rounded down): a regression fails, an
      * improvement should raise them. docs/java-oracle.md has the figures.
@@ -59,8 +58,6 @@ class Kip848OracleTest {
 
     private static final int HASH_ORDERS = 3;
 
-    private AssigndProcess server;
-    private AssigndCaller caller;
     private final Map<String, Tally848> tallies = new LinkedHashMap<>();
     private final int seeds = Integer.getInteger("oracle.seeds", 200);
 
@@ -83,14 +80,13 @@ class Kip848OracleTest {
         }
     }
 
-    @BeforeAll
-    void start() throws Exception {
-        server = AssigndProcess.start();
-        caller = new AssigndCaller(server.target());
+    @Override
+    String reportFile() {
+        return "kip848.md";
     }
 
-    @AfterAll
-    void stop() throws Exception {
+    @Override
+    String report() {
         StringBuilder b = new StringBuilder("# assignd's KIP-848 assignors against the broker's\n\n");
         b.append(String.format(Locale.ROOT, "%d seeds per assignor; kafka-group-coordinator %s; assignd %s.%n%n", seeds,
                 UniformAssignor.class.getPackage().getImplementationVersion(), AssigndProcess.binary()));
@@ -108,23 +104,19 @@ class Kip848OracleTest {
                         .append(String.join("\n", t.mismatches)).append("```\n");
             }
         }
-        System.out.println("oracle report: " + Tally.write("kip848.md", b.toString()));
-        if (caller != null) {
-            caller.close();
-        }
-        if (server != null) {
-            server.close();
-        }
+        return b.toString();
     }
 
-    @Test
-    void uniform() {
-        check(run("kip848-uniform", UniformAssignor::new));
+    /** The broker's assignors, each with the name of assignd's reproduction. */
+    static Stream<Arguments> brokerAssignors() {
+        return Stream.of(Arguments.of("kip848-uniform", (Supplier<PartitionAssignor>) UniformAssignor::new),
+                Arguments.of("kip848-range", (Supplier<PartitionAssignor>) RangeAssignor::new));
     }
 
-    @Test
-    void range() {
-        check(run("kip848-range", RangeAssignor::new));
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("brokerAssignors")
+    void assignor(String name, Supplier<PartitionAssignor> broker) {
+        check(run(name, broker));
     }
 
     private Tally848 run(String name, Supplier<PartitionAssignor> broker) {
