@@ -3,9 +3,14 @@ package server
 import (
 	"container/list"
 	"context"
+	"errors"
 	"sync"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/tap"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/rpcerr"
 )
 
@@ -168,11 +173,59 @@ func (a *admission) take(t ticket) {
 	}
 }
 
+// window is how long a call may wait for its slot: until shortly before
+// its deadline, at most maxWait (0: no cap). ok is false when it has no
+// time to wait at all.
+func (a *admission) window(ctx context.Context) (wait time.Duration, ok bool) {
+	wait = a.maxWait
+	if d, has := ctx.Deadline(); has {
+		left := time.Until(d)
+		// A waiting call gives up DeadlineReserve before the caller's
+		// deadline, capped at a fifth of the time it had left: answering
+		// RESOURCE_EXHAUSTED at the deadline itself would race the
+		// caller's own timer, and the caller would only ever see
+		// DEADLINE_EXCEEDED.
+		w := left - min(rpcerr.DeadlineReserve, left/5)
+		if w <= 0 {
+			return 0, false
+		}
+		if wait <= 0 || w < wait {
+			wait = w
+		}
+	}
+	return wait, true
+}
+
+// early refuses, before its request is read, a call that could not start
+// in time even as a small one: every slot is busy and the small calls'
+// line would keep it waiting past its window. It is the same estimate as
+// acquire's, made where refusing costs no decoding, no goroutine and no
+// share of the CPU the admitted calls need: under a storm at several
+// times the capacity, most calls end here. A call it lets through is
+// classified and admitted by acquire as usual.
+func (a *admission) early(ctx context.Context) error {
+	wait, ok := a.window(ctx)
+	if ok && wait <= 0 {
+		return nil // no deadline and no cap: it may wait as long as it takes
+	}
+	small := ticket{}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.used < a.slots {
+		return nil
+	}
+	if expect := a.expectedWait(small); !ok || expect > wait {
+		return rpcerr.Overloaded(expect)
+	}
+	return nil
+}
+
 // acquire admits t, waiting until it fits, until shortly before the
 // call's deadline, or for maxWait (0: no cap), whichever comes first. It
-// returns rpcerr.ErrOverloaded when the call was not admitted in time and the
-// call's end ([rpcerr.CallEnded]) when the caller went away. On success the
-// caller must call release(t).
+// returns rpcerr.ErrOverloaded when the call was not admitted in time
+// (with the wait a call arriving now would expect as its retry hint, see
+// [rpcerr.Overloaded]) and the call's end ([rpcerr.CallEnded]) when the
+// caller went away. On success the caller must call release(t).
 func (a *admission) acquire(ctx context.Context, t ticket) error {
 	a.mu.Lock()
 	if a.fits(t) {
@@ -184,27 +237,17 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 		a.mu.Unlock()
 		return rpcerr.CallEnded(ctx)
 	}
-	wait := a.maxWait
-	if d, ok := ctx.Deadline(); ok {
-		left := time.Until(d)
-		// A waiting call gives up DeadlineReserve before the caller's
-		// deadline, capped at a fifth of the time it had left: answering
-		// RESOURCE_EXHAUSTED at the deadline itself would race the
-		// caller's own timer, and the caller would only ever see
-		// DEADLINE_EXCEEDED.
-		w := left - min(rpcerr.DeadlineReserve, left/5)
-		if w <= 0 {
-			a.mu.Unlock()
-			return rpcerr.ErrOverloaded
-		}
-		if wait <= 0 || w < wait {
-			wait = w
-		}
-	}
-	if wait > 0 && a.expectedWait(t) > wait {
-		// It would wait in vain: refused now, its leader falls back now.
+	wait, ok := a.window(ctx)
+	if !ok {
+		hint := a.expectedWait(t)
 		a.mu.Unlock()
-		return rpcerr.ErrOverloaded
+		return rpcerr.Overloaded(hint)
+	}
+	if expect := a.expectedWait(t); wait > 0 && expect > wait {
+		// It would wait in vain: refused now, its leader falls back now,
+		// and one that retries is told when the line is likely through.
+		a.mu.Unlock()
+		return rpcerr.Overloaded(expect)
 	}
 	a.arrivals++
 	w := &waiter{t: t, arrival: a.arrivals, ready: make(chan struct{})}
@@ -239,6 +282,9 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 	line.Remove(elem)
 	// The head may have been what held its line up.
 	a.grant()
+	if errors.Is(err, rpcerr.ErrOverloaded) {
+		err = rpcerr.Overloaded(a.expectedWait(t))
+	}
 	a.mu.Unlock()
 	return err
 }
@@ -304,4 +350,22 @@ func (a *admission) queued() int {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	return a.waiting[0].Len() + a.waiting[1].Len()
+}
+
+// refuseEarly is the server's tap: it refuses an Assign call that cannot
+// start in time ([admission.early]) when its headers arrive, before gRPC
+// reads its request, and counts it in assignd.assign.errors as acquire's
+// refusals are (with assignor "none": the policy has not chosen one yet).
+func refuseEarly(a *admission, metrics *domainMetrics) tap.ServerInHandle {
+	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
+		if info.FullMethodName != assigndv1.AssignmentService_Assign_FullMethodName {
+			return ctx, nil
+		}
+		if err := a.early(ctx); err != nil {
+			st := rpcerr.ToStatus(err)
+			metrics.record(ctx, &callReport{}, codes.ResourceExhausted, st, 0)
+			return ctx, st
+		}
+		return ctx, nil
+	}
 }

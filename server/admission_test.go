@@ -206,11 +206,18 @@ func TestAdmissionRefusesWhatCannotStartInTime(t *testing.T) {
 	short, cancel2 := context.WithTimeout(ctx, 100*time.Millisecond)
 	defer cancel2()
 	start := time.Now()
-	if _, err := a.admit(short, 1<<10); !errors.Is(err, rpcerr.ErrOverloaded) {
+	_, err = a.admit(short, 1<<10)
+	if !errors.Is(err, rpcerr.ErrOverloaded) {
 		t.Fatalf("a call that cannot start in time: %v, want ErrOverloaded", err)
 	}
 	if took := time.Since(start); took > 20*time.Millisecond {
 		t.Errorf("refused after %s, want at once", took)
+	}
+	// Its retry hint is the wait it was refused for: four holds of the
+	// one observed so far, which lasted at least 50 ms.
+	var oe *rpcerr.OverloadError
+	if !errors.As(err, &oe) || oe.RetryAfter < 4*50*time.Millisecond {
+		t.Errorf("refusal %#v carries no retry hint of at least 200ms", err)
 	}
 	release()
 	for want := range 3 {

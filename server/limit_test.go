@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
@@ -78,4 +80,62 @@ func TestQueuedCallGetsTheSlot(t *testing.T) {
 func codeOf(t testing.TB, err error) codes.Code {
 	code, _, _ := statusDetails(t, err)
 	return code
+}
+
+// TestRefusedBeforeRead: once the server has seen how long a call holds
+// its slot, a call that could not start before its deadline is refused
+// when its headers arrive, before its request is read (an invalid
+// request is refused as OVERLOADED, not INVALID_ARGUMENT), with a retry
+// hint; a call with time enough still waits its turn.
+func TestRefusedBeforeRead(t *testing.T) {
+	entered, unblock, run := blockingRun(4)
+	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1))
+	hold := func() chan error {
+		held := make(chan error, 1)
+		go func() {
+			_, err := ts.client.Assign(callCtx(t), &assigndv1.AssignRequest{ProtocolName: "range", GenerationId: 99})
+			held <- err
+		}()
+		<-entered
+		return held
+	}
+	// One hold of 300 ms observed.
+	held := hold()
+	time.Sleep(300 * time.Millisecond)
+	unblock <- struct{}{}
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	held = hold()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := ts.client.Assign(ctx, &assigndv1.AssignRequest{ProtocolName: "no-such-assignor"})
+	code, _, info := statusDetails(t, err)
+	if code != codes.ResourceExhausted || info.GetReason() != assigndv1.ErrorReason_ERROR_REASON_OVERLOADED.String() {
+		t.Fatalf("a call that cannot start in time: %v, want RESOURCE_EXHAUSTED, OVERLOADED, before its request is read", err)
+	}
+	var hint time.Duration
+	for _, d := range status.Convert(err).Details() {
+		if ri, ok := d.(*errdetails.RetryInfo); ok {
+			hint = ri.GetRetryDelay().AsDuration()
+		}
+	}
+	if hint < 300*time.Millisecond {
+		t.Errorf("retry hint %s, want at least the 300ms hold seen", hint)
+	}
+
+	// With time to wait, the same invalid request reaches the handler.
+	waiting := make(chan error, 1)
+	go func() {
+		_, err := ts.client.Assign(callCtx(t), &assigndv1.AssignRequest{ProtocolName: "no-such-assignor"})
+		waiting <- err
+	}()
+	close(unblock)
+	if err := <-held; err != nil {
+		t.Fatal(err)
+	}
+	if err := <-waiting; codeOf(t, err) != codes.InvalidArgument {
+		t.Errorf("a call with time to wait: %v, want INVALID_ARGUMENT from the handler", err)
+	}
 }

@@ -62,16 +62,22 @@ func TestOSReturnerHeldOffByLargeCall(t *testing.T) {
 	}
 }
 
-// TestDefaultMemoryBudget: three quarters of the Go memory limit, or
-// 2 GiB without one.
+// TestDefaultMemoryBudget: three quarters of the Go memory limit less
+// what is reserved (never below MinMemoryBudget), or 2 GiB without one.
 func TestDefaultMemoryBudget(t *testing.T) {
 	prev := debug.SetMemoryLimit(1 << 30)
 	defer debug.SetMemoryLimit(prev)
-	if got := DefaultMemoryBudget(); got != 768<<20 {
+	if got := DefaultMemoryBudget(0); got != 768<<20 {
 		t.Errorf("with a 1 GiB limit: %d, want 768 MiB", got)
 	}
+	if got := DefaultMemoryBudget(512 << 20); got != 384<<20 {
+		t.Errorf("with a 1 GiB limit and 512 MiB reserved: %d, want 384 MiB", got)
+	}
+	if got := DefaultMemoryBudget(2 << 30); got != MinMemoryBudget {
+		t.Errorf("with more reserved than the limit: %d, want MinMemoryBudget", got)
+	}
 	debug.SetMemoryLimit(math.MaxInt64)
-	if got := DefaultMemoryBudget(); got != 2<<30 {
+	if got := DefaultMemoryBudget(0); got != 2<<30 {
 		t.Errorf("without a limit: %d, want 2 GiB", got)
 	}
 }

@@ -32,13 +32,16 @@ const DefaultMaxRecvBytes = 64 << 20
 const DefaultMaxPartitions = 2_000_000
 
 // DefaultMemoryBudget returns the memory budget a Server uses without
-// WithMemoryBudget: three quarters of the Go memory limit (GOMEMLIMIT,
-// debug.SetMemoryLimit), or 2 GiB when there is none. The rest of the
-// limit is for what the budget does not cover: requests being received,
-// decoded and waiting for admission, and the runtime itself.
-func DefaultMemoryBudget() int64 {
+// WithMemoryBudget, beside reserved bytes held for the whole process's
+// life (the history's bound, [history.WithMaxBytes], when it has one):
+// three quarters of the Go memory limit (GOMEMLIMIT,
+// debug.SetMemoryLimit) less reserved, or 2 GiB when there is no limit;
+// never below MinMemoryBudget. The rest of the limit is for what the
+// budget does not cover: requests being received, decoded and waiting
+// for admission, and the runtime itself.
+func DefaultMemoryBudget(reserved int64) int64 {
 	if limit := debug.SetMemoryLimit(-1); limit > 0 && limit < math.MaxInt64 {
-		return limit / 4 * 3
+		return max(MinMemoryBudget, (limit-reserved)/4*3)
 	}
 	return 2 << 30
 }
@@ -77,7 +80,6 @@ func defaultConfig() config {
 		maxQueueWait:  DefaultMaxQueueWait,
 		maxRecvBytes:  DefaultMaxRecvBytes,
 		maxPartitions: DefaultMaxPartitions,
-		memoryBudget:  DefaultMemoryBudget(),
 		memoryReturn:  DefaultMemoryReturnDelay,
 		run:           runEngine,
 	}
@@ -122,7 +124,8 @@ func WithMaxPartitions(n int64) Option { return optionFunc(func(c *config) { c.m
 // eighth of the budget is kept for small calls: a large call must fit in
 // the other seven eighths, and one that never could is refused at once
 // with RESOURCE_EXHAUSTED, ErrorInfo reason LIMIT_EXCEEDED and limit
-// "memory_bytes". At least MinMemoryBudget. Default: DefaultMemoryBudget().
+// "memory_bytes". At least MinMemoryBudget. Default: DefaultMemoryBudget
+// beside the history's bound (WithHistory).
 func WithMemoryBudget(bytes int64) Option {
 	return optionFunc(func(c *config) { c.memoryBudget = bytes })
 }

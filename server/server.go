@@ -67,6 +67,13 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
+	if cfg.memoryBudget == 0 {
+		var reserved int64
+		if cfg.history != nil {
+			reserved = cfg.history.MaxBytes()
+		}
+		cfg.memoryBudget = DefaultMemoryBudget(reserved)
+	}
 	if cfg.maxConcurrent < 1 || cfg.maxRecvBytes < 1 || cfg.maxPartitions < 1 || cfg.maxQueueWait < 0 ||
 		cfg.memoryBudget < MinMemoryBudget || cfg.memoryReturn < 0 {
 		return nil, fmt.Errorf("server: limits must be positive (concurrent assigns %d, recv bytes %d, partitions %d, queue wait %s, memory return %s) "+
@@ -123,6 +130,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		// keep their grown stacks. When all are busy grpc starts a
 		// goroutine as usual, so a call waiting for a slot blocks nobody.
 		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
+		grpc.InTapHandle(refuseEarly(adm, metrics)),
 		grpc.ChainUnaryInterceptor(
 			rpcs.unary,
 			reportInterceptor(metrics, cfg.history, logger),

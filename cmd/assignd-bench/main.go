@@ -68,10 +68,26 @@ func main() {
 	fullView := flag.Int("full-view", 0, "instead: this many alternating runs of the explicit-form, full-view 1,000,000-partition cases A, B and B2 against -full-view-servers")
 	fullViewServers := flag.String("full-view-servers", "process,franz-go",
 		"servers of -full-view, in call order, the last the reference of the ratios: process (assignd in a child process), franz-go (the same API backed by franz-go's balancer, in a child process), HOST:PORT or HOST:PORT@PID (a running server; with its PID, its RSS is reported)")
+	stormRun := flag.Bool("storm", false, "instead: the storm (5,000 groups within a second, then 10,000 over 1 and 64 connections) against assignd, and the sustained capacity of assignd and the franz-go peer, each in a child process")
+	fleet := flag.Int("fleet", 0, "instead: this many groups of a fleet's sizes, each rebalancing as often as the history keeps decisions, then assignd's RSS -rss-wait later")
 	rssWait := flag.Duration("rss-wait", 10*time.Second, "how long after a server's last -full-view call its RSS is read")
 	flag.Parse()
 	fmt.Printf("assignd-bench: %s/%s, %d CPUs, GOMAXPROCS %d, %s, loopback gRPC (plaintext)\n",
 		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+	if *stormRun || *fleet > 0 {
+		var err error
+		if *fleet > 0 {
+			err = runFleet(context.Background(), *fleet, *rssWait, os.Stdout)
+		}
+		if *stormRun && err == nil {
+			err = runStorm(context.Background(), defaultStorm(), os.Stdout)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "assignd-bench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *fullView > 0 {
 		if err := runFullView(context.Background(), os.Stdout, *fullViewServers, *fullView, *rssWait); err != nil {
 			fmt.Fprintln(os.Stderr, "assignd-bench:", err)

@@ -126,6 +126,7 @@ func newServer(ctx context.Context) (*server.Server, func() error, error) {
 	if err != nil {
 		return nil, nil, errors.Join(err, tel.Shutdown(ctx))
 	}
+	reportHeapOnSignal(h)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	srv, err := server.New(selection.Default(), logger, server.WithHistory(h),
 		server.WithMeterProvider(tel.MeterProvider()), server.WithTracerProvider(tel.TracerProvider()))

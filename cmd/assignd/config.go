@@ -68,7 +68,7 @@ func admissionFlags(fs *flag.FlagSet, c *config) {
 	fs.Int64Var(&c.maxPartitions, "max-partitions", server.DefaultMaxPartitions, "largest sum of partition counts in one request; larger requests get RESOURCE_EXHAUSTED")
 	fs.Int64Var(&c.memoryBudget, "memory-budget", 0, "`bytes` the Assign calls computing at once may take together, each estimated from its request "+
 		"(partitions, members, size) before any work; a call waits until its estimate fits, one that never could gets RESOURCE_EXHAUSTED at once; "+
-		"0 means three quarters of the Go memory limit, which assignd sets to 90% of the container's (cgroup) or the machine's memory unless GOMEMLIMIT is set")
+		"0 means three quarters of the Go memory limit less --history-bytes, the limit being what assignd sets to 90% of the container's (cgroup) or the machine's memory unless GOMEMLIMIT is set")
 	fs.DurationVar(&c.maxQueueWait, "max-queue-wait", server.DefaultMaxQueueWait, "longest wait for an Assign slot when the call's deadline is later or absent")
 }
 

@@ -28,6 +28,7 @@ type historyConfig struct {
 	groups            int
 	inputs            int
 	inputBytes        int64
+	maxBytes          int64
 	thresholds        string
 	topic             string
 	replica           string
@@ -45,6 +46,8 @@ func historyFlags(fs *flag.FlagSet, c *config) {
 		"decisions kept in memory per group for GroupHistoryService, assignctl groups and describe, and the console (docs/observatory.md); 0 keeps no history")
 	fs.IntVar(&h.groups, "history-groups", history.DefaultMaxGroups,
 		"groups whose decisions are kept; beyond it the least recently seen group is forgotten; 0 keeps no history")
+	fs.Int64Var(&h.maxBytes, "history-bytes", history.DefaultMaxBytes,
+		"`bytes` of memory the history may hold, decisions, groups' state and inputs together, as it counts them when recording; beyond it the least recently seen groups are forgotten")
 	fs.IntVar(&h.inputs, "history-inputs", history.DefaultInputsPerGroup, "latest inputs (AssignRequests) kept per group, for replaying them; 0 keeps none")
 	fs.Int64Var(&h.inputBytes, "history-input-bytes", history.DefaultInputBytes, "`bytes` the kept inputs of all groups may take; beyond it the oldest are forgotten")
 	fs.StringVar(&h.thresholds, "history-thresholds", "", "signal thresholds as `key=value,...`: storm-rebalances, storm-per-member, storm-window, flap-joins, gap-window, "+
@@ -70,6 +73,8 @@ func (c *historyConfig) validate() error {
 	switch {
 	case c.decisions < 0 || c.groups < 0 || c.inputs < 0 || c.inputBytes < 0:
 		return errors.New("--history-decisions, --history-groups, --history-inputs and --history-input-bytes must not be negative")
+	case c.on() && c.maxBytes < 1:
+		return errors.New("--history-bytes must be positive (--history-decisions 0 keeps no history)")
 	case c.buffer < 1 || c.maxRecordBytes < 1024 || c.partitions < 1 || c.retention <= 0:
 		return errors.New("--history-buffer, --history-partitions and --history-retention must be positive, --history-max-record-bytes at least 1024")
 	case c.shared() && !c.on():
@@ -137,7 +142,7 @@ func newHistory(hc historyConfig, logger *slog.Logger, mp metric.MeterProvider, 
 	}
 	opts := []history.Option{
 		history.WithDecisionsPerGroup(hc.decisions), history.WithMaxGroups(hc.groups),
-		history.WithInputs(hc.inputs, hc.inputBytes), history.WithThresholds(t), history.WithReplica(hc.replica),
+		history.WithInputs(hc.inputs, hc.inputBytes), history.WithMaxBytes(hc.maxBytes), history.WithThresholds(t), history.WithReplica(hc.replica),
 	}
 	if !hc.shared() {
 		h, err := history.New(opts...)

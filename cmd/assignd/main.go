@@ -70,7 +70,13 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 	memoryLimit := setMemoryLimit(logger)
 	memoryBudget := cfg.memoryBudget
 	if memoryBudget == 0 {
-		memoryBudget = server.DefaultMemoryBudget()
+		// The history's bound is held for the process's life: the calls
+		// share what is left of the limit.
+		var history int64
+		if cfg.history.on() {
+			history = cfg.history.maxBytes
+		}
+		memoryBudget = server.DefaultMemoryBudget(history)
 	}
 	tel, err := server.NewTelemetry(ctx, version())
 	if err != nil {

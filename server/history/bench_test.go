@@ -83,6 +83,7 @@ func BenchmarkStoreMemory(b *testing.B) {
 				b.ReportMetric(held/(1<<20), "MiB")
 				b.ReportMetric(held/DefaultMaxGroups, "B/group")
 				b.ReportMetric(float64(s.InputBytes())/(1<<20), "input-MiB")
+				b.ReportMetric(float64(s.Bytes())/(1<<20), "counted-MiB")
 				runtime.KeepAlive(s)
 			}
 		})

@@ -16,7 +16,9 @@ const meterName = "github.com/assignd/assignd/server/history"
 // assignd.history.groups (groups remembered) and
 // assignd.history.groups.signal (groups where each signal holds, by
 // signal), and assignd.history.groups.silent (groups that used to call
-// and stopped, by their own rhythm: [Store.SilentGroups]). No
+// and stopped, by their own rhythm: [Store.SilentGroups]), and
+// assignd.history.bytes (the heap it holds as its byte bound counts it:
+// [Store.Bytes]). No
 // group id is a label: their cardinality is the number of signals. They
 // are derived at collection time, off the Assign path.
 func RegisterMetrics(mp metric.MeterProvider, h *Store) error {
@@ -36,6 +38,11 @@ func RegisterMetrics(mp metric.MeterProvider, h *Store) error {
 	if err != nil {
 		return err
 	}
+	held, err := m.Int64ObservableGauge("assignd.history.bytes", metric.WithUnit("By"),
+		metric.WithDescription("Memory the history holds (decisions, groups' state, inputs), as its bound (--history-bytes) counts it."))
+	if err != nil {
+		return err
+	}
 	sets := make(map[assigndv1.GroupSignal]metric.MeasurementOption)
 	for v, name := range assigndv1.GroupSignal_name {
 		if v != 0 {
@@ -46,10 +53,11 @@ func RegisterMetrics(mp metric.MeterProvider, h *Store) error {
 		counts, n := h.SignalCounts()
 		o.ObserveInt64(groups, int64(n))
 		o.ObserveInt64(silent, int64(h.SilentGroups()))
+		o.ObserveInt64(held, h.Bytes())
 		for s, opt := range sets {
 			o.ObserveInt64(bySignal, int64(counts[s]), opt)
 		}
 		return nil
-	}, groups, bySignal, silent)
+	}, groups, bySignal, silent, held)
 	return err
 }

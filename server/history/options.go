@@ -13,7 +13,8 @@ const DefaultDecisionsPerGroup = 8
 
 // DefaultMaxGroups is how many groups a Store remembers without
 // WithMaxGroups: 10,000. At the default decisions per group and a
-// 10-member group, that is about 183 MiB (BenchmarkStoreMemory).
+// 10-member group, that is about 256 MiB as [WithMaxBytes] counts it
+// (BenchmarkStoreMemory).
 const DefaultMaxGroups = 10_000
 
 // DefaultInputsPerGroup is how many inputs (AssignRequests) a Store keeps
@@ -25,6 +26,13 @@ const DefaultInputsPerGroup = 4
 // WithInputs: 64 MiB. A 10-member group over 60 partitions sends about
 // 1.5 KB; a 1,000-member group over 10,000 partitions about 150 KB.
 const DefaultInputBytes = 64 << 20
+
+// DefaultMaxBytes is the most a Store holds without WithMaxBytes: 512
+// MiB of heap, its decisions, its groups' state and its inputs together.
+// 10,000 groups of 10 members take about 300 MiB of it at the other
+// defaults; a fleet of larger groups (a decision lists up to 32 members
+// and 32 moves, about 17 KB) keeps fewer groups rather than more memory.
+const DefaultMaxBytes = 512 << 20
 
 // Thresholds say when the signals fire. The zero value of a field means
 // its default.
@@ -113,6 +121,7 @@ type config struct {
 	now               func() time.Time
 	inputsPerGroup    int
 	inputBytes        int64
+	maxBytes          int64
 	replica           string
 	incarnation       uint64
 	publisher         Publisher
@@ -152,6 +161,12 @@ func WithClock(now func() time.Time) Option { return optionFunc(func(c *config) 
 func WithInputs(perGroup int, totalBytes int64) Option {
 	return optionFunc(func(c *config) { c.inputsPerGroup, c.inputBytes = perGroup, totalBytes })
 }
+
+// WithMaxBytes bounds the heap a Store holds, counted as it records:
+// its decisions, its groups' own state and its inputs. Recording beyond
+// it forgets the least recently seen groups, as WithMaxGroups does.
+// Default: DefaultMaxBytes.
+func WithMaxBytes(n int64) Option { return optionFunc(func(c *config) { c.maxBytes = n }) }
 
 // WithReplica names this replica on its records (Decision.replica), e.g.
 // its host name; a replica's records are told apart across restarts by a

@@ -28,6 +28,9 @@ type Store struct {
 	// in the order they were recorded: inputs.next is the oldest.
 	inputs     inputEntry
 	inputBytes int64
+	// groupBytes is the heap of every group's own state and decisions
+	// (group.size summed); with inputBytes, what the byte bound counts.
+	groupBytes int64
 	replicas   map[runKey]*replicaRun
 	lastRun    *replicaRun // the run of the last record, or nil
 }
@@ -66,19 +69,24 @@ type group struct {
 	lastKeys  []uint64
 	joins     []joinEvent
 	joinsHead int
+
+	// held is the heap of the decisions and shadow records in the rings
+	// ([decisionSize] of each); size is what the Store counted for the
+	// group when it last recounted it (see Store.recount).
+	held, size int64
 }
 
 // New returns an empty Store.
 func New(opts ...Option) (*Store, error) {
 	cfg := config{
 		decisions: DefaultDecisionsPerGroup, groups: DefaultMaxGroups, now: time.Now,
-		inputsPerGroup: DefaultInputsPerGroup, inputBytes: DefaultInputBytes,
+		inputsPerGroup: DefaultInputsPerGroup, inputBytes: DefaultInputBytes, maxBytes: DefaultMaxBytes,
 	}
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	if cfg.decisions < 1 || cfg.groups < 1 {
-		return nil, fmt.Errorf("history: decisions per group (%d) and groups (%d) must be at least 1", cfg.decisions, cfg.groups)
+	if cfg.decisions < 1 || cfg.groups < 1 || cfg.maxBytes < 1 {
+		return nil, fmt.Errorf("history: decisions per group (%d), groups (%d) and the byte bound (%d) must be at least 1", cfg.decisions, cfg.groups, cfg.maxBytes)
 	}
 	if cfg.inputsPerGroup < 0 || cfg.inputBytes < 0 {
 		return nil, fmt.Errorf("history: inputs per group (%d) and input bytes (%d) must not be negative", cfg.inputsPerGroup, cfg.inputBytes)
@@ -166,8 +174,18 @@ func (s *Store) add(d *assigndv1.Decision, input []byte) {
 	g.linkAfter(&s.lru)
 	if d.GetShadow() {
 		g.insertShadow(d, at, len(g.decisions))
-		return
+	} else {
+		g.record(d, at)
+		if input != nil {
+			s.addInput(g, d, at, input)
+		}
 	}
+	s.recount(g)
+	s.fit(g)
+}
+
+// record adds d, not a shadow run's, to g's ring and its signals' state.
+func (g *group) record(d *assigndv1.Decision, at time.Time) {
 	if d.GetProtocolName() == cooperativeSticky && at.After(g.cooperativeUntil) {
 		g.cooperativeUntil = at
 	}
@@ -177,9 +195,37 @@ func (s *Store) add(d *assigndv1.Decision, input []byte) {
 	g.times[g.timesHead] = at.UnixNano()
 	g.timesHead = (g.timesHead + 1) % len(g.times)
 	g.countHour(at)
-	if input != nil {
-		s.addInput(g, d, at, input)
+}
+
+// recount brings the Store's count of g's heap up to date, under s.mu.
+func (s *Store) recount(g *group) {
+	n := groupSize(g) + g.held
+	s.groupBytes += n - g.size
+	g.size = n
+}
+
+// fit forgets the least recently seen groups, never keep (the group just
+// recorded), until what the Store holds is within its byte bound.
+func (s *Store) fit(keep *group) {
+	for s.groupBytes+s.inputBytes > s.cfg.maxBytes {
+		g := s.lru.prev
+		if g == keep || g == &s.lru {
+			return
+		}
+		s.forget(g)
 	}
+}
+
+// forget removes g and its inputs, under s.mu.
+func (s *Store) forget(g *group) {
+	g.unlink()
+	delete(s.groups, g.id)
+	for _, e := range g.inputs {
+		if e != nil {
+			s.unlinkInput(e)
+		}
+	}
+	s.groupBytes -= g.size
 }
 
 // holds reports whether g already holds the record d (same replica,
@@ -230,13 +276,7 @@ func (s *Store) admit(id string) *group {
 		// Reuse the evicted group's rings: recording a new group at the
 		// bound allocates nothing but its map entry.
 		g = s.lru.prev
-		g.unlink()
-		delete(s.groups, g.id)
-		for _, e := range g.inputs {
-			if e != nil {
-				s.unlinkInput(e)
-			}
-		}
+		s.forget(g)
 		clear(g.decisions)
 		clear(g.times)
 		clear(g.shadows)
@@ -278,6 +318,7 @@ func (g *group) latest() *assigndv1.Decision {
 // next call's, and other replicas' records come in the log's order: d
 // then moves back past the newer ones (at most the ring's size).
 func (g *group) insert(d *assigndv1.Decision, at time.Time) {
+	g.held += decisionSize(d) - decisionSize(g.decisions[g.head])
 	g.head, g.n = insertRing(g.decisions, g.head, g.n, d, at)
 }
 
@@ -287,6 +328,7 @@ func (g *group) insertShadow(d *assigndv1.Decision, at time.Time, size int) {
 	if g.shadows == nil {
 		g.shadows = make([]*assigndv1.Decision, size)
 	}
+	g.held += decisionSize(d) - decisionSize(g.shadows[g.shadowHead])
 	g.shadowHead, g.nshad = insertRing(g.shadows, g.shadowHead, g.nshad, d, at)
 }
 

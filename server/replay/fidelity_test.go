@@ -90,7 +90,7 @@ func TestReplayPlansWhatAssignServed(t *testing.T) {
 	}
 	t.Cleanup(func() { conn.Close() })
 	svc := assigndv1.NewAssignmentServiceClient(conn)
-	rs := replay.New(replay.Config{Store: store, MemoryBudget: server.DefaultMemoryBudget()})
+	rs := replay.New(replay.Config{Store: store, MemoryBudget: server.DefaultMemoryBudget(0)})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, a := range assign.Assignors() {

@@ -3,6 +3,7 @@ package rpcerr
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/selection"
@@ -46,7 +47,27 @@ func (e *LimitError) Error() string {
 }
 
 // ErrOverloaded: no Assign slot became free before the call's deadline.
+// Admission returns it wrapped in an [*OverloadError] when it can tell
+// when a slot is likely free.
 var ErrOverloaded = errors.New("too many concurrent Assign calls; retry with backoff")
+
+// OverloadError is [ErrOverloaded] with a hint: RetryAfter is how long the
+// calls already in line are expected to hold the slots, so that a caller
+// that retries (rather than falling back) does not come back into the
+// same line. [ToStatus] sends it as google.rpc.RetryInfo.
+type OverloadError struct{ RetryAfter time.Duration }
+
+// Overloaded is [ErrOverloaded] with retryAfter as its hint; a hint of 0
+// or less gives ErrOverloaded itself.
+func Overloaded(retryAfter time.Duration) error {
+	if retryAfter <= 0 {
+		return ErrOverloaded
+	}
+	return &OverloadError{RetryAfter: retryAfter}
+}
+
+func (e *OverloadError) Error() string { return ErrOverloaded.Error() }
+func (e *OverloadError) Unwrap() error { return ErrOverloaded }
 
 // ErrShuttingDown is the cause of a computation stopped because the server
 // is shutting down and its grace period is over. The caller should retry

@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -20,6 +21,7 @@ import (
 //	*FieldError (request and engine validation)   INVALID_ARGUMENT + BadRequest + ErrorInfo
 //	*LimitError (request larger than allowed)      RESOURCE_EXHAUSTED + ErrorInfo LIMIT_EXCEEDED
 //	ErrOverloaded (no Assign slot in time)         RESOURCE_EXHAUSTED + ErrorInfo OVERLOADED
+//	                                               (+ RetryInfo from an *OverloadError)
 //	ErrCallerNotAllowed (a policy binding)         PERMISSION_DENIED + ErrorInfo CALLER_NOT_ALLOWED
 //	ErrNoExplainer (ExplainPolicy, no Explainer)   UNIMPLEMENTED
 //	ErrShuttingDown (grace period over)            UNAVAILABLE
@@ -65,8 +67,14 @@ func ToStatus(err error) error {
 		return withDetails(codes.PermissionDenied, ClipMessage(err.Error()),
 			errorInfo(assigndv1.ErrorReason_ERROR_REASON_CALLER_NOT_ALLOWED, nil))
 	case errors.Is(err, ErrOverloaded):
-		return withDetails(codes.ResourceExhausted, ErrOverloaded.Error(),
-			errorInfo(assigndv1.ErrorReason_ERROR_REASON_OVERLOADED, nil))
+		details := []protoadapt.MessageV1{errorInfo(assigndv1.ErrorReason_ERROR_REASON_OVERLOADED, nil)}
+		var oe *OverloadError
+		if errors.As(err, &oe) {
+			// google.rpc.RetryInfo is the standard place for "come back
+			// after", which gRPC clients in every language can read.
+			details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(oe.RetryAfter)})
+		}
+		return withDetails(codes.ResourceExhausted, ErrOverloaded.Error(), details...)
 	case errors.Is(err, ErrNoExplainer):
 		return status.Error(codes.Unimplemented, ErrNoExplainer.Error())
 	case errors.Is(err, ErrShuttingDown):

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
@@ -40,6 +41,34 @@ func TestToStatusCodes(t *testing.T) {
 		}
 		if tt.code != codes.OK && tt.code != codes.DeadlineExceeded && tt.code != codes.Canceled && rpcerr.ReasonOf(err) == assigndv1.ErrorReason_ERROR_REASON_UNSPECIFIED {
 			t.Errorf("rpcerr.ToStatus(%v) carries no ErrorInfo reason", tt.err)
+		}
+	}
+}
+
+// TestOverloadedRetryInfo: a refusal with a hint carries it as
+// google.rpc.RetryInfo beside the OVERLOADED reason; one without a hint
+// carries no RetryInfo (a delay of zero would tell a client to come back
+// at once).
+func TestOverloadedRetryInfo(t *testing.T) {
+	for _, tt := range []struct {
+		hint time.Duration
+		want time.Duration // 0: no RetryInfo
+	}{{250 * time.Millisecond, 250 * time.Millisecond}, {0, 0}, {-time.Second, 0}} {
+		err := rpcerr.ToStatus(fmt.Errorf("admitting: %w", rpcerr.Overloaded(tt.hint)))
+		if status.Code(err) != codes.ResourceExhausted || rpcerr.ReasonOf(err) != assigndv1.ErrorReason_ERROR_REASON_OVERLOADED {
+			t.Fatalf("hint %s: %v, want RESOURCE_EXHAUSTED with reason OVERLOADED", tt.hint, err)
+		}
+		var got time.Duration
+		for _, d := range status.Convert(err).Details() {
+			if ri, ok := d.(*errdetails.RetryInfo); ok {
+				got = ri.GetRetryDelay().AsDuration()
+				if got == 0 {
+					t.Errorf("hint %s: RetryInfo with a zero delay", tt.hint)
+				}
+			}
+		}
+		if got != tt.want {
+			t.Errorf("hint %s: RetryInfo delay %s, want %s", tt.hint, got, tt.want)
 		}
 	}
 }

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	"github.com/assignd/assignd/client"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// stormConfig is what -storm measures.
+type stormConfig struct {
+	groups    int           // groups of the storm (one call each)
+	over      time.Duration // the time their calls arrive in
+	heavy     int           // groups of the overload run (3× or more what the server sustains)
+	deadline  time.Duration // each call's deadline, the Go client's default
+	sustain   time.Duration // how long each closed-loop run lasts
+	parallel  int           // callers of the closed-loop runs
+	connsList []int         // connection counts of the overload run
+}
+
+// pool is a set of connections to one server, used in turn.
+type pool struct {
+	conns []*grpc.ClientConn
+	next  atomic.Uint64
+}
+
+func dialPool(addr string, n int) (*pool, error) {
+	p := &pool{}
+	for range n {
+		cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(64<<20)))
+		if err != nil {
+			return nil, errors.Join(err, p.close())
+		}
+		p.conns = append(p.conns, cc)
+	}
+	return p, nil
+}
+
+func (p *pool) client() assigndv1.AssignmentServiceClient {
+	return assigndv1.NewAssignmentServiceClient(p.conns[p.next.Add(1)%uint64(len(p.conns))])
+}
+
+func (p *pool) close() error {
+	var errs []error
+	for _, cc := range p.conns {
+		errs = append(errs, cc.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// outcome is what one call of a storm came to.
+type outcome struct {
+	start, took time.Duration // since the storm began; the call's latency
+	resp        *assigndv1.AssignResponse
+	refused     bool          // RESOURCE_EXHAUSTED, reason OVERLOADED
+	retryAfter  time.Duration // its RetryInfo, 0 when none
+	err         error         // anything else, DEADLINE_EXCEEDED included
+}
+
+// stormRun is a storm's summary.
+type stormRun struct {
+	ok, refused, failed, invalid int
+	p50, p99, last               time.Duration // of the answered calls; last: since the storm began
+	refusedMax                   time.Duration // the slowest refusal
+	firstErr                     error
+	goodput                      float64 // answered calls per second, from the first arrival to the last answer
+}
+
+// storm sends one call for each group, open loop: the calls arrive evenly
+// over the given time whatever the server does, each with its deadline,
+// as leaders do when a cluster rolls. Every answer is validated after
+// the storm (not during it: the checks would take the server's CPU).
+func storm(ctx context.Context, p *pool, groups []*stormGroup, over, deadline time.Duration) stormRun {
+	outs := make([]outcome, len(groups))
+	var wg sync.WaitGroup
+	begin := time.Now()
+	for i, sg := range groups {
+		if d := time.Until(begin.Add(over * time.Duration(i) / time.Duration(len(groups)))); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, cancel := context.WithTimeout(ctx, deadline)
+			defer cancel()
+			o := &outs[i]
+			o.start = time.Since(begin)
+			o.resp, o.err = p.client().Assign(cctx, sg.req)
+			o.took = time.Since(begin) - o.start
+			if o.err != nil {
+				o.refused, o.retryAfter = overloaded(o.err)
+			}
+		}()
+	}
+	wg.Wait()
+	var r stormRun
+	var lat []time.Duration
+	for i, o := range outs {
+		switch {
+		case o.err == nil:
+			if err := groups[i].check(o.resp); err != nil {
+				r.invalid++
+				r.firstErr = cmpOr(r.firstErr, fmt.Errorf("group %s: %w", groups[i].req.GetGroupId(), err))
+				continue
+			}
+			r.ok++
+			lat = append(lat, o.took)
+			r.last = max(r.last, o.start+o.took)
+		case o.refused:
+			r.refused++
+			r.refusedMax = max(r.refusedMax, o.took)
+		default:
+			r.failed++
+			r.firstErr = cmpOr(r.firstErr, fmt.Errorf("group %s: %w", groups[i].req.GetGroupId(), o.err))
+		}
+	}
+	slices.Sort(lat)
+	if len(lat) > 0 {
+		r.p50, r.p99 = lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+		r.goodput = float64(r.ok) / r.last.Seconds()
+	}
+	return r
+}
+
+func cmpOr(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+// overloaded reports whether err is assignd's refusal of a call it could
+// not start in time, and its retry hint.
+func overloaded(err error) (bool, time.Duration) {
+	st := status.Convert(err)
+	if st.Code() != codes.ResourceExhausted {
+		return false, 0
+	}
+	var refused bool
+	var after time.Duration
+	for _, d := range st.Details() {
+		switch d := d.(type) {
+		case *errdetails.ErrorInfo:
+			refused = d.GetReason() == assigndv1.ErrorReason_ERROR_REASON_OVERLOADED.String()
+		case *errdetails.RetryInfo:
+			after = d.GetRetryDelay().AsDuration()
+		}
+	}
+	return refused, after
+}
+
+// sustained is the server's capacity: parallel callers, closed loop (each
+// sends its next call when the last is answered), for d, over the groups
+// in turn. It returns the calls answered per second.
+func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int, d time.Duration) (float64, error) {
+	var next, done atomic.Int64
+	var wg sync.WaitGroup
+	var first error
+	var once sync.Once
+	stop := time.Now().Add(d)
+	for range parallel {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				sg := groups[int(next.Add(1))%len(groups)]
+				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+				resp, err := p.client().Assign(cctx, sg.req)
+				cancel()
+				if err == nil {
+					err = sg.check(resp)
+				}
+				if err != nil {
+					once.Do(func() { first = fmt.Errorf("group %s: %w", sg.req.GetGroupId(), err) })
+					return
+				}
+				done.Add(1)
+			}
+		}()
+	}
+	begin := time.Now()
+	wg.Wait()
+	return float64(done.Load()) / time.Since(begin).Seconds(), first
+}
+
+// runStorm measures a storm against assignd and the franz-go-backed peer,
+// each in a process of its own: their sustained capacity side by side,
+// assignd under the storm, and assignd at three times what it sustains
+// over one connection and over many.
+func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
+	groups, err := stormGroups("storm", max(cfg.groups, cfg.heavy), stormShape)
+	if err != nil {
+		return err
+	}
+	capacity := map[string]float64{}
+	for _, kind := range []string{franzKind, assigndKind} {
+		srv, err := startChild(ctx, kind)
+		if err != nil {
+			return err
+		}
+		p, err := dialPool(srv.addr, 4)
+		if err != nil {
+			return errors.Join(err, srv.stop())
+		}
+		// Connections and both processes warm before anything counts.
+		if _, err := sustained(ctx, p, groups, cfg.parallel, time.Second); err != nil {
+			return errors.Join(err, p.close(), srv.stop())
+		}
+		c, err := sustained(ctx, p, groups, cfg.parallel, cfg.sustain)
+		capacity[kind] = c
+		if err == nil && kind == assigndKind {
+			err = stormRuns(ctx, cfg, srv.addr, groups, c, out)
+		}
+		if err := errors.Join(err, p.close(), srv.stop()); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(out, "sustained, %d callers, closed loop, %s: assignd %.0f calls/s, franz-go peer %.0f calls/s (%.2f×)\n",
+		cfg.parallel, cfg.sustain, capacity[assigndKind], capacity[franzKind], capacity[assigndKind]/capacity[franzKind])
+	return nil
+}
+
+func stormRuns(ctx context.Context, cfg stormConfig, addr string, groups []*stormGroup, capacity float64, out io.Writer) error {
+	report := func(name string, r stormRun) {
+		fmt.Fprintf(out, "%s: %d answered (p50 %s, p99 %s, last answer at %s, %.0f/s = %.0f%% of sustained), %d refused (slowest refusal %s), %d failed, %d invalid\n",
+			name, r.ok, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.last.Round(time.Millisecond),
+			r.goodput, 100*r.goodput/capacity, r.refused, r.refusedMax.Round(time.Millisecond), r.failed, r.invalid)
+		if r.firstErr != nil {
+			fmt.Fprintf(out, "  first failure: %v\n", r.firstErr)
+		}
+	}
+	p, err := dialPool(addr, 64)
+	if err != nil {
+		return err
+	}
+	report(fmt.Sprintf("storm: %d groups within %s, 64 connections, deadline %s", cfg.groups, cfg.over, cfg.deadline),
+		storm(ctx, p, groups[:cfg.groups], cfg.over, cfg.deadline))
+	if err := p.close(); err != nil {
+		return err
+	}
+	for _, n := range cfg.connsList {
+		p, err := dialPool(addr, n)
+		if err != nil {
+			return err
+		}
+		// A pause between runs, so that one run's line has drained.
+		time.Sleep(cfg.deadline)
+		report(fmt.Sprintf("overload: %d groups within %s (%.1f× sustained), %d connections", cfg.heavy, cfg.over,
+			float64(cfg.heavy)/cfg.over.Seconds()/capacity, n), storm(ctx, p, groups[:cfg.heavy], cfg.over, cfg.deadline))
+		if err := p.close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// defaultStorm is -storm's configuration: the storm (5,000
+// groups within a second) and its overload (10,000), each call with the
+// Go client's default deadline.
+func defaultStorm() stormConfig {
+	return stormConfig{groups: 5000, over: time.Second, heavy: 10000, deadline: client.DefaultTimeout,
+		sustain: 3 * time.Second, parallel: 32, connsList: []int{1, 64}}
+}
