@@ -6,6 +6,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
 // TestOSReturnerDebounced: calls ending close together push the return
@@ -74,5 +79,36 @@ func TestDefaultMemoryBudget(t *testing.T) {
 	debug.SetMemoryLimit(math.MaxInt64)
 	if got := DefaultMemoryBudget(0); got != 2<<30 {
 		t.Errorf("without a limit: %d, want 2 GiB", got)
+	}
+}
+
+// TestHoldingCodecLargeRequest: decoding a request over largeRequestBytes
+// counts as a large call (its end arms the returns); a small one does not.
+func TestHoldingCodecLargeRequest(t *testing.T) {
+	var frees atomic.Int32
+	r := &osReturner{delay: 10 * time.Millisecond, free: func() { frees.Add(1) }}
+	defer r.stop()
+	c := holdingCodec{encoding.GetCodecV2(grpcproto.Name), r}
+	for _, size := range []int{100, largeRequestBytes + 1} {
+		big := &assigndv1.AssignRequest{GroupId: "g", WeightUnit: string(make([]byte, size))}
+		data, err := c.Marshal(big)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got assigndv1.AssignRequest
+		if err := c.Unmarshal(data, &got); err != nil || len(got.GetWeightUnit()) != size {
+			t.Fatalf("%d bytes: decoded %d, %v", size, len(got.GetWeightUnit()), err)
+		}
+		want := int32(0)
+		if size > largeRequestBytes {
+			want = memoryReturns
+		}
+		for deadline := time.Now().Add(5 * time.Second); frees.Load() < want && time.Now().Before(deadline); {
+			time.Sleep(5 * time.Millisecond)
+		}
+		time.Sleep(50 * time.Millisecond) // time for returns, were they wrongly armed
+		if n := frees.Load(); n != want {
+			t.Errorf("after decoding %d bytes: %d returns, want %d", size, n, want)
+		}
 	}
 }

@@ -19,6 +19,8 @@ import (
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/encoding"
+	grpcproto "google.golang.org/grpc/encoding/proto"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
@@ -147,6 +149,9 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	}
 	if cfg.tls != nil {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(cfg.tls)))
+	}
+	if s.osReturner != nil {
+		serverOpts = append(serverOpts, grpc.ForceServerCodecV2(holdingCodec{encoding.GetCodecV2(grpcproto.Name), s.osReturner}))
 	}
 	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
 	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
