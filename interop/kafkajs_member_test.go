@@ -3,7 +3,6 @@
 package interop
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -48,36 +47,18 @@ type kafkajsConfig struct {
 func startKafkaJS(t *testing.T, name string, cfg kafkajsConfig, led *ledger) *kafkajsMember {
 	t.Helper()
 	m := &kafkajsMember{name: name}
-	env := []string{
-		"KAFKA_BROKERS=" + strings.Join(cfg.brokers, ","),
-		"ASSIGND_TARGET=" + cfg.assignd,
-		"GROUP_ID=" + cfg.group,
-		"TOPICS=" + strings.Join(cfg.topics, ","),
-		"PROTOCOLS=" + strings.Join(cfg.protocols, ","),
-		"CLIENT_ID=" + name,
-		fmt.Sprintf("SESSION_TIMEOUT_MS=%d", sessionTimeout.Milliseconds()),
-		fmt.Sprintf("HEARTBEAT_INTERVAL_MS=%d", heartbeat.Milliseconds()),
-		fmt.Sprintf("REBALANCE_TIMEOUT_MS=%d", rebalanceTimeout.Milliseconds()),
-		"MAX_WAIT_MS=100",
-		"ASSIGND_TIMEOUT_MS=2000",
-	}
-	m.p = startProc(t, name, nodeExample, env, func(stream, line string, at time.Time) {
-		if stream == "stdout" {
-			m.handle(line, at, led)
-		}
-	}, "node", "consumer.js")
+	env := append(memberEnv(name, cfg.brokers, cfg.assignd, cfg.group, cfg.topics),
+		"PROTOCOLS="+strings.Join(cfg.protocols, ","), "MAX_WAIT_MS=100")
+	m.p = startMember(t, name, nodeExample, env, func(line string, at time.Time) { m.handle(line, at, led) }, "node", "consumer.js")
 	return m
 }
 
 func (m *kafkajsMember) handle(line string, at time.Time, led *ledger) {
-	ev, ok := m.decode(line)
+	ev, ok := m.read(line, at, m.name, led)
 	if !ok {
 		return
 	}
 	switch ev.Ev {
-	case "record":
-		led.Consume(m.name, tp{Topic: ev.Topic, Partition: ev.Partition}, ev.Offset, ev.Value, at)
-		return
 	case "rebalancing", "stopping":
 		// Eager: the member gives up everything before it rejoins or leaves.
 		led.RevokedAll(m.name, at, "revoked")

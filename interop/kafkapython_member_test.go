@@ -4,7 +4,6 @@ package interop
 
 import (
 	"cmp"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -87,36 +86,18 @@ type pyConfig struct {
 func startKafkaPython(t *testing.T, name string, cfg pyConfig, led *ledger) *pyMember {
 	t.Helper()
 	m := &pyMember{name: name}
-	env := []string{
-		"KAFKA_BROKERS=" + strings.Join(cfg.brokers, ","),
-		"ASSIGND_TARGET=" + cfg.assignd,
-		"GROUP_ID=" + cfg.group,
-		"TOPICS=" + strings.Join(cfg.topics, ","),
-		"PROTOCOL=" + cfg.protocol,
-		"CLIENT_ID=" + name,
-		fmt.Sprintf("SESSION_TIMEOUT_MS=%d", sessionTimeout.Milliseconds()),
-		fmt.Sprintf("HEARTBEAT_INTERVAL_MS=%d", heartbeat.Milliseconds()),
-		fmt.Sprintf("REBALANCE_TIMEOUT_MS=%d", rebalanceTimeout.Milliseconds()),
-		"ASSIGND_TIMEOUT_MS=2000",
-		"PYTHONUNBUFFERED=1",
-	}
-	m.p = startProc(t, name, ".", env, func(stream, line string, at time.Time) {
-		if stream == "stdout" {
-			m.handle(line, at, led)
-		}
-	}, cfg.python, cmp.Or(cfg.script, kafkaPythonMember))
+	env := append(memberEnv(name, cfg.brokers, cfg.assignd, cfg.group, cfg.topics), "PROTOCOL="+cfg.protocol, "PYTHONUNBUFFERED=1")
+	m.p = startMember(t, name, ".", env, func(line string, at time.Time) { m.handle(line, at, led) },
+		cfg.python, cmp.Or(cfg.script, kafkaPythonMember))
 	return m
 }
 
 func (m *pyMember) handle(line string, at time.Time, led *ledger) {
-	ev, ok := m.decode(line)
+	ev, ok := m.read(line, at, m.name, led)
 	if !ok {
 		return
 	}
 	switch ev.Ev {
-	case "record":
-		led.Consume(m.name, tp{Topic: ev.Topic, Partition: ev.Partition}, ev.Offset, ev.Value, at)
-		return
 	case "assigned":
 		led.Assigned(m.name, setOfMap(ev.Partitions), at)
 	case "revoked":

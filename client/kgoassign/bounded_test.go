@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
@@ -16,22 +15,14 @@ func TestFallbackIsBounded(t *testing.T) {
 	shimtest.SkipLarge(t)
 	g := shimtest.ScaleOutGroup(1000)
 	var rep kgoassign.Report
-	b := kgoassign.CooperativeSticky(shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true})),
-		kgoassign.WithTimeout(100*time.Millisecond), kgoassign.WithFallbackTimeout(time.Nanosecond),
+	b := kgoassign.CooperativeSticky(shimtest.HungAssignd(t),
+		kgoassign.WithTimeout(shimtest.BoundedCallTimeout), kgoassign.WithFallbackTimeout(time.Nanosecond),
 		kgoassign.WithLogger(shimtest.Quiet), kgoassign.WithObserver(func(r kgoassign.Report) { rep = r }))
 	out, err := lead(t, b, g)
 	if err != nil {
 		t.Fatalf("a bounded fallback failed: %v", err)
 	}
-	if st := b.Stats(); st != (client.BalanceStats{Fallbacks: 1}) || rep.Reason != "DeadlineExceeded" {
-		t.Fatalf("stats %+v, reason %q, want one fallback after the timeout", st, rep.Reason)
-	}
-	// The leader's balance: the call's 100 ms, then one linear placement
-	// of 1,000,000 partitions (well under a second) and the encoding; 3 s
-	// leaves room for a loaded machine.
-	if rep.Took > 3*time.Second {
-		t.Fatalf("the leader was blocked %s", rep.Took)
-	}
+	shimtest.CheckBoundedFallback(t, b.Stats(), rep.BalanceReport)
 
 	// Valid: no partition twice, only to subscribers, and whatever nobody
 	// is given is withheld from its owner (KIP-429), so still owned.

@@ -7,7 +7,6 @@ import (
 	"github.com/IBM/sarama"
 
 	"github.com/assignd/assignd/assign/wire"
-	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/saramaassign"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
@@ -39,22 +38,14 @@ func TestFallbackIsBounded(t *testing.T) {
 	}
 
 	var rep saramaassign.Report
-	s := saramaassign.Sticky(shimtest.NewClient(t, shimtest.ServeFake(t, &shimtest.Proxy{Block: true})),
-		saramaassign.WithTimeout(100*time.Millisecond), saramaassign.WithFallbackTimeout(time.Nanosecond),
+	s := saramaassign.Sticky(shimtest.HungAssignd(t),
+		saramaassign.WithTimeout(shimtest.BoundedCallTimeout), saramaassign.WithFallbackTimeout(time.Nanosecond),
 		saramaassign.WithLogger(shimtest.Quiet), saramaassign.WithObserver(func(r saramaassign.Report) { rep = r }))
 	plan, err := s.Plan(members, topics)
 	if err != nil {
 		t.Fatalf("a bounded fallback failed: %v", err)
 	}
-	if st := s.Stats(); st != (client.BalanceStats{Fallbacks: 1}) || rep.Reason != "DeadlineExceeded" {
-		t.Fatalf("stats %+v, reason %q, want one fallback after the timeout", st, rep.Reason)
-	}
-	// The call's 100 ms, then one linear placement of 1,000,000
-	// partitions (well under a second); 3 s leaves room for a loaded
-	// machine.
-	if rep.Took > 3*time.Second {
-		t.Fatalf("the leader was blocked %s", rep.Took)
-	}
+	shimtest.CheckBoundedFallback(t, s.Stats(), rep.BalanceReport)
 	checkPlan(t, members, topics, plan)
 	if len(rep.Warnings) == 0 {
 		t.Fatal("a plan cut short carries no warning")

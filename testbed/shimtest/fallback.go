@@ -182,6 +182,31 @@ func CheckFallbacks(t *testing.T, l Leader, real *client.Client, own ...Fallback
 	}
 }
 
+// HungAssignd is a client to an assignd that never answers, for
+// [CheckBoundedFallback].
+func HungAssignd(t *testing.T) *client.Client {
+	return NewClient(t, ServeFake(t, &Proxy{Block: true}))
+}
+
+// BoundedCallTimeout is the call timeout of a leader under [CheckBoundedFallback].
+const BoundedCallTimeout = 100 * time.Millisecond
+
+// CheckBoundedFallback checks a leader's balance of ScaleOutGroup(1000)
+// on [HungAssignd], with [BoundedCallTimeout] and a fallback bound far too
+// short for the group: one fallback, after the call's deadline, and the
+// leader blocked at most 3 s (the call, then one linear placement of
+// 1,000,000 partitions, well under a second, and the encoding; the rest
+// is room for a loaded machine). The adapter's test checks the plan.
+func CheckBoundedFallback(t *testing.T, stats client.BalanceStats, rep client.BalanceReport) {
+	t.Helper()
+	if stats != (client.BalanceStats{Fallbacks: 1}) || rep.Reason != "DeadlineExceeded" {
+		t.Fatalf("stats %+v, reason %q, want one fallback after the timeout", stats, rep.Reason)
+	}
+	if rep.Took > 3*time.Second {
+		t.Fatalf("the leader was blocked %s", rep.Took)
+	}
+}
+
 // CheckFailure checks that when neither assignd nor the engine can plan
 // l's group (member m3 subscribes to the empty topic), the leader fails
 // the balance with an error naming m3, counted and reported as a
