@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -33,12 +34,14 @@ func ping(ctx context.Context, addr string) error {
 	return nil
 }
 
-// CreateTopics creates topics (name → partitions, one replica each) on the
-// cluster at bootstrap and waits until every partition has a leader. A
+// CreateTopics creates topics (name → partitions) on the cluster at
+// bootstrap (one host:port, or several separated by commas), each with
+// the cluster's default.replication.factor (1 on [Start]'s broker, three
+// on a [Cluster]), and waits until every partition has a leader. A
 // topic that exists already is an error (kerr.TopicAlreadyExists), also
 // while its deletion is still under way.
 func CreateTopics(ctx context.Context, bootstrap string, topics map[string]int32) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
 	if err != nil {
 		return err
 	}
@@ -47,7 +50,7 @@ func CreateTopics(ctx context.Context, bootstrap string, topics map[string]int32
 	req.TimeoutMillis = 30000
 	for _, name := range slices.Sorted(maps.Keys(topics)) {
 		t := kmsg.NewCreateTopicsRequestTopic()
-		t.Topic, t.NumPartitions, t.ReplicationFactor = name, topics[name], 1
+		t.Topic, t.NumPartitions, t.ReplicationFactor = name, topics[name], -1 // the broker's default (KIP-464)
 		req.Topics = append(req.Topics, t)
 	}
 	resp, err := req.RequestWith(ctx, cl)
@@ -113,7 +116,7 @@ func DeleteTopics(ctx context.Context, bootstrap string, names ...string) error 
 	if len(names) == 0 {
 		return nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
 	if err != nil {
 		return err
 	}
