@@ -180,3 +180,59 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+// PartitionLeader is the node id of the leader of topic's partition, as
+// the cluster at bootstrap reports it now.
+func PartitionLeader(ctx context.Context, bootstrap, topic string, partition int32) (int32, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrMetadataRequest()
+	t := kmsg.NewMetadataRequestTopic()
+	t.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return 0, fmt.Errorf("kafkabroker: metadata of %s: %w", topic, err)
+	}
+	for _, rt := range resp.Topics {
+		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
+			return 0, fmt.Errorf("kafkabroker: metadata of %s: %w", topic, err)
+		}
+		for _, p := range rt.Partitions {
+			if p.Partition == partition && p.Leader >= 0 {
+				return p.Leader, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("kafkabroker: %s/%d has no leader", topic, partition)
+}
+
+// GroupCoordinator is the node id of the broker that coordinates group,
+// as the cluster at bootstrap answers FindCoordinator now.
+func GroupCoordinator(ctx context.Context, bootstrap, group string) (int32, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorKey, req.CoordinatorKeys = group, []string{group}
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return 0, fmt.Errorf("kafkabroker: the coordinator of %s: %w", group, err)
+	}
+	if len(resp.Coordinators) > 0 {
+		c := resp.Coordinators[0]
+		if err := kerr.ErrorForCode(c.ErrorCode); err != nil {
+			return 0, fmt.Errorf("kafkabroker: the coordinator of %s: %w", group, err)
+		}
+		return c.NodeID, nil
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return 0, fmt.Errorf("kafkabroker: the coordinator of %s: %w", group, err)
+	}
+	return resp.NodeID, nil
+}
