@@ -307,10 +307,13 @@ step "go test e2e on Kafka" go_test_kafka
 # after the step above has stopped its broker: one cluster at a time.
 # Verbose, so that the figures each fault logs are in the step's output;
 # a failed run is rerun once, as go_test_rerun does.
+# The cluster helper's own test (a node lost, nothing acknowledged lost)
+# runs here too, with its cluster.
 go_test_faults() {
 	# shellcheck disable=SC2086
 	ASSIGND_BROKER=kafka go tool -modfile=tools/go.mod gotestsum --format standard-verbose --rerun-fails=1 \
-		--rerun-fails-max-failures=1 --packages ./testbed/faults -- ${GO_TEST_FLAGS:-} -timeout 10m -run '^TestFaults$'
+		--rerun-fails-max-failures=1 --packages "./testbed/kafkabroker ./testbed/faults" -- ${GO_TEST_FLAGS:-} \
+		-p 1 -timeout 10m -run '^(TestClusterLosesANode|TestFaults)$'
 }
 step "fault tests on a Kafka cluster" go_test_faults
 

@@ -58,7 +58,8 @@ const stormGroups = 500
 // slowReplica: with r3 behind a slow link, a member joins every group,
 // and a storm of 60 leaders calls. Round robin still sends r3 its third
 // of the calls, which pay the link's round trip and nothing more: no
-// call falls back while the round trip is within the deadline.
+// call falls back while the round trip is within the deadline. Then 30
+// leaders call with the link slower than the deadline.
 func (e *env) slowReplica(ctx context.Context, t *testing.T) {
 	e.slow.setDelay(slowLink)
 	defer e.slow.setDelay(0)
@@ -87,6 +88,27 @@ func (e *env) slowReplica(ctx context.Context, t *testing.T) {
 		t.Errorf("r3's median call %v, the others' %v: the delay line did not delay", s.p50["r3"], fast)
 	}
 	e.noFallbacks(t, t0)
+
+	// Past the deadline: the round robin still sends r3 its third, and
+	// each of those calls ends at the client's timeout, DEADLINE_EXCEEDED
+	// (not retried), where a leader falls back.
+	e.slow.setDelay(client.DefaultTimeout)
+	t1 := time.Now()
+	storm(ctx, e.storm, "slower", 30, 500*time.Millisecond)
+	s = summarize(e.calls.since(t1))
+	t.Logf("link to r3 slower than the deadline (%v each way; load %s): %d calls; answered by r1 %d, r2 %d, r3 %d; unanswered %v",
+		client.DefaultTimeout, loadAverage(), s.calls, s.byServer["r1"], s.byServer["r2"], s.byServer["r3"], s.failed)
+	for _, c := range e.calls.since(t1) {
+		if first := c.firstReplica(); (first == "r3") != (c.code == codes.DeadlineExceeded) {
+			t.Errorf("group %s: first attempt on %s ended %v", c.group, first, c.code)
+		}
+	}
+	if s.failed[codes.DeadlineExceeded] == 0 {
+		t.Error("no call through the slowest link ran out of time")
+	}
+	// What the line holds is delivered in order: let it drain.
+	e.slow.setDelay(0)
+	time.Sleep(client.DefaultTimeout + 500*time.Millisecond)
 }
 
 // replicaKilledInStorm: every group loses a member and the leaders of
@@ -287,7 +309,8 @@ func (e *env) nothingLost(ctx context.Context, t *testing.T) {
 		if p := g.ledger.Problems(); len(p) > 0 {
 			t.Errorf("group %s: %d ownership violations:\n%s\n%s", g.name, len(p), strings.Join(p, "\n"), g.ledger.History())
 		}
-		t.Logf("group %s (%s): 0 partitions owned twice, %d records consumed twice (a commit the failover lost)", g.name, g.kind(), g.ledger.Duplicates())
+		t.Logf("group %s (%s): %d ownership violations, %d records consumed twice\n%s", g.name, g.kind(),
+			len(g.ledger.Problems()), g.ledger.Duplicates(), duplicates(g.ledger, g.ledger.ProducedCount()+int(failed)))
 	}
 }
 
