@@ -304,11 +304,10 @@ step "go test e2e on Kafka" go_test_kafka
 # topic, and consumer groups on assignd beside groups on franz-go's own
 # cooperative-sticky; a slow link to one replica, a replica killed in a
 # storm, the groups' coordinator killed in a rebalance. Its cluster starts
-# after the step above has stopped its broker: one cluster at a time.
-# Verbose, so that the figures each fault logs are in the step's output;
-# a failed run is rerun once, as go_test_rerun does.
-# The cluster helper's own test (a node lost, nothing acknowledged lost)
-# runs here too, with its cluster.
+# after the step above has stopped its broker: one cluster at a time. The
+# cluster helper's own test (a node lost, nothing acknowledged lost) runs
+# here too. Verbose, so that the figures each fault logs are in the step's
+# output; a failed test is rerun once, as go_test_rerun does.
 go_test_faults() {
 	# shellcheck disable=SC2086
 	ASSIGND_BROKER=kafka go tool -modfile=tools/go.mod gotestsum --format standard-verbose --rerun-fails=1 \

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -302,5 +301,3 @@ func setOf(m map[string][]int32) grouplab.TPSet {
 func quietLogger(w interface{ Write([]byte) (int, error) }) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelWarn}))
 }
-
-var _ = slices.Clone[[]string]
