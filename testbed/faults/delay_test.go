@@ -10,7 +10,8 @@ import (
 // delayLine is a TCP proxy in front of one replica that holds every
 // chunk of bytes, in both directions, for the current delay before
 // passing it on, in order: a slow link between the leaders and that
-// replica, without the network namespace and privileges tc netem needs.
+// replica. tc netem would need a network namespace, privileges and the
+// kernel's netem qdisc, which CI machines may lack (this one does).
 type delayLine struct {
 	lis      net.Listener
 	upstream string
