@@ -299,6 +299,23 @@ go_test_kafka() {
 }
 step "go test e2e on Kafka" go_test_kafka
 
+# The fault tests (testbed/faults; docs/operations.md, "Faults on a Kafka
+# cluster"): three KRaft nodes, three assignd replicas sharing the history
+# topic, and consumer groups on assignd beside groups on franz-go's own
+# cooperative-sticky; a slow link to one replica, a replica killed in a
+# storm, the groups' coordinator killed in a rebalance. Its cluster starts
+# after the step above has stopped its broker: one cluster at a time. The
+# cluster helper's own test (a node lost, nothing acknowledged lost) runs
+# here too. Verbose, so that the figures each fault logs are in the step's
+# output; a failed test is rerun once, as go_test_rerun does.
+go_test_faults() {
+	# shellcheck disable=SC2086
+	ASSIGND_BROKER=kafka go tool -modfile=tools/go.mod gotestsum --format standard-verbose --rerun-fails=1 \
+		--rerun-fails-max-failures=1 --packages "./testbed/kafkabroker ./testbed/faults" -- ${GO_TEST_FLAGS:-} \
+		-p 1 -timeout 10m -run '^(TestClusterLosesANode|TestFaults)$'
+}
+step "fault tests on a Kafka cluster" go_test_faults
+
 # ---------------------------------------------------------------------------
 # Deployment: the container image, built offline from a static binary and
 # run with podman (/readyz, one Assign through assignctl, user 65532,

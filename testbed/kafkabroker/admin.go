@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -33,12 +34,14 @@ func ping(ctx context.Context, addr string) error {
 	return nil
 }
 
-// CreateTopics creates topics (name → partitions, one replica each) on the
-// cluster at bootstrap and waits until every partition has a leader. A
+// CreateTopics creates topics (name → partitions) on the cluster at
+// bootstrap (one host:port, or several separated by commas), each with
+// the cluster's default.replication.factor (1 on [Start]'s broker, three
+// on a [Cluster]), and waits until every partition has a leader. A
 // topic that exists already is an error (kerr.TopicAlreadyExists), also
 // while its deletion is still under way.
 func CreateTopics(ctx context.Context, bootstrap string, topics map[string]int32) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
 	if err != nil {
 		return err
 	}
@@ -47,7 +50,7 @@ func CreateTopics(ctx context.Context, bootstrap string, topics map[string]int32
 	req.TimeoutMillis = 30000
 	for _, name := range slices.Sorted(maps.Keys(topics)) {
 		t := kmsg.NewCreateTopicsRequestTopic()
-		t.Topic, t.NumPartitions, t.ReplicationFactor = name, topics[name], 1
+		t.Topic, t.NumPartitions, t.ReplicationFactor = name, topics[name], -1 // the broker's default (KIP-464)
 		req.Topics = append(req.Topics, t)
 	}
 	resp, err := req.RequestWith(ctx, cl)
@@ -113,7 +116,7 @@ func DeleteTopics(ctx context.Context, bootstrap string, names ...string) error 
 	if len(names) == 0 {
 		return nil
 	}
-	cl, err := kgo.NewClient(kgo.SeedBrokers(bootstrap))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
 	if err != nil {
 		return err
 	}
@@ -176,4 +179,60 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// PartitionLeader is the node id of the leader of topic's partition, as
+// the cluster at bootstrap reports it now.
+func PartitionLeader(ctx context.Context, bootstrap, topic string, partition int32) (int32, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrMetadataRequest()
+	t := kmsg.NewMetadataRequestTopic()
+	t.Topic = kmsg.StringPtr(topic)
+	req.Topics = append(req.Topics, t)
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return 0, fmt.Errorf("kafkabroker: metadata of %s: %w", topic, err)
+	}
+	for _, rt := range resp.Topics {
+		if err := kerr.ErrorForCode(rt.ErrorCode); err != nil {
+			return 0, fmt.Errorf("kafkabroker: metadata of %s: %w", topic, err)
+		}
+		for _, p := range rt.Partitions {
+			if p.Partition == partition && p.Leader >= 0 {
+				return p.Leader, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("kafkabroker: %s/%d has no leader", topic, partition)
+}
+
+// GroupCoordinator is the node id of the broker that coordinates group,
+// as the cluster at bootstrap answers FindCoordinator now.
+func GroupCoordinator(ctx context.Context, bootstrap, group string) (int32, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(bootstrap, ",")...))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	req := kmsg.NewPtrFindCoordinatorRequest()
+	req.CoordinatorKey, req.CoordinatorKeys = group, []string{group}
+	resp, err := req.RequestWith(ctx, cl)
+	if err != nil {
+		return 0, fmt.Errorf("kafkabroker: the coordinator of %s: %w", group, err)
+	}
+	if len(resp.Coordinators) > 0 {
+		c := resp.Coordinators[0]
+		if err := kerr.ErrorForCode(c.ErrorCode); err != nil {
+			return 0, fmt.Errorf("kafkabroker: the coordinator of %s: %w", group, err)
+		}
+		return c.NodeID, nil
+	}
+	if err := kerr.ErrorForCode(resp.ErrorCode); err != nil {
+		return 0, fmt.Errorf("kafkabroker: the coordinator of %s: %w", group, err)
+	}
+	return resp.NodeID, nil
 }

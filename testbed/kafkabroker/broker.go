@@ -19,6 +19,7 @@ import (
 
 // Broker is one running Kafka broker (and KRaft controller).
 type Broker struct {
+	id         int32
 	addr       string // what clients bootstrap from: the tap's, or the broker's
 	brokerAddr string // the broker's own PLAINTEXT listener
 	dir        string
@@ -46,36 +47,18 @@ func Start(ctx context.Context, opts ...Option) (*Broker, error) {
 	for _, o := range opts {
 		o.apply(&cfg)
 	}
-	java, err := Java()
-	if err != nil {
-		return nil, err
-	}
-	lib := cfg.libDir
-	if lib == "" {
-		if lib, err = LibDir(); err != nil {
-			return nil, err
-		}
-	}
-	lib, err = filepath.Abs(lib)
+	rt, err := cfg.jvmEnv()
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, cfg.startTimeout)
 	defer cancel()
 
-	b := &Broker{dir: cfg.dir, exited: make(chan struct{})}
-	if b.dir == "" {
-		sweepTemp()
-		if b.dir, err = os.MkdirTemp("", fmt.Sprintf("kafkabroker-%d-", os.Getpid())); err != nil {
-			return nil, err
-		}
-		b.removeDir = os.Getenv("ASSIGND_KAFKA_KEEP") != "1"
-	} else if err := os.MkdirAll(b.dir, 0o755); err != nil {
+	dir, removeDir, err := workDir(cfg.dir)
+	if err != nil {
 		return nil, err
 	}
-	if b.dir, err = filepath.Abs(b.dir); err != nil {
-		return nil, err
-	}
+	b := &Broker{id: 1, dir: dir, removeDir: removeDir, exited: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -96,47 +79,121 @@ func Start(ctx context.Context, opts ...Option) (*Broker, error) {
 		}
 		b.addr = b.tap.addr()
 	}
-	props := filepath.Join(b.dir, "server.properties")
-	if err := writeSettings(props, cfg.settings, b.brokerAddr, b.addr, controller, filepath.Join(b.dir, "data")); err != nil {
-		return nil, err
-	}
-	log4j := filepath.Join(b.dir, "log4j2.properties")
-	if err := os.WriteFile(log4j, []byte(log4jSettings), 0o644); err != nil {
-		return nil, err
-	}
-	logf, err := os.OpenFile(b.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	defer logf.Close() // the JVM holds its own descriptor
-
-	cp, err := classpath(lib, cfg.classpath)
-	if err != nil {
-		return nil, err
-	}
-	jvm := []string{
-		"-Xmx" + cfg.heap, "-Xms64m", "-Xss512k",
-		// Tests want a quick start and little CPU on a shared machine,
-		// not peak throughput: the client compiler only, the serial GC.
-		"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
-		"-Djava.awt.headless=true",
-		"-Dlog4j2.configurationFile=" + log4j,
-		"-Dkafka.logs.dir=" + b.dir,
-		"-cp", cp,
-	}
 	id, err := newClusterID()
 	if err != nil {
 		return nil, err
 	}
-	format := exec.CommandContext(ctx, java, append(jvm, "kafka.tools.StorageTool", "format",
-		"--cluster-id", id, "--config", props, "--standalone")...)
+	q := quorum{bootstrap: controller, standalone: true}
+	if err := b.format(ctx, rt, cfg.settings, controller, q, id); err != nil {
+		return nil, err
+	}
+	if err := b.launch(rt); err != nil {
+		return nil, err
+	}
+	if err := b.waitServing(ctx); err != nil {
+		return nil, err
+	}
+	ok = true
+	return b, nil
+}
+
+// jvmEnv is what every broker JVM of one configuration runs with.
+type jvmEnv struct {
+	java string
+	cp   string
+	heap string
+}
+
+func (c *config) jvmEnv() (jvmEnv, error) {
+	java, err := Java()
+	if err != nil {
+		return jvmEnv{}, err
+	}
+	lib := c.libDir
+	if lib == "" {
+		if lib, err = LibDir(); err != nil {
+			return jvmEnv{}, err
+		}
+	}
+	if lib, err = filepath.Abs(lib); err != nil {
+		return jvmEnv{}, err
+	}
+	cp, err := classpath(lib, c.classpath)
+	if err != nil {
+		return jvmEnv{}, err
+	}
+	return jvmEnv{java: java, cp: cp, heap: c.heap}, nil
+}
+
+// workDir is dir, made absolute and created, or a new temporary directory
+// that Stop is to remove (unless ASSIGND_KAFKA_KEEP=1).
+func workDir(dir string) (string, bool, error) {
+	remove := false
+	if dir == "" {
+		sweepTemp()
+		var err error
+		if dir, err = os.MkdirTemp("", fmt.Sprintf("kafkabroker-%d-", os.Getpid())); err != nil {
+			return "", false, err
+		}
+		remove = os.Getenv("ASSIGND_KAFKA_KEEP") != "1"
+	} else if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", false, err
+	}
+	abs, err := filepath.Abs(dir)
+	return abs, remove, err
+}
+
+// jvm is the JVM's arguments before its main class.
+func (b *Broker) jvm(rt jvmEnv) []string {
+	return []string{
+		"-Xmx" + rt.heap, "-Xms64m", "-Xss512k",
+		// Tests want a quick start and little CPU on a shared machine,
+		// not peak throughput: the client compiler only, the serial GC.
+		"-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-XX:-UsePerfData",
+		"-Djava.awt.headless=true",
+		"-Dlog4j2.configurationFile=" + filepath.Join(b.dir, "log4j2.properties"),
+		"-Dkafka.logs.dir=" + b.dir,
+		"-cp", rt.cp,
+	}
+}
+
+func (b *Broker) propsPath() string { return filepath.Join(b.dir, "server.properties") }
+
+// format writes the broker's settings and formats its storage for the
+// cluster id.
+func (b *Broker) format(ctx context.Context, rt jvmEnv, settings map[string]string, controller string, q quorum, clusterID string) error {
+	if err := writeSettings(b.propsPath(), settings, b.id, b.brokerAddr, b.addr, controller, q, filepath.Join(b.dir, "data")); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(b.dir, "log4j2.properties"), []byte(log4jSettings), 0o644); err != nil {
+		return err
+	}
+	logf, err := os.OpenFile(b.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	args := append(b.jvm(rt), "kafka.tools.StorageTool", "format", "--cluster-id", clusterID, "--config", b.propsPath())
+	if q.standalone {
+		args = append(args, "--standalone")
+	}
+	format := exec.CommandContext(ctx, rt.java, args...)
 	format.Dir, format.Stdout, format.Stderr = b.dir, logf, logf
 	format.SysProcAttr = sysProcAttr()
 	if err := format.Run(); err != nil {
-		return nil, fmt.Errorf("kafkabroker: formatting storage: %w\n%s", err, b.LogTail(40))
+		return fmt.Errorf("kafkabroker: formatting storage: %w\n%s", err, b.LogTail(40))
 	}
+	return nil
+}
 
-	cmd := exec.Command(java, append(jvm, "kafka.Kafka", props)...)
+// launch starts the broker's JVM on its formatted storage.
+func (b *Broker) launch(rt jvmEnv) error {
+	logf, err := os.OpenFile(b.LogPath(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer logf.Close() // the JVM holds its own descriptor
+	cmd := exec.Command(rt.java, append(b.jvm(rt), "kafka.Kafka", b.propsPath())...)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = b.dir, logf, logf
 	cmd.SysProcAttr = sysProcAttr()
 	started := make(chan error, 1)
@@ -156,13 +213,9 @@ func Start(ctx context.Context, opts ...Option) (*Broker, error) {
 		close(b.exited)
 	}()
 	if err := <-started; err != nil {
-		return nil, fmt.Errorf("kafkabroker: starting java: %w", err)
+		return fmt.Errorf("kafkabroker: starting java: %w", err)
 	}
-	if err := b.waitServing(ctx); err != nil {
-		return nil, err
-	}
-	ok = true
-	return b, nil
+	return nil
 }
 
 // Addr is the bootstrap address, host:port, that clients connect to.
@@ -185,14 +238,7 @@ func (b *Broker) Done() <-chan struct{} { return b.exited }
 // call more than once.
 func (b *Broker) Stop() error {
 	b.stopOnce.Do(func() {
-		if b.pid > 0 {
-			killGroup(b.pid)
-			select {
-			case <-b.exited:
-			case <-time.After(15 * time.Second):
-				b.stopErr = fmt.Errorf("kafkabroker: the broker (pid %d) did not exit", b.pid)
-			}
-		}
+		b.stopErr = b.Kill()
 		if b.tap != nil {
 			b.tap.close()
 		}
@@ -204,6 +250,32 @@ func (b *Broker) Stop() error {
 	})
 	return b.stopErr
 }
+
+// Kill ends the broker as a crash would: SIGKILL to its process group,
+// then a bounded wait for the JVM to exit. Its directory stays, and
+// [Broker.Stop] is still to be called. Killing a broker that has exited
+// does nothing.
+func (b *Broker) Kill() error {
+	if b.pid <= 0 {
+		return nil
+	}
+	select {
+	case <-b.exited:
+		return nil // its process group may be gone, and its id reused
+	default:
+	}
+	killGroup(b.pid)
+	select {
+	case <-b.exited:
+		return nil
+	case <-time.After(15 * time.Second):
+		return fmt.Errorf("kafkabroker: the broker (pid %d) did not exit", b.pid)
+	}
+}
+
+// NodeID is the broker's node.id: 1 for [Start]'s, 1, 2, ... in a
+// [Cluster].
+func (b *Broker) NodeID() int32 { return b.id }
 
 // LogTail returns the last n lines of the broker's log.
 func (b *Broker) LogTail(n int) string {

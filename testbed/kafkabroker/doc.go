@@ -22,6 +22,11 @@
 // it, as kfake's control hooks do, which is how end-to-end tests check
 // what leaders sent on either broker.
 //
+// [StartCluster] runs several such nodes, every one a voter of a static
+// controller quorum, with topics replicated to three of them and two
+// in-sync replicas required; [Broker.Kill] crashes one, and
+// [GroupCoordinator] and [PartitionLeader] say which one to crash.
+//
 // The command testbed/cmd/testbroker runs the same broker for suites
 // that are not written in Go.
 package kafkabroker

@@ -92,3 +92,7 @@ func WithTap() Option { return optionFunc(func(c *config) { c.tap = true }) }
 func WithClasspath(entries ...string) Option {
 	return optionFunc(func(c *config) { c.classpath = append(c.classpath, entries...) })
 }
+
+// WithHeap sets the JVM's maximum heap (-Xmx), e.g. "384m". Default:
+// 512m for [Start], 384m per node for [StartCluster].
+func WithHeap(size string) Option { return optionFunc(func(c *config) { c.heap = size }) }
