@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -40,17 +41,23 @@ func fleetShape(i int) shape {
 // stormShape is the size of the i-th group of a storm, as issue 28
 // describes the day: 3 to 60 members over up to 2,000 partitions, and one
 // group in 200 (0.5%) a big one of 20,000 to 100,000 partitions; every
-// other group has a member leaving, the rest one joining. The sizes are
-// spread by a fixed hash of i, so that every run has the same groups.
+// other group has a member leaving, the rest one joining. Members and
+// partitions are spread log-uniformly, as a fleet's sizes are (many small
+// groups, few large), by a fixed hash of i, so that every run has the
+// same groups.
 func stormShape(i int) shape {
-	h := uint32(i) * 2654435761 // Knuth's multiplicative hash: a fixed spread
+	h := uint64(i+1) * 0x9E3779B97F4A7C15 // Fibonacci hashing: a fixed spread
+	u := func(shift uint) float64 { return float64((h>>shift)&0xffff) / 0x10000 }
+	logUniform := func(lo, hi float64, shift uint) int { return int(math.Round(lo * math.Pow(hi/lo, u(shift)))) }
 	leave := i%2 == 1
+	members := logUniform(3, 60, 16)
 	if i%200 == 199 {
-		topics := 10 + int(h%41) // 10–50 topics of 2,000: 20k–100k partitions
-		return shape{members: 20 + int(h>>8)%41, topics: topics, partitions: 2000, leave: leave}
+		// 10–50 topics of 2,000 partitions: 20,000 to 100,000.
+		return shape{members: max(members, 20), topics: 10 + int(h>>32)%41, partitions: 2000, leave: leave}
 	}
-	topics := 1 + int(h%5)
-	return shape{members: 3 + int(h>>8)%58, topics: topics, partitions: int32(1 + int(h>>16)%(2000/topics)), leave: leave}
+	topics := 1 + int(h>>32)%5
+	total := logUniform(float64(topics), 2000, 48)
+	return shape{members: members, topics: topics, partitions: int32(max(1, total/topics)), leave: leave}
 }
 
 // newStormGroup builds group id in steady state under cooperative-sticky
