@@ -32,12 +32,21 @@ import (
 // A call that would wait longer than it may is refused at once rather
 // than at its deadline, so that its leader falls back within
 // milliseconds: its wait is estimated from the calls ahead of it in its
-// line and the recent time a call of its class held its slot.
+// line and the recent time a call of its class held its slot. A small
+// call may wait at most queueTarget, whatever its deadline allows: a
+// standing line helps no one (CoDel's insight), it only turns every
+// answer late and every refusal into one that came after a long wait.
+// Under overload the line stays about queueTarget deep, which keeps the
+// slots busy, and the rest is refused when it arrives. Large calls are
+// exempt: one of them holds its slot for a second or more, so the wait
+// behind a single other large call already exceeds any useful target,
+// and they are too few to make a storm.
 type admission struct {
 	slots, largeSlots int
 	budget, reserve   int64
 	smallBytes        int64
 	maxWait           time.Duration
+	queueTarget       time.Duration // longest expected wait a small call is queued for; 0: its deadline's
 	// largeStart is called, under the lock, when a large call is
 	// admitted; largeDone, outside it, when a large call releases.
 	largeStart, largeDone func()
@@ -82,12 +91,12 @@ const heldWeight = 0.2
 // newAdmission builds an admission of slots CPU slots and budget bytes;
 // reserve is budget/reserveDivisor and the small-call bound the smaller of
 // maxSmallCall and reserve.
-func newAdmission(slots int, budget int64, maxWait time.Duration) *admission {
+func newAdmission(slots int, budget int64, maxWait, queueTarget time.Duration) *admission {
 	reserve := budget / reserveDivisor
 	return &admission{
 		slots: slots, largeSlots: max(1, slots-1),
 		budget: budget, reserve: reserve, smallBytes: min(maxSmallCall, reserve),
-		maxWait: maxWait,
+		maxWait: maxWait, queueTarget: queueTarget,
 	}
 }
 
@@ -152,6 +161,17 @@ func (a *admission) expectedWait(t ticket) time.Duration {
 	return time.Duration(int64(a.held[t.class()]) * int64(ahead) / int64(slots))
 }
 
+// tooLong reports whether a call of t's class, expecting to wait expect,
+// should be refused now rather than queued for at most wait (0: no
+// limit): when it would wait past its window, or, a small call, past
+// queueTarget. Callers hold mu.
+func (a *admission) tooLong(t ticket, expect, wait time.Duration) bool {
+	if wait > 0 && expect > wait {
+		return true
+	}
+	return !t.large && a.queueTarget > 0 && expect > a.queueTarget
+}
+
 // fits reports whether t can be granted now. Callers hold mu.
 func (a *admission) fits(t ticket) bool {
 	if a.used >= a.slots || a.admitted+t.bytes > a.budget {
@@ -198,14 +218,14 @@ func (a *admission) window(ctx context.Context) (wait time.Duration, ok bool) {
 
 // early refuses, before its request is read, a call that could not start
 // in time even as a small one: every slot is busy and the small calls'
-// line would keep it waiting past its window. It is the same estimate as
+// line would keep it waiting past its window or queueTarget. It is the same estimate as
 // acquire's, made where refusing costs no decoding, no goroutine and no
 // share of the CPU the admitted calls need: under a storm at several
 // times the capacity, most calls end here. A call it lets through is
 // classified and admitted by acquire as usual.
 func (a *admission) early(ctx context.Context) error {
 	wait, ok := a.window(ctx)
-	if ok && wait <= 0 {
+	if ok && wait <= 0 && a.queueTarget <= 0 {
 		return nil // no deadline and no cap: it may wait as long as it takes
 	}
 	small := ticket{}
@@ -214,7 +234,7 @@ func (a *admission) early(ctx context.Context) error {
 	if a.used < a.slots {
 		return nil
 	}
-	if expect := a.expectedWait(small); !ok || expect > wait {
+	if expect := a.expectedWait(small); !ok || a.tooLong(small, expect, wait) {
 		return rpcerr.Overloaded(expect)
 	}
 	return nil
@@ -243,9 +263,10 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 		a.mu.Unlock()
 		return rpcerr.Overloaded(hint)
 	}
-	if expect := a.expectedWait(t); wait > 0 && expect > wait {
-		// It would wait in vain: refused now, its leader falls back now,
-		// and one that retries is told when the line is likely through.
+	if expect := a.expectedWait(t); a.tooLong(t, expect, wait) {
+		// It would wait in vain, or too long: refused now, its leader
+		// falls back now, and one that retries is told when the line is
+		// likely through.
 		a.mu.Unlock()
 		return rpcerr.Overloaded(expect)
 	}

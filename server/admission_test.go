@@ -14,7 +14,7 @@ import (
 // TestAdmissionWait: a call that does not fit waits until shortly before
 // its deadline, or for maxWait, or until its caller goes away.
 func TestAdmissionWait(t *testing.T) {
-	l := newAdmission(1, 1<<30, 0)
+	l := newAdmission(1, 1<<30, 0, 0)
 	small := ticket{bytes: 1 << 10}
 	if err := l.acquire(context.Background(), small); err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestAdmissionWait(t *testing.T) {
 // large one waiting; releasing admits the waiters that now fit.
 func TestAdmissionClasses(t *testing.T) {
 	const budget = 800 << 20 // reserve 100 MiB, small calls up to 8 MiB
-	a := newAdmission(3, budget, 0)
+	a := newAdmission(3, budget, 0, 0)
 	if a.reserve != 100<<20 || a.smallBytes != maxSmallCall || a.largeSlots != 2 {
 		t.Fatalf("reserve %d, small bytes %d, large slots %d", a.reserve, a.smallBytes, a.largeSlots)
 	}
@@ -155,7 +155,7 @@ func TestAdmissionClasses(t *testing.T) {
 // TestAdmissionOneSlot: with one slot, large calls may take it (nothing
 // is kept for small calls).
 func TestAdmissionOneSlot(t *testing.T) {
-	a := newAdmission(1, 1<<30, 0)
+	a := newAdmission(1, 1<<30, 0, 0)
 	tk, err := a.ticketFor(512 << 20)
 	if err != nil || !tk.large {
 		t.Fatalf("ticketFor: %+v %v", tk, err)
@@ -171,7 +171,7 @@ func TestAdmissionOneSlot(t *testing.T) {
 // deadline allows is refused at once; one that can wait is queued and
 // admitted in arrival order.
 func TestAdmissionRefusesWhatCannotStartInTime(t *testing.T) {
-	a := newAdmission(1, 1<<30, 0)
+	a := newAdmission(1, 1<<30, 0, 0)
 	ctx := context.Background()
 	release, err := a.admit(ctx, 1<<10)
 	if err != nil {
@@ -227,13 +227,93 @@ func TestAdmissionRefusesWhatCannotStartInTime(t *testing.T) {
 	}
 }
 
+// TestAdmissionQueueTarget: a small call is queued only while its
+// expected wait is within the queue target, whatever its deadline
+// allows; beyond it, it is refused at once, before its request is read
+// (early) as well as after (acquire), with its expected wait as the
+// hint. Large calls wait as their deadline allows.
+func TestAdmissionQueueTarget(t *testing.T) {
+	a := newAdmission(1, 1<<30, 0, 100*time.Millisecond)
+	a.held[0] = 40 * time.Millisecond // the recent hold time of a small call
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	holding, err := a.admit(ctx, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two waiters expect 40 and 80 ms: within the target, queued.
+	done := make(chan error, 3)
+	for i := range 2 {
+		if err := a.early(ctx); err != nil {
+			t.Fatalf("waiter %d refused before its request was read: %v", i, err)
+		}
+		go func() {
+			r, err := a.admit(ctx, 1<<10)
+			if err == nil {
+				r()
+			}
+			done <- err
+		}()
+		for a.queued() != i+1 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	// A third would expect 120 ms: refused at once, at both checks, though
+	// its deadline is a minute away.
+	err = a.early(ctx)
+	var oe *rpcerr.OverloadError
+	if !errors.As(err, &oe) || oe.RetryAfter != 120*time.Millisecond {
+		t.Errorf("early: %v, want OVERLOADED with a 120ms hint", err)
+	}
+	// (Its own deadline of 5 s bounds this test should it be queued.)
+	five, cancel5 := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel5()
+	start := time.Now()
+	_, err = a.admit(five, 1<<10)
+	if !errors.As(err, &oe) || oe.RetryAfter != 120*time.Millisecond {
+		t.Errorf("admit: %v, want OVERLOADED with a 120ms hint", err)
+	}
+	if took := time.Since(start); took > 20*time.Millisecond {
+		t.Errorf("refused after %s, want at once", took)
+	}
+	// A large call is not held to the target: it waits its turn.
+	a.held[1] = time.Second
+	go func() {
+		r, err := a.admit(ctx, 64<<20)
+		if err == nil {
+			r()
+		}
+		done <- err
+	}()
+	for a.queued() != 3 {
+		time.Sleep(time.Millisecond)
+	}
+	holding()
+	for range 3 {
+		if err := <-done; err != nil {
+			t.Errorf("a queued call: %v", err)
+		}
+	}
+
+	// Without a target, the deadline alone decides: the same line takes a
+	// third small call.
+	b := newAdmission(1, 1<<30, 0, 0)
+	b.held[0] = 40 * time.Millisecond
+	b.waiting[0].PushBack(&waiter{})
+	b.waiting[0].PushBack(&waiter{})
+	b.used = 1
+	if err := b.early(ctx); err != nil {
+		t.Errorf("no target: refused %v", err)
+	}
+}
+
 // BenchmarkAdmissionDeepQueue: releasing a slot with thousands of calls
 // in line that cannot take it (large calls, their one slot held) costs
 // the same as with none.
 func BenchmarkAdmissionDeepQueue(b *testing.B) {
 	for _, depth := range []int{0, 1000, 20000} {
 		b.Run(fmt.Sprintf("waiters=%d", depth), func(b *testing.B) {
-			a := newAdmission(2, 1<<40, 0)
+			a := newAdmission(2, 1<<40, 0, 0)
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			big, err := a.ticketFor(1 << 30)

@@ -170,7 +170,7 @@ func estimateRatios(t *testing.T, sel selection.Selector) []estimateRatio {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &service{sel: sel, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<40, time.Second),
+	svc := &service{sel: sel, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<40, time.Second, 0),
 		maxPartitions: 1 << 40, run: runEngine, metrics: metrics}
 	var out []estimateRatio
 	for _, s := range estimateShapes {

@@ -51,7 +51,7 @@ func FuzzAssign(f *testing.F) {
 		f.Fatal(err)
 	}
 	svc := &service{
-		sel: selection.Default(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
+		sel: selection.Default(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second, 0),
 		maxPartitions: 5000, run: runEngine, metrics: metrics,
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -50,6 +50,13 @@ func DefaultMemoryBudget(reserved int64) int64 {
 // concurrency slot when its own deadline is later or absent.
 const DefaultMaxQueueWait = 30 * time.Second
 
+// DefaultQueueTarget is the longest wait in line a small Assign call is
+// queued for: 200 ms, so that an answered call is answered in about a
+// quarter of a second even under overload (a storm of the whole fleet's
+// groups), and a leader whose call cannot be served that soon falls back
+// at once rather than after most of its deadline.
+const DefaultQueueTarget = 200 * time.Millisecond
+
 // Option configures a Server. Options are sealed: only this package
 // defines them.
 type Option interface{ apply(*config) }
@@ -57,6 +64,7 @@ type Option interface{ apply(*config) }
 type config struct {
 	maxConcurrent int
 	maxQueueWait  time.Duration
+	queueTarget   time.Duration
 	maxRecvBytes  int
 	maxPartitions int64
 	memoryBudget  int64
@@ -78,6 +86,7 @@ func defaultConfig() config {
 	return config{
 		maxConcurrent: runtime.GOMAXPROCS(0),
 		maxQueueWait:  DefaultMaxQueueWait,
+		queueTarget:   DefaultQueueTarget,
 		maxRecvBytes:  DefaultMaxRecvBytes,
 		maxPartitions: DefaultMaxPartitions,
 		memoryReturn:  DefaultMemoryReturnDelay,
@@ -105,6 +114,18 @@ func WithMaxConcurrentAssigns(n int) Option {
 // Default: DefaultMaxQueueWait (30 s).
 func WithMaxQueueWait(d time.Duration) Option {
 	return optionFunc(func(c *config) { c.maxQueueWait = d })
+}
+
+// WithQueueTarget sets the longest expected wait in line for which a
+// small Assign call (estimated at 8 MiB or less) is queued: one whose wait,
+// estimated from the calls ahead of it and the recent time a call held
+// its slot, is longer is refused at once with ERROR_REASON_OVERLOADED and
+// that estimate as its retry hint. Large calls wait as their deadline
+// allows. 0 turns the target off: small calls too queue until shortly
+// before their deadline (or [WithMaxQueueWait]). Default:
+// DefaultQueueTarget (200 ms).
+func WithQueueTarget(d time.Duration) Option {
+	return optionFunc(func(c *config) { c.queueTarget = d })
 }
 
 // WithMaxRecvBytes sets the largest request message accepted; larger ones

@@ -75,10 +75,10 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		cfg.memoryBudget = DefaultMemoryBudget(reserved)
 	}
 	if cfg.maxConcurrent < 1 || cfg.maxRecvBytes < 1 || cfg.maxPartitions < 1 || cfg.maxQueueWait < 0 ||
-		cfg.memoryBudget < MinMemoryBudget || cfg.memoryReturn < 0 {
-		return nil, fmt.Errorf("server: limits must be positive (concurrent assigns %d, recv bytes %d, partitions %d, queue wait %s, memory return %s) "+
+		cfg.queueTarget < 0 || cfg.memoryBudget < MinMemoryBudget || cfg.memoryReturn < 0 {
+		return nil, fmt.Errorf("server: limits must be positive (concurrent assigns %d, recv bytes %d, partitions %d, queue wait %s, queue target %s, memory return %s) "+
 			"and the memory budget at least %d bytes (%d)",
-			cfg.maxConcurrent, cfg.maxRecvBytes, cfg.maxPartitions, cfg.maxQueueWait, cfg.memoryReturn, MinMemoryBudget, cfg.memoryBudget)
+			cfg.maxConcurrent, cfg.maxRecvBytes, cfg.maxPartitions, cfg.maxQueueWait, cfg.queueTarget, cfg.memoryReturn, MinMemoryBudget, cfg.memoryBudget)
 	}
 	if cfg.meters == nil {
 		cfg.meters = metricnoop.NewMeterProvider()
@@ -86,7 +86,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	if cfg.tracers == nil {
 		cfg.tracers = tracenoop.NewTracerProvider()
 	}
-	adm := newAdmission(cfg.maxConcurrent, cfg.memoryBudget, cfg.maxQueueWait)
+	adm := newAdmission(cfg.maxConcurrent, cfg.memoryBudget, cfg.maxQueueWait, cfg.queueTarget)
 	metrics, err := newDomainMetrics(cfg.meters, adm.busy, adm.admittedBytes)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,7 @@ func TestExpiredDeadlineStartsNoWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := &service{
-		sel: selection.Default(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
+		sel: selection.Default(), logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second, 0),
 		maxPartitions: 100, metrics: metrics,
 		run: func(_ context.Context, a assign.Assignor, g *assign.Group, opts ...assign.Option) (*assign.Result, error) {
 			runs++
@@ -64,7 +64,7 @@ func TestSelectorErrors(t *testing.T) {
 			return selection.Selection{}, nil // no assignor: a broken policy
 		}), codes.Internal},
 	} {
-		svc := &service{sel: tc.sel, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second),
+		svc := &service{sel: tc.sel, logger: slog.New(slog.DiscardHandler), admission: newAdmission(1, 1<<30, time.Second, 0),
 			maxPartitions: 100, metrics: metrics, run: runEngine}
 		_, err := svc.Assign(context.Background(), &assigndv1.AssignRequest{ProtocolName: "range"})
 		if status.Code(err) != tc.code {

@@ -33,7 +33,18 @@ func TestStormChecksEveryAnswer(t *testing.T) {
 		t.Fatalf("%d of %d answered validly: %+v", r.ok, len(groups), r)
 	}
 
-	sg := groups[3]
+	// A group in which a member joined and the first member owns
+	// something: every partition has an owner.
+	var sg *stormGroup
+	for i, g := range groups {
+		if !stormShape(i).leave && len(g.g.Members[0].Owned) > 0 {
+			sg = g
+			break
+		}
+	}
+	if sg == nil {
+		t.Fatal("no group with a joiner whose first member owns partitions")
+	}
 	resp, err := p.client().Assign(t.Context(), sg.req)
 	if err != nil {
 		t.Fatal(err)
@@ -76,5 +87,41 @@ func TestStormChecksEveryAnswer(t *testing.T) {
 	unowned.g = &g
 	if err := unowned.check(empty); err == nil {
 		t.Error("the check accepts an answer that leaves partitions nobody owns unassigned")
+	}
+}
+
+// TestStormShapeIsTheIssues: the storm's groups are spread as issue 28
+// describes a fleet's worst day: 3 to 60 members, up to 2,000 partitions,
+// 0.5% big groups of 20,000 to 100,000, half with a member leaving.
+func TestStormShapeIsTheIssues(t *testing.T) {
+	const n = 5000
+	var big, leaves int
+	minMembers, maxMembers := 1<<30, 0
+	for i := range n {
+		s := stormShape(i)
+		parts := s.topics * int(s.partitions)
+		if s.leave {
+			leaves++
+		}
+		minMembers, maxMembers = min(minMembers, s.members), max(maxMembers, s.members)
+		if parts > 2000 {
+			big++
+			if parts < 20000 || parts > 100000 {
+				t.Errorf("group %d: %d partitions, a big group has 20,000 to 100,000", i, parts)
+			}
+			continue
+		}
+		if parts < 1 {
+			t.Errorf("group %d: no partitions", i)
+		}
+	}
+	if big != n/200 {
+		t.Errorf("%d big groups of %d, want 0.5%%", big, n)
+	}
+	if leaves != n/2 {
+		t.Errorf("%d groups with a member leaving, want half", leaves)
+	}
+	if minMembers != 3 || maxMembers != 60 {
+		t.Errorf("members %d to %d, want 3 to 60", minMembers, maxMembers)
 	}
 }

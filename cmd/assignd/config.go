@@ -26,6 +26,7 @@ type config struct {
 	maxPartitions   int64
 	memoryBudget    int64
 	maxQueueWait    time.Duration
+	queueTarget     time.Duration
 	// metricsListen is the HTTP listener of /metrics, the probes and the
 	// console.
 	metricsListen      string
@@ -70,6 +71,7 @@ func admissionFlags(fs *flag.FlagSet, c *config) {
 		"(partitions, members, size) before any work; a call waits until its estimate fits, one that never could gets RESOURCE_EXHAUSTED at once; "+
 		"0 means three quarters of the Go memory limit less --history-bytes, the limit being what assignd sets to 90% of the container's (cgroup) or the machine's memory unless GOMEMLIMIT is set")
 	fs.DurationVar(&c.maxQueueWait, "max-queue-wait", server.DefaultMaxQueueWait, "longest wait for an Assign slot when the call's deadline is later or absent")
+	fs.DurationVar(&c.queueTarget, "queue-target", server.DefaultQueueTarget, "longest expected wait in line for which a small Assign call is queued; one that would wait longer is refused at once (OVERLOADED, with the wait as its retry hint) so its leader falls back at once; 0 queues small calls as their deadline allows")
 }
 
 func versionFlags(fs *flag.FlagSet, c *config) {
@@ -123,7 +125,7 @@ func (c *config) validate() error {
 		return errors.New("--max-recv-bytes must fit gRPC's 32-bit message length (at most 4294967295)")
 	case c.memoryBudget != 0 && c.memoryBudget < server.MinMemoryBudget:
 		return fmt.Errorf("--memory-budget %d: want 0 (derived from GOMEMLIMIT) or at least %d bytes", c.memoryBudget, server.MinMemoryBudget)
-	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.shutdownTimeout < 0 ||
+	case c.maxRecvBytes < 1 || c.maxPartitions < 1 || c.maxConcurrent < 0 || c.memoryBudget < 0 || c.maxQueueWait < 0 || c.queueTarget < 0 || c.shutdownTimeout < 0 ||
 		c.shadowConcurrency < 0 || c.shadowMaxPartitions < 0:
 		return errors.New("limits and timeouts must not be negative, and --max-recv-bytes and --max-partitions must be positive")
 	}

@@ -145,6 +145,7 @@ func serve(ctx context.Context, cfg config, logger *slog.Logger) (err error) {
 		server.WithMaxPartitions(cfg.maxPartitions),
 		server.WithMemoryBudget(memoryBudget),
 		server.WithMaxQueueWait(cfg.maxQueueWait),
+		server.WithQueueTarget(cfg.queueTarget),
 		server.WithMeterProvider(tel.MeterProvider()),
 		server.WithTracerProvider(tel.TracerProvider()),
 		server.WithExplainer(src),
