@@ -26,28 +26,46 @@ public final class PluginStats extends Outcomes implements PluginStatsMXBean {
 
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong maxNanos = new AtomicLong();
+  private final GroupType groupType;
   private volatile String groupId = "";
   private volatile String lastOutcome = "";
   private final Reservoir servedLatency = new Reservoir(4096);
   private final Reservoir fallbackLatency = new Reservoir(4096);
 
-  private PluginStats() {}
+  private PluginStats(GroupType groupType) {
+    this.groupType = groupType;
+  }
 
-  /** The stats of this instance name, registered over JMX on first use. */
+  /** The stats of a consumer-group instance name, registered over JMX on first use. */
   public static PluginStats of(String name) {
-    return BY_NAME.computeIfAbsent(name, n -> {
-      PluginStats s = new PluginStats();
-      String failed = register(s, objectName(n));
+    return of(GroupType.CONSUMER, name);
+  }
+
+  /**
+   * The stats of an instance name of one group type, registered over JMX on
+   * first use. Names are per type: a consumer and a Streams assignor may
+   * both be called {@code assignd}.
+   */
+  public static PluginStats of(GroupType type, String name) {
+    String on = objectName(type, name);
+    return BY_NAME.computeIfAbsent(on, n -> {
+      PluginStats s = new PluginStats(type);
+      String failed = register(s, on);
       if (failed != null) {
-        LOG.warn("assignd plugin {}: not registered over JMX: {}", n, failed);
+        LOG.warn("assignd plugin {} ({} groups): not registered over JMX: {}", name, type, failed);
       }
       return s;
     });
   }
 
-  /** The JMX name of an instance's stats. */
+  /** The JMX name of a consumer-group instance's stats. */
   static String objectName(String name) {
-    return DOMAIN + ":type=AssigndAssignor,name=" + javax.management.ObjectName.quote(name);
+    return objectName(GroupType.CONSUMER, name);
+  }
+
+  /** The JMX name of an instance's stats. */
+  static String objectName(GroupType type, String name) {
+    return DOMAIN + ":type=" + type.mbeanType() + ",name=" + javax.management.ObjectName.quote(name);
   }
 
   /** The group label this instance sends assignd (the broker does not tell an assignor the group's id). */
@@ -70,6 +88,11 @@ public final class PluginStats extends Outcomes implements PluginStatsMXBean {
   private void finished(String outcome, long nanos) {
     lastOutcome = outcome;
     maxNanos.accumulateAndGet(nanos, Math::max);
+  }
+
+  @Override
+  public String getGroupType() {
+    return groupType.name();
   }
 
   @Override

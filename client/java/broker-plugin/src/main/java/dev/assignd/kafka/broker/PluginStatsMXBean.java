@@ -4,11 +4,16 @@ import java.util.Map;
 
 /**
  * What a plugin instance has done since the broker started, over JMX as
- * {@code dev.assignd.kafka.broker:type=AssigndAssignor,name=<instance name>}.
+ * {@code dev.assignd.kafka.broker:type=<kind>,name=<instance name>}, where the
+ * kind is {@code AssigndAssignor} (consumer groups), {@code AssigndTaskAssignor}
+ * (Streams groups) or {@code AssigndShareAssignor} (share groups).
  * Latencies are of the whole {@code assign} call as the coordinator thread
  * waits for it, over the most recent calls (up to 4096), in microseconds.
  */
 public interface PluginStatsMXBean {
+  /** The kind of group this instance assigns: {@code CONSUMER}, {@code STREAMS} or {@code SHARE}. */
+  String getGroupType();
+
   /**
    * The group label this instance sends assignd ({@code kip848:<name>} unless
    * {@code assignd.assignor.<slot>.group.id} says otherwise): the broker tells
