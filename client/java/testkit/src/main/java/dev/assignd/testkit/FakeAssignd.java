@@ -3,6 +3,8 @@ package dev.assignd.testkit;
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.AssignmentServiceGrpc;
+import assignd.v1.ShareAssignment.AssignShareRequest;
+import assignd.v1.ShareAssignment.AssignShareResponse;
 import io.grpc.BindableService;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
@@ -55,6 +57,17 @@ public final class FakeAssignd implements AutoCloseable {
   /** Serves no service at all: every call gets UNIMPLEMENTED. */
   public static FakeAssignd empty() throws IOException {
     return new FakeAssignd(null);
+  }
+
+  /** Hands every AssignShare to handler, which answers (or not) on the observer. */
+  public static FakeAssignd answeringShare(BiConsumer<AssignShareRequest, StreamObserver<AssignShareResponse>> handler)
+      throws IOException {
+    return new FakeAssignd(new AssignmentServiceGrpc.AssignmentServiceImplBase() {
+      @Override
+      public void assignShare(AssignShareRequest request, StreamObserver<AssignShareResponse> out) {
+        handler.accept(request, out);
+      }
+    });
   }
 
   /** host:port of the server. */
