@@ -49,6 +49,9 @@ class ShareOracleTest {
     long unbalanced;
     int worstSpread;
     String firstViolation = "";
+    /** Plans breaking each kind of rule: a topic given to a member that does not subscribe to it, a partition given to nobody. */
+    long unsubscribed;
+    long unassigned;
 
     Side(String name, ShareGroupPartitionAssignor assignor) {
       this.name = name;
@@ -65,6 +68,8 @@ class ShareOracleTest {
         if (firstViolation.isEmpty()) {
           firstViolation = v;
         }
+        unsubscribed += v.contains(", unsubscribed;") ? 1 : 0;
+        unassigned += v.contains(" has no member;") ? 1 : 0;
       }
       removed += ShareInvariants.removed(g, a);
       idle += ShareInvariants.idle(g, a);
@@ -76,8 +81,9 @@ class ShareOracleTest {
 
     @Override
     public String toString() {
-      return String.format("%s: %d plans, %d invalid, %d pairs removed, %d idle subscriber-topics, %d plans with a topic's"
-          + " member counts more than 1 apart (worst %d)%s", name, plans, invalid, removed, idle, unbalanced, worstSpread,
+      return String.format("%s: %d plans, %d invalid (%d giving an unsubscribed topic, %d leaving a partition with no member),"
+          + " %d pairs removed, %d idle subscriber-topics, %d plans with a topic's member counts more than 1 apart (worst %d)%s",
+          name, plans, invalid, unsubscribed, unassigned, removed, idle, unbalanced, worstSpread,
           firstViolation.isEmpty() ? "" : "; first violation: " + firstViolation.substring(0, Math.min(200, firstViolation.length())));
     }
   }
