@@ -154,6 +154,16 @@ func cmpOr(a, b error) error {
 	return b
 }
 
+// retryHint is the wait an overloaded refusal suggests (RetryInfo), or 0.
+func retryHint(err error) time.Duration {
+	for _, d := range status.Convert(err).Details() {
+		if info, ok := d.(*errdetails.RetryInfo); ok {
+			return info.GetRetryDelay().AsDuration()
+		}
+	}
+	return 0
+}
+
 // overloaded reports whether err is assignd's refusal of a call it could
 // not start in time.
 func overloaded(err error) bool {
@@ -171,7 +181,9 @@ func overloaded(err error) bool {
 
 // sustained is the server's capacity: parallel callers, closed loop (each
 // sends its next call when the last is answered), for d, over the groups
-// in turn. It returns the calls answered per second. As in a storm, the
+// in turn. It returns the calls answered per second; a caller refused
+// as overloaded waits the refusal's retry hint (at most 100 ms), as a
+// leader backs off, and the refusal does not count. As in a storm, the
 // requests are encoded before and every answer is checked after the run,
 // so that the callers spend no CPU on protobuf or on checks while the
 // server they share the machine with is measured.
@@ -200,6 +212,10 @@ func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int,
 				cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 				err := p.conn().Invoke(cctx, assigndv1.AssignmentService_Assign_FullMethodName, &reqs[i], &a.resp, rawCall)
 				cancel()
+				if overloaded(err) {
+					time.Sleep(min(retryHint(err), 100*time.Millisecond))
+					continue
+				}
 				if err != nil {
 					errs[c] = fmt.Errorf("group %s: %w", groups[i].req.GetGroupId(), err)
 					return
