@@ -15,6 +15,7 @@ import (
 	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // kafkaReplica is one replica sharing the history topic: its Store, Log,
@@ -89,15 +90,7 @@ func (r *kafkaReplica) serving(rule string, now time.Time) (int, int) {
 	return st.At(now)
 }
 
-const kafkaYAML = `version: 1
-rules:
-  - name: canary
-    match: {group_prefixes: [orders-]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 4}
-    rollout:
-      steps: [{percent: 10, hold: 2s}, {percent: 50, hold: 2s}, {percent: 80, hold: 2s}, {percent: 100}]
-`
+var kafkaYAML = policytest.Canary("steps: [{percent: 10, hold: 2s}, {percent: 50, hold: 2s}, {percent: 80, hold: 2s}, {percent: 100}]")
 
 // Three replicas sharing a history topic on kfake serve the same step of
 // a rollout at every instant sampled, from its start to its end, while
@@ -157,16 +150,7 @@ func TestKafkaReplicasAgree(t *testing.T) {
 	}
 }
 
-const kafkaGatedYAML = `version: 1
-rules:
-  - name: canary
-    match: {group_prefixes: [orders-]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 4}
-    rollout:
-      steps: [{percent: 50, hold: 1s}, {percent: 100}]
-      gate: {min_groups: 1, max_moved_ratio: 0.25}
-`
+var kafkaGatedYAML = policytest.Canary("steps: [{percent: 50, hold: 1s}, {percent: 100}]", "gate: {min_groups: 1, max_moved_ratio: 0.25}")
 
 // A halt is one record every replica reads: a decision one replica
 // recorded (shared through the topic) fails the gate, all three halt at
