@@ -65,6 +65,25 @@ func startKafkaReplica(t *testing.T, name, broker string, p *policy.Policy) *kaf
 	return r
 }
 
+// startKafkaFleet starts a one-broker kfake and three replicas, a to c,
+// serving p through its history topic; it skips the test under -short.
+func startKafkaFleet(t *testing.T, p *policy.Policy) (broker string, rs []*kafkaReplica) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("kfake")
+	}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	broker = cluster.ListenAddrs()[0]
+	for _, name := range []string{"a", "b", "c"} {
+		rs = append(rs, startKafkaReplica(t, name, broker, p))
+	}
+	return broker, rs
+}
+
 func (r *kafkaReplica) stop() {
 	if r.c == nil {
 		return
@@ -96,17 +115,8 @@ var kafkaYAML = policytest.Canary("steps: [{percent: 10, hold: 2s}, {percent: 50
 // a rollout at every instant sampled, from its start to its end, while
 // one of them restarts mid-rollout and reads the state back.
 func TestKafkaReplicasAgree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kfake")
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	broker := cluster.ListenAddrs()[0]
 	p := mustParse(t, kafkaYAML)
-	rs := []*kafkaReplica{startKafkaReplica(t, "a", broker, p), startKafkaReplica(t, "b", broker, p), startKafkaReplica(t, "c", broker, p)}
+	broker, rs := startKafkaFleet(t, p)
 	restarted := false
 	var seen []int
 	deadline := time.Now().Add(60 * time.Second)
@@ -156,17 +166,8 @@ var kafkaGatedYAML = policytest.Canary("steps: [{percent: 50, hold: 1s}, {percen
 // recorded (shared through the topic) fails the gate, all three halt at
 // the same step, and a replica restarted afterwards reads the halt back.
 func TestKafkaHaltIsShared(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kfake")
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	broker := cluster.ListenAddrs()[0]
 	p := mustParse(t, kafkaGatedYAML)
-	rs := []*kafkaReplica{startKafkaReplica(t, "a", broker, p), startKafkaReplica(t, "b", broker, p), startKafkaReplica(t, "c", broker, p)}
+	broker, rs := startKafkaFleet(t, p)
 	deadline := time.Now().Add(30 * time.Second)
 	// The decision is made once the rollout started (the gate reads the
 	// decisions since the step began).
