@@ -43,8 +43,16 @@ type rackCluster struct {
 	served atomic.Int32
 }
 
-func startRackCluster(t *testing.T, ctx context.Context, topic string, partitions int32) *rackCluster {
+// startRackCluster skips the test under -short; otherwise it starts the
+// cluster with topic and returns it with the test's context, which ends
+// 15 s from now or with the test.
+func startRackCluster(t *testing.T, topic string, partitions int32) (context.Context, *rackCluster) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test against a Kafka broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, topic),
 		// kfake's default minimum session (6 s) would forbid the short
 		// sessions that keep the test quick, as in grouplab.
@@ -120,7 +128,7 @@ func startRackCluster(t *testing.T, ctx context.Context, topic string, partition
 		resp.Topics = append(resp.Topics, st)
 		return resp, nil, true
 	})
-	return rc
+	return ctx, rc
 }
 
 // onRack reports whether rack is one of tp's replica racks.
@@ -351,13 +359,8 @@ func checkRealigned(t *testing.T, rc *rackCluster, g *rackGroup, from int, owner
 // member), no partition may ever have two owners, and at the end every
 // partition is on its rack.
 func TestE2ERackRealignment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test against a Kafka broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
 	const topic, partitions = "rk", 12
-	rc := startRackCluster(t, ctx, topic, partitions)
+	ctx, rc := startRackCluster(t, topic, partitions)
 	addr := shimtest.ServeAssignd(t)
 	g := &rackGroup{ledger: grouplab.NewLedger()}
 	all := grouplab.AllPartitions(map[string]int32{topic: partitions})
@@ -406,13 +409,8 @@ func TestE2ERackRealignment(t *testing.T) {
 // in that round and assigned on its rack in the next generation, no two
 // owners, the counts unchanged and every partition on its rack at the end.
 func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test against a Kafka broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
 	const topic, partitions = "rk", 12
-	rc := startRackCluster(t, ctx, topic, partitions)
+	ctx, rc := startRackCluster(t, topic, partitions)
 	sel := newKeepSwitch(t)
 	addr := shimtest.ServeSelector(t, sel)
 	g := &rackGroup{ledger: grouplab.NewLedger()}
