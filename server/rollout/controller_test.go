@@ -14,7 +14,6 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
 	"github.com/assignd/assignd/testbed/policytest"
@@ -210,11 +209,7 @@ func TestGate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := newClock()
-			h, err := history.New(history.WithClock(clk.Now))
-			if err != nil {
-				t.Fatal(err)
-			}
+			clk, h := clockedHistory(t)
 			l := &sharedLog{}
 			r := newReplica(t, "a", p, h, l, clk)
 			start := clk.Now()

@@ -48,16 +48,8 @@ func serve(t *testing.T, src *policy.Source, opts ...server.Option) (*server.Ser
 // console and in the metrics.
 func TestVisibility(t *testing.T) {
 	p := mustParse(t, gatedYAML)
-	clk := newClock()
-	h, err := history.New(history.WithClock(clk.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := policy.NewSource(p, policy.WithMeterProvider(noop.NewMeterProvider()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	clk, h := clockedHistory(t)
+	src := newSource(t, p)
 	reader := sdkmetric.NewManualReader()
 	local := &rollout.LocalLog{}
 	c, err := rollout.New(src, h, local, rollout.WithClock(clk.Now), rollout.WithSwitchDelay(5*time.Second),
@@ -145,11 +137,7 @@ func TestDecisionRecordsItsStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := policy.NewSource(p, policy.WithMeterProvider(noop.NewMeterProvider()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := newSource(t, p)
 	local := &rollout.LocalLog{}
 	c, err := rollout.New(src, h, local, rollout.WithMeterProvider(noop.NewMeterProvider()))
 	if err != nil {
