@@ -262,12 +262,16 @@ func (s *Server) recovered(ctx context.Context, p any) error {
 func reportInterceptor(m *domainMetrics, tm *taskMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if info.FullMethod == assigndv1.AssignmentService_AssignTasks_FullMethodName {
-			// The call log's fields and the task metrics; the history is
-			// the partition path's (docs/api.md).
+			// The call log's fields, the task metrics and the streams
+			// group's Decision.
 			ctx, rep := withReport(ctx)
 			start := time.Now()
 			resp, err := handler(ctx, req)
-			tm.record(ctx, rep, status.Code(err), err, time.Since(start))
+			took := time.Since(start)
+			tm.record(ctx, rep, status.Code(err), err, took)
+			if err == nil && rep.taskDecision != nil && h != nil {
+				afterResponse(ctx, func() { recordDecision(ctx, h, rep, took, logger) })
+			}
 			return resp, err
 		}
 		if info.FullMethod != assigndv1.AssignmentService_Assign_FullMethodName {
@@ -296,6 +300,10 @@ func recordDecision(ctx context.Context, h *history.Store, rep *callReport, took
 			logger.ErrorContext(ctx, "recording the decision failed; dropped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
+	if rep.taskDecision != nil {
+		h.Record(rep.buildTaskDecision(took))
+		return
+	}
 	d := rep.buildDecision(took)
 	h.RecordInput(d, rep.decision.marshaled())
 }
