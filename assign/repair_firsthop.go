@@ -22,7 +22,7 @@ func (r *repairer) firstHop(o memberIdx, freeOnly bool) {
 		return
 	}
 	bestRank := r.handRankTo(o, r.viaClass[o], r.viaMember[o])
-	if !givesOwnRack(bestRank) || !r.holdsOffRack(o) {
+	if !freeOnly && (!givesOwnRack(bestRank) || !r.holdsOffRack(o)) {
 		return
 	}
 	d := r.dist[o]

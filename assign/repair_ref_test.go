@@ -896,7 +896,7 @@ func (r *refRepairer) firstHop(o int32, freeOnly bool) {
 		return best
 	}
 	bestRank := rankTo(r.viaClass[o], r.viaMember[o])
-	if bestRank < 8 || bestRank%4 < 2 || !r.holdsOffRack(o) {
+	if !freeOnly && (bestRank < 8 || bestRank%4 < 2 || !r.holdsOffRack(o)) {
 		return
 	}
 	for _, k := range r.cl.memberClasses[o] {
