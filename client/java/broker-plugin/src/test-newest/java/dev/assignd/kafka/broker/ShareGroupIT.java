@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
-import com.sun.tools.attach.VirtualMachine;
 import dev.assignd.testkit.AssigndProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,13 +17,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-import javax.management.MBeanServerConnection;
-import javax.management.ObjectName;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
-import javax.management.remote.JMXConnector;
-import javax.management.remote.JMXConnectorFactory;
-import javax.management.remote.JMXServiceURL;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
@@ -62,7 +56,7 @@ class ShareGroupIT {
   private static AssigndProcess assignd;
   private static TestBroker broker;
   private static Admin admin;
-  private static JMXConnector jmx;
+  private static BrokerJmx jmx;
 
   @BeforeAll
   static void start() throws Exception {
@@ -210,12 +204,13 @@ class ShareGroupIT {
   /** The plugin's MBean in the broker's JVM: Served, Fallbacks and each fallback reason. */
   private static Map<String, Long> stats() {
     try {
-      MBeanServerConnection c = jmx().getMBeanServerConnection();
-      ObjectName on = new ObjectName(PluginStats.objectName(GroupType.SHARE, NAME));
+      if (jmx == null) {
+        jmx = BrokerJmx.attach(broker.dir);
+      }
       Map<String, Long> out = new LinkedHashMap<>();
-      out.put("Served", (Long) c.getAttribute(on, "Served"));
-      out.put("Fallbacks", (Long) c.getAttribute(on, "Fallbacks"));
-      for (Object row : ((TabularData) c.getAttribute(on, "FallbacksByReason")).values()) {
+      out.put("Served", (Long) jmx.stat(GroupType.SHARE, NAME, "Served"));
+      out.put("Fallbacks", (Long) jmx.stat(GroupType.SHARE, NAME, "Fallbacks"));
+      for (Object row : ((TabularData) jmx.stat(GroupType.SHARE, NAME, "FallbacksByReason")).values()) {
         CompositeData d = (CompositeData) row;
         out.put((String) d.get("key"), (Long) d.get("value"));
       }
@@ -223,22 +218,5 @@ class ShareGroupIT {
     } catch (Exception e) {
       throw new IllegalStateException("reading the plugin's MBean in the broker: " + e, e);
     }
-  }
-
-  /** A JMX connection to the broker's JVM, through its local management agent (started by attaching). */
-  private static JMXConnector jmx() throws Exception {
-    if (jmx == null) {
-      long pid = Long.parseLong(Files.readString(broker.dir.resolve("pid")).trim());
-      ProcessHandle kafka = ProcessHandle.of(pid).orElseThrow().descendants()
-          .filter(h -> h.info().commandLine().orElse("").contains("kafka.Kafka"))
-          .findFirst().orElseThrow(() -> new IllegalStateException("no kafka.Kafka process under testbroker " + pid));
-      VirtualMachine vm = VirtualMachine.attach(Long.toString(kafka.pid()));
-      try {
-        jmx = JMXConnectorFactory.connect(new JMXServiceURL(vm.startLocalManagementAgent()));
-      } finally {
-        vm.detach();
-      }
-    }
-    return jmx;
   }
 }
