@@ -270,12 +270,16 @@ func reportInterceptor(m *domainMetrics, byMethod map[string]*groupTypeMetrics, 
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if tm := byMethod[info.FullMethod]; tm != nil {
 			// A group type's own RPC (AssignTasks, AssignShare): the call
-			// log's fields and its metrics; the history is the partition
-			// path's (docs/api.md).
+			// log's fields, its metrics and, for a streams group, its
+			// Decision.
 			ctx, rep := withReport(ctx)
 			start := time.Now()
 			resp, err := handler(ctx, req)
-			tm.record(ctx, rep, status.Code(err), err, time.Since(start))
+			took := time.Since(start)
+			tm.record(ctx, rep, status.Code(err), err, took)
+			if err == nil && rep.taskDecision != nil && h != nil {
+				afterResponse(ctx, func() { recordDecision(ctx, h, rep, took, logger) })
+			}
 			return resp, err
 		}
 		if info.FullMethod != assigndv1.AssignmentService_Assign_FullMethodName {
@@ -304,6 +308,10 @@ func recordDecision(ctx context.Context, h *history.Store, rep *callReport, took
 			logger.ErrorContext(ctx, "recording the decision failed; dropped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
+	if rep.taskDecision != nil {
+		h.Record(rep.buildTaskDecision(took))
+		return
+	}
 	d := rep.buildDecision(took)
 	h.RecordInput(d, rep.decision.marshaled())
 }

@@ -13,14 +13,16 @@ import (
 	"github.com/assignd/assignd/server/rpcerr"
 )
 
-// DefaultTaskAssignor is the task assignor an AssignTasks call without
-// one runs.
-var DefaultTaskAssignor = task.Sticky()
+// PolicyPinned is AssignTasksResponse.policy when the request named its
+// task assignor: no policy rule chose it.
+const PolicyPinned = "request"
 
 // TaskInput is an AssignTasks request decoded into the task assignor's
 // input.
 type TaskInput struct {
-	Group    *task.Group
+	Group *task.Group
+	// Assignor is the request's assignor; nil when it names none, and the
+	// policy chooses.
 	Assignor task.Assignor
 	// MoveDetail is how many moves the response lists; 0: all.
 	MoveDetail int
@@ -29,10 +31,10 @@ type TaskInput struct {
 var taskField = groupField
 
 // TaskAssignor resolves AssignTasksRequest.assignor, "name@version" or
-// "name" (version 1); "" is [DefaultTaskAssignor].
+// "name" (version 1); "" is nil, the policy's choice.
 func TaskAssignor(ref string) (task.Assignor, error) {
 	if ref == "" {
-		return DefaultTaskAssignor, nil
+		return nil, nil
 	}
 	return resolveRef(ref, "task", task.Lookup)
 }
