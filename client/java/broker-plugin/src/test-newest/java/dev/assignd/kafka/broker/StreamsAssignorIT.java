@@ -400,7 +400,9 @@ class StreamsAssignorIT {
   private static String history(int plans) throws Exception {
     ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
     try {
-      GetGroupResponse g = GroupHistoryServiceGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS)
+      // A generous deadline: on a shared 2-core machine at load 36, a new
+      // channel took 5 s to resolve 127.0.0.1 (its threads waited for a CPU).
+      GetGroupResponse g = GroupHistoryServiceGrpc.newBlockingStub(ch).withDeadlineAfter(60, TimeUnit.SECONDS)
           .getGroup(GetGroupRequest.newBuilder().setGroupId(LABEL).build());
       assertEquals(plans, g.getDecisionsCount(), "assignd's history of " + LABEL + ": " + g.getDecisionsList());
       for (Decision d : g.getDecisionsList()) {
