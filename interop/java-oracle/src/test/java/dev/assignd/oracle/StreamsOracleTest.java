@@ -64,12 +64,15 @@ class StreamsOracleTest extends OracleSuite {
     /** What one side did over every chain. */
     static final class Side {
         final String name;
-        StreamsPlans.Moves moves = new StreamsPlans.Moves(0, 0, 0);
+        StreamsPlans.Moves moves = StreamsPlans.Moves.NONE;
         int invalidRounds;
+        int sameTagStandbys;
         int failed;
         long nanos;
         final List<String> invalid = new ArrayList<>();
         final Map<String, StreamsPlans.Moves> byChange = new TreeMap<>();
+        /** Rounds breaking each kind of invariant ({@link StreamsPlans#kind}). */
+        final Map<String, Integer> broken = new TreeMap<>();
 
         Side(String name) {
             this.name = name;
@@ -109,19 +112,28 @@ class StreamsOracleTest extends OracleSuite {
         StringBuilder b = new StringBuilder("# assignd's task assignor against the broker's StickyTaskAssignor\n\n");
         b.append(String.format(Locale.ROOT, "%d chains of %d rounds (%d rounds); the built-in from %s; assignd %s.%n%n",
                 chains, ROUNDS, rounds, jarOf(StickyTaskAssignor.class), AssigndProcess.binary()));
-        b.append("| side | active moves | of which across processes | standby moves | total | invalid rounds | failed calls | time |\n")
-                .append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+        b.append("| side | active moves | across processes | restoring | standby moves | total | invalid rounds"
+                        + " | standbys sharing tags needlessly | failed calls | time |\n")
+                .append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (Side s : List.of(builtin, assignd)) {
-            b.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %.0f ms |%n", s.name, s.moves.active(),
-                    s.moves.activeAcrossProcesses(), s.moves.standby(), s.total(), s.invalidRounds, s.failed, s.nanos / 1e6));
+            b.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %.0f ms |%n", s.name, s.moves.active(),
+                    s.moves.activeAcrossProcesses(), s.moves.restoring(), s.moves.standby(), s.total(), s.invalidRounds,
+                    s.sameTagStandbys, s.failed, s.nanos / 1e6));
         }
-        b.append("\n## Moves by change (built-in / assignd)\n\n| change | rounds | active | across processes | standby |\n| --- | --- | --- | --- | --- |\n");
+        b.append("\n## Moves by change (built-in / assignd)\n\n| change | rounds | active | across processes | restoring | standby |\n")
+                .append("| --- | --- | --- | --- | --- | --- |\n");
         roundsByChange.forEach((c, n) -> {
-            StreamsPlans.Moves x = builtin.byChange.getOrDefault(c, new StreamsPlans.Moves(0, 0, 0));
-            StreamsPlans.Moves y = assignd.byChange.getOrDefault(c, new StreamsPlans.Moves(0, 0, 0));
-            b.append(String.format(Locale.ROOT, "| %s | %d | %d / %d | %d / %d | %d / %d |%n", c, n, x.active(), y.active(),
-                    x.activeAcrossProcesses(), y.activeAcrossProcesses(), x.standby(), y.standby()));
+            StreamsPlans.Moves x = builtin.byChange.getOrDefault(c, StreamsPlans.Moves.NONE);
+            StreamsPlans.Moves y = assignd.byChange.getOrDefault(c, StreamsPlans.Moves.NONE);
+            b.append(String.format(Locale.ROOT, "| %s | %d | %d / %d | %d / %d | %d / %d | %d / %d |%n", c, n, x.active(), y.active(),
+                    x.activeAcrossProcesses(), y.activeAcrossProcesses(), x.restoring(), y.restoring(), x.standby(), y.standby()));
         });
+        for (Side s : List.of(builtin, assignd)) {
+            if (!s.broken.isEmpty()) {
+                b.append("\n## Invariants ").append(s.name).append(" broke, in rounds\n\n| invariant | rounds |\n| --- | --- |\n");
+                s.broken.forEach((k, n) -> b.append("| ").append(k).append(" | ").append(n).append(" |\n"));
+            }
+        }
         for (Side s : List.of(builtin, assignd)) {
             if (!s.invalid.isEmpty()) {
                 b.append("\n## Invalid plans of ").append(s.name).append(" (first ").append(s.invalid.size()).append(")\n\n```\n")
@@ -142,10 +154,10 @@ class StreamsOracleTest extends OracleSuite {
         for (long seed = 1; seed <= chains; seed++) {
             chain(seed);
         }
-        System.out.printf(Locale.ROOT, "streams: %d chains, %d rounds; moves active/across/standby: built-in %d/%d/%d, assignd %d/%d/%d;"
-                        + " invalid rounds: built-in %d, assignd %d%n", chains, rounds,
-                builtin.moves.active(), builtin.moves.activeAcrossProcesses(), builtin.moves.standby(),
-                assignd.moves.active(), assignd.moves.activeAcrossProcesses(), assignd.moves.standby(),
+        System.out.printf(Locale.ROOT, "streams: %d chains, %d rounds; moves active/across/restoring/standby: built-in %d/%d/%d/%d,"
+                        + " assignd %d/%d/%d/%d; invalid rounds: built-in %d, assignd %d%n", chains, rounds,
+                builtin.moves.active(), builtin.moves.activeAcrossProcesses(), builtin.moves.restoring(), builtin.moves.standby(),
+                assignd.moves.active(), assignd.moves.activeAcrossProcesses(), assignd.moves.restoring(), assignd.moves.standby(),
                 builtin.invalidRounds, assignd.invalidRounds);
         assertTrue(assignd.invalid.isEmpty() && assignd.failed == 0,
                 () -> "assignd's task plans break an invariant:\n" + String.join("\n", assignd.invalid));
@@ -193,11 +205,13 @@ class StreamsOracleTest extends OracleSuite {
         }
         List<String> bad = StreamsPlans.violations(g, plan);
         if (!bad.isEmpty()) {
+            bad.stream().map(StreamsPlans::kind).distinct().forEach(k -> s.broken.merge(k, 1, Integer::sum));
             s.invalidRounds++;
             if (s.invalid.size() < 20) {
                 s.invalid.add("seed " + seed + " round " + round + ": " + bad.subList(0, Math.min(bad.size(), 5)) + "\n" + g);
             }
         }
+        s.sameTagStandbys += StreamsPlans.sameTagStandbys(g, plan);
         if (before != null) {
             s.add(g.change, StreamsPlans.moves(before, prev, g, plan));
         }

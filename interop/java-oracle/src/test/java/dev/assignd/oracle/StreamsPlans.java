@@ -99,17 +99,35 @@ final class StreamsPlans {
         return bad;
     }
 
+    /** The invariant a violation of {@link #violations} breaks, in a few words. */
+    static String kind(String violation) {
+        if (violation.startsWith("active tasks per member")) {
+            return "active tasks per member within one";
+        } else if (violation.contains("standbys, want")) {
+            return "standbys per stateful task";
+        } else if (violation.contains("replica")) {
+            return "one replica of a task per process";
+        } else if (violation.contains("is active on")) {
+            return "every task active exactly once";
+        }
+        return "tasks and members of the group";
+    }
+
     /** What one round moved, against the side's own previous round. */
-    record Moves(int active, int activeAcrossProcesses, int standby) {
+    record Moves(int active, int activeAcrossProcesses, int restoring, int standby) {
+        static final Moves NONE = new Moves(0, 0, 0, 0);
+
         Moves plus(Moves o) {
-            return new Moves(active + o.active, activeAcrossProcesses + o.activeAcrossProcesses, standby + o.standby);
+            return new Moves(active + o.active, activeAcrossProcesses + o.activeAcrossProcesses, restoring + o.restoring,
+                    standby + o.standby);
         }
     }
 
     /**
      * Counts the moves from {@code prev} (the plan of round {@code before})
      * to {@code plan}: an active task whose member changed (and, of those,
-     * whose process changed: its state must be restored); a standby on a
+     * whose process changed, and of those, the stateful ones: to a process
+     * that held no replica of the task, they must restore); a standby on a
      * process that held no replica of the task before (its state must be
      * built). A task the previous round did not have moves nothing.
      */
@@ -129,7 +147,7 @@ final class StreamsPlans {
             }
         });
         Map<String, StreamsGroups.Proc> procs = g.members();
-        int active = 0, across = 0, standby = 0;
+        int active = 0, across = 0, restoring = 0, standby = 0;
         for (Map.Entry<String, MemberAssignment> e : plan.entrySet()) {
             String proc = procs.get(e.getKey()).id();
             for (Task t : list(e.getValue().activeTasks())) {
@@ -138,6 +156,9 @@ final class StreamsPlans {
                     active++;
                     if (!prevProcs.get(was).id().equals(proc)) {
                         across++;
+                        if (g.stateful(t.sub()) && !prevReplicas.contains(t + "@" + proc)) {
+                            restoring++;
+                        }
                     }
                 }
             }
@@ -147,7 +168,46 @@ final class StreamsPlans {
                 }
             }
         }
-        return new Moves(active, across, standby);
+        return new Moves(active, across, restoring, standby);
+    }
+
+    /**
+     * With rack tags, the standby replicas that share every tag value with
+     * another replica of their task although the group has a process whose
+     * values differ from all of that task's other replicas: the spread
+     * {@code rack.aware.assignment.tags} asks for and the plan missed.
+     */
+    static int sameTagStandbys(StreamsGroups.Group g, Map<String, MemberAssignment> plan) {
+        if (g.rackTags.isEmpty()) {
+            return 0;
+        }
+        Map<String, StreamsGroups.Proc> procs = g.members();
+        Map<Task, List<Map<String, String>>> replicaTags = new HashMap<>();
+        Map<Task, List<Map<String, String>>> standbyTags = new HashMap<>();
+        plan.forEach((m, a) -> {
+            Map<String, String> tags = procs.get(m).tags();
+            list(a.activeTasks()).forEach(t -> replicaTags.computeIfAbsent(t, k -> new ArrayList<>()).add(tags));
+            list(a.standbyTasks()).forEach(t -> {
+                replicaTags.computeIfAbsent(t, k -> new ArrayList<>()).add(tags);
+                standbyTags.computeIfAbsent(t, k -> new ArrayList<>()).add(tags);
+            });
+        });
+        Set<Map<String, String>> all = new HashSet<>();
+        g.procs.forEach(p -> all.add(p.tags()));
+        int n = 0;
+        for (Map.Entry<Task, List<Map<String, String>>> e : standbyTags.entrySet()) {
+            List<Map<String, String>> replicas = replicaTags.get(e.getKey());
+            for (Map<String, String> tags : e.getValue()) {
+                List<Map<String, String>> others = new ArrayList<>(replicas);
+                others.remove(tags);
+                boolean shared = others.contains(tags);
+                boolean free = all.stream().anyMatch(x -> !others.contains(x));
+                if (shared && free) {
+                    n++;
+                }
+            }
+        }
+        return n;
     }
 
     static List<Task> list(Map<String, Set<Integer>> tasks) {
