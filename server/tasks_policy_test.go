@@ -99,7 +99,6 @@ rules:
 		t.Errorf("the group's summary: %v, %v", summary.GetSummary(), err)
 	}
 
-
 	// ExplainPolicy says the same for the label as a streams group.
 	e, err := ts.client.ExplainPolicy(callCtx(t), &assigndv1.ExplainPolicyRequest{GroupId: "streams-app", GroupType: assigndv1.GroupType_GROUP_TYPE_STREAMS})
 	if err != nil || e.GetRule() != "streams" || e.GetAssignor() != "sticky@1" {
