@@ -95,6 +95,10 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	if err != nil {
 		return nil, err
 	}
+	shareMetrics, err := newShareMetrics(cfg.meters)
+	if err != nil {
+		return nil, err
+	}
 	if err := registerAdmissionMetrics(cfg.meters, adm); err != nil {
 		return nil, err
 	}
@@ -137,7 +141,10 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		grpc.InTapHandle(refuseEarly(adm, metrics)),
 		grpc.ChainUnaryInterceptor(
 			rpcs.unary,
-			reportInterceptor(metrics, taskMetrics, cfg.history, logger),
+			reportInterceptor(metrics, map[string]*groupTypeMetrics{
+				assigndv1.AssignmentService_AssignTasks_FullMethodName: taskMetrics,
+				assigndv1.AssignmentService_AssignShare_FullMethodName: shareMetrics,
+			}, cfg.history, logger),
 			selector.UnaryServerInterceptor(callLog.unary(), selector.MatchFunc(logged)),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
@@ -259,11 +266,12 @@ func (s *Server) recovered(ctx context.Context, p any) error {
 // With a history, it also records the call's Decision once the response
 // is written: building it (and the input's digest) never delays the
 // response, and Store.Record does constant work under its lock.
-func reportInterceptor(m *domainMetrics, tm *taskMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
+func reportInterceptor(m *domainMetrics, byMethod map[string]*groupTypeMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		if info.FullMethod == assigndv1.AssignmentService_AssignTasks_FullMethodName {
-			// The call log's fields, the task metrics and the streams
-			// group's Decision.
+		if tm := byMethod[info.FullMethod]; tm != nil {
+			// A group type's own RPC (AssignTasks, AssignShare): the call
+			// log's fields, its metrics and, for a streams group, its
+			// Decision.
 			ctx, rep := withReport(ctx)
 			start := time.Now()
 			resp, err := handler(ctx, req)

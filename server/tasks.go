@@ -41,13 +41,11 @@ func (s *service) assignTasks(ctx context.Context, req *assigndv1.AssignTasksReq
 	}
 	rep.policy, rep.binding = sel.Policy, sel.Binding
 	rep.rolloutStep, rep.rolloutStarted = sel.RolloutStep, sel.RolloutStarted
-	release, err := s.admission.admit(ctx, request.EstimateTaskBytes(req, requestBytes(ctx)))
+	ctx, done, err := s.admitGroupCall(ctx, request.EstimateTaskBytes(req, requestBytes(ctx)))
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAfterResponse(ctx, release)()
-	ctx, stop := s.stopOnShutdown(ctx)
-	defer stop()
+	defer done()
 
 	in, err := request.DecodeTasks(req)
 	if err != nil {

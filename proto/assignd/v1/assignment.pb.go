@@ -2123,7 +2123,7 @@ var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bassignd/v1/assignment.proto\x12\n" +
-	"assignd.v1\x1a\x18assignd/v1/rollout.proto\x1a assignd/v1/task_assignment.proto\"G\n" +
+	"assignd.v1\x1a\x18assignd/v1/rollout.proto\x1a!assignd/v1/share_assignment.proto\x1a assignd/v1/task_assignment.proto\"G\n" +
 	"\x0fTopicPartitions\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1e\n" +
 	"\n" +
@@ -2300,12 +2300,13 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x19WEIGHT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12WEIGHT_SOURCE_NONE\x10\x01\x12\x19\n" +
 	"\x15WEIGHT_SOURCE_REQUEST\x10\x02\x12\x17\n" +
-	"\x13WEIGHT_SOURCE_KAFKA\x10\x032\xd0\x02\n" +
+	"\x13WEIGHT_SOURCE_KAFKA\x10\x032\xa0\x03\n" +
 	"\x11AssignmentService\x12?\n" +
 	"\x06Assign\x12\x19.assignd.v1.AssignRequest\x1a\x1a.assignd.v1.AssignResponse\x12T\n" +
 	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponse\x12T\n" +
 	"\rExplainPolicy\x12 .assignd.v1.ExplainPolicyRequest\x1a!.assignd.v1.ExplainPolicyResponse\x12N\n" +
-	"\vAssignTasks\x12\x1e.assignd.v1.AssignTasksRequest\x1a\x1f.assignd.v1.AssignTasksResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
+	"\vAssignTasks\x12\x1e.assignd.v1.AssignTasksRequest\x1a\x1f.assignd.v1.AssignTasksResponse\x12N\n" +
+	"\vAssignShare\x12\x1e.assignd.v1.AssignShareRequest\x1a\x1f.assignd.v1.AssignShareResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
 
 var (
 	file_assignd_v1_assignment_proto_rawDescOnce sync.Once
@@ -2350,7 +2351,9 @@ var file_assignd_v1_assignment_proto_goTypes = []any{
 	(GroupType)(0),                // 25: assignd.v1.GroupType
 	(*RolloutRuleState)(nil),      // 26: assignd.v1.RolloutRuleState
 	(*AssignTasksRequest)(nil),    // 27: assignd.v1.AssignTasksRequest
-	(*AssignTasksResponse)(nil),   // 28: assignd.v1.AssignTasksResponse
+	(*AssignShareRequest)(nil),    // 28: assignd.v1.AssignShareRequest
+	(*AssignTasksResponse)(nil),   // 29: assignd.v1.AssignTasksResponse
+	(*AssignShareResponse)(nil),   // 30: assignd.v1.AssignShareResponse
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	6,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
@@ -2386,12 +2389,14 @@ var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	12, // 30: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
 	15, // 31: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
 	27, // 32: assignd.v1.AssignmentService.AssignTasks:input_type -> assignd.v1.AssignTasksRequest
-	11, // 33: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	14, // 34: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	20, // 35: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	28, // 36: assignd.v1.AssignmentService.AssignTasks:output_type -> assignd.v1.AssignTasksResponse
-	33, // [33:37] is the sub-list for method output_type
-	29, // [29:33] is the sub-list for method input_type
+	28, // 33: assignd.v1.AssignmentService.AssignShare:input_type -> assignd.v1.AssignShareRequest
+	11, // 34: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	14, // 35: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	20, // 36: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	29, // 37: assignd.v1.AssignmentService.AssignTasks:output_type -> assignd.v1.AssignTasksResponse
+	30, // 38: assignd.v1.AssignmentService.AssignShare:output_type -> assignd.v1.AssignShareResponse
+	34, // [34:39] is the sub-list for method output_type
+	29, // [29:34] is the sub-list for method input_type
 	29, // [29:29] is the sub-list for extension type_name
 	29, // [29:29] is the sub-list for extension extendee
 	0,  // [0:29] is the sub-list for field type_name
@@ -2403,6 +2408,7 @@ func file_assignd_v1_assignment_proto_init() {
 		return
 	}
 	file_assignd_v1_rollout_proto_init()
+	file_assignd_v1_share_assignment_proto_init()
 	file_assignd_v1_task_assignment_proto_init()
 	file_assignd_v1_assignment_proto_msgTypes[3].OneofWrappers = []any{}
 	file_assignd_v1_assignment_proto_msgTypes[12].OneofWrappers = []any{}

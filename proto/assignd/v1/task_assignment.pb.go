@@ -40,7 +40,8 @@ const (
 	// A Kafka Streams group (KIP-1071, group.protocol=streams): tasks,
 	// through AssignTasks.
 	GroupType_GROUP_TYPE_STREAMS GroupType = 2
-	// A share group (KIP-932). Not served by AssignTasks.
+	// A share group (KIP-932): partitions that members may share, through
+	// AssignShare.
 	GroupType_GROUP_TYPE_SHARE GroupType = 3
 )
 
