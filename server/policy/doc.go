@@ -67,8 +67,8 @@
 //
 // A Kafka Streams group (AssignTasks) is served by the first rule whose
 // match.group_types lets it and that names a task_assignor, its group id
-// being the caller's label; see [Policy.SelectTasks] for what a rule for
-// streams groups may and may not say.
+// being the caller's label ([Policy.SelectTasks]); docs/policy.md
+// ("Streams groups") says what such a rule may and may not say.
 //
 // A rule applies to a query (group id, protocol name, caller) when its
 // match clauses match and, if it has a rollout, the group is not excluded
