@@ -212,3 +212,25 @@ func TestInterspersedFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyExplainStreams: --streams explains a streams group's label,
+// its rule and task assignor, without a protocol name.
+func TestPolicyExplainStreams(t *testing.T) {
+	p, err := policy.Parse("p.yaml", []byte("version: 1\nrules:\n  - name: wordcount\n    match: {group_types: [streams], groups: [kip1071:wordcount]}\n    task_assignor: sticky@1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serve(t, selection.Default(), server.WithExplainer(p))
+	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "explain", "kip1071:wordcount", "--streams")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkContains(t, "output", out, `group "kip1071:wordcount"  streams group  caller (none)`,
+		"  policy       wordcount/"+p.Revision()+"\n", "  assignor     sticky@1 (a task assignor)\n")
+	if strings.Contains(out, "params") || strings.Contains(out, "shadow") {
+		t.Errorf("a streams group's explanation lists partition assignors' fields:\n%s", out)
+	}
+	if code, _, errOut = ctl(t, "", "--addr", addr, "policy", "explain", "g", "range", "--streams"); code == exitOK || !strings.Contains(errOut, "no protocol name") {
+		t.Errorf("--streams with a protocol name: exit %d: %s", code, errOut)
+	}
+}
