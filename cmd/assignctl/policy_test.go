@@ -23,7 +23,7 @@ func TestPolicyCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := ctl(t, "", "policy", "check", example)
-	want := fmt.Sprintf("ok: revision %s, rules freeze-billing, payments-v2, payments-v1, analytics-roundrobin, default\n", p.Revision())
+	want := fmt.Sprintf("ok: revision %s, rules freeze-billing, payments-v2, payments-v1, analytics-roundrobin, payments-streams, default\n", p.Revision())
 	if code != exitOK || out != want {
 		t.Errorf("valid file: exit %d\n%s%s\nwant %s", code, out, errOut, want)
 	}
