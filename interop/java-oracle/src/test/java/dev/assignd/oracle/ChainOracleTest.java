@@ -87,7 +87,7 @@ class ChainOracleTest extends OracleSuite {
     String report() {
         StringBuilder b = new StringBuilder("# assignd against kafka-clients' assignors: chains\n\n");
         b.append(String.format(Locale.ROOT, "%d chains per assignor%s; Java's calls bounded at %d s; kafka-clients %s.%n%n", seeds,
-                large ? " (large shapes included)" : "", timeout / 1000, org.apache.kafka.common.utils.AppInfoParser.getVersion()));
+                large ? " (large shapes included)" : "", timeout / 1000, KafkaClients.version()));
         b.append(ChainTally.summaryHeader());
         tallies.values().forEach(t -> b.append(t.summaryRow()));
         b.append('\n');

@@ -53,7 +53,7 @@ class DifferentialTest extends OracleSuite {
     String report() {
         StringBuilder b = new StringBuilder("# assignd against kafka-clients' assignors: random groups\n\n");
         b.append(String.format(Locale.ROOT, "%d seeds per assignor; kafka-clients %s; assignd %s.%n%n", seeds,
-                org.apache.kafka.common.utils.AppInfoParser.getVersion(), AssigndProcess.binary()));
+                KafkaClients.version(), AssigndProcess.binary()));
         b.append("| assignor | groups | order-independent | exact | rate | order-dependent | less balanced than Java |\n");
         b.append("| --- | --- | --- | --- | --- | --- | --- |\n");
         tallies.values().forEach(t -> b.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %.1f%% | %d | %d |%n",
