@@ -24,7 +24,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * target/oracle/chains.md: per assignor, moves, follow-ups, invalid plans
  * and failures on each side, time per round, and every lockstep round in
  * which assignd moves more partitions than Java without a better balance
- * or locality, shrunk.
+ * or locality, shrunk (rounds in which Java's own plan is invalid are not
+ * compared on moves, only counted).
  *
  * <p>What fails the build: an invalid assignd plan, in a chain or in
  * lockstep; an assignd round that never settles or fails; a round in which
