@@ -20,20 +20,12 @@ import (
 // record; the bound leader is served and its record names the binding; an
 // unbound group is open to anyone.
 func TestCallerBinding(t *testing.T) {
-	p, err := policy.Parse("bound.yaml", []byte(`version: 1
+	src := policySource(t, `version: 1
 bindings:
   - name: payments
     group_prefixes: [payments-]
     callers: [{common_name: payments-leader}]
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+`)
 	h, _ := history.New()
 	ca, dial := startMutualTLS(t, src, server.WithHistory(h))
 	client := func(cn, org string) assigndv1.AssignmentServiceClient {
@@ -43,7 +35,7 @@ bindings:
 	}
 	owner, foreign := client("payments-leader", "payments"), client("billing-leader", "billing")
 
-	_, err = foreign.Assign(callCtx(t), historyRequest("payments-eu", 1, "cooperative-sticky"))
+	_, err := foreign.Assign(callCtx(t), historyRequest("payments-eu", 1, "cooperative-sticky"))
 	st := status.Convert(err)
 	if st.Code() != codes.PermissionDenied {
 		t.Fatalf("foreign caller: %v, want PERMISSION_DENIED", err)

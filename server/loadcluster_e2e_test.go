@@ -8,16 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/internal/kafkaconn"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
-	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/loadtopic"
 )
 
 // Two rules name two clusters (load_clusters): each group is weighted
@@ -28,20 +25,12 @@ func TestLoadClustersPerRule(t *testing.T) {
 	defer cancel()
 	hot := map[string]int32{"east": 0, "west": 5}
 	brokers := map[string]string{}
-	producers := map[string]*kgo.Client{}
+	events := map[string]*loadtopic.Topic{}
 	for name := range hot {
-		c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(6, "events"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		brokers[name] = strings.Join(c.ListenAddrs(), ", ")
-		if producers[name], err = kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner())); err != nil {
-			t.Fatal(err)
-		}
-		defer producers[name].Close()
+		events[name] = loadtopic.Start(t, "events", 6)
+		brokers[name] = strings.Join(events[name].Seeds, ", ")
 	}
-	p, err := policy.Parse("policy.yaml", []byte(fmt.Sprintf(`version: 1
+	sel := policySource(t, fmt.Sprintf(`version: 1
 load_clusters:
   east: {brokers: [%s]}
   west: {brokers: [%s]}
@@ -54,15 +43,7 @@ rules:
     match: {group_prefixes: [west-]}
     assignor: load-sticky@1
     params: {load_source: kafka, load_cluster: west}
-`, brokers["east"], brokers["west"])))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sel.Close()
+`, brokers["east"], brokers["west"]))
 	clusters := loadsource.NewClusters(loadsource.NewBook(), func() map[string]kafkaconn.Config { return sel.Policy().LoadClusters() },
 		loadsource.WithSourceOptions(loadsource.WithInterval(50*time.Millisecond), loadsource.WithStaleAfter(time.Minute)))
 	defer clusters.Close()
@@ -95,17 +76,9 @@ rules:
 		defer close(produced)
 		for pctx.Err() == nil {
 			for name, h := range hot {
-				var rs []*kgo.Record
-				for p := range int32(6) {
-					n := 1
-					if p == h {
-						n = 30
-					}
-					for range n {
-						rs = append(rs, &kgo.Record{Topic: "events", Partition: p, Value: []byte("v")})
-					}
-				}
-				_ = producers[name].ProduceSync(pctx, rs...).FirstErr()
+				counts := []int{1, 1, 1, 1, 1, 1}
+				counts[h] = 30
+				_ = events[name].Producer.ProduceSync(pctx, events[name].Records(counts...)...).FirstErr()
 			}
 			select {
 			case <-pctx.Done():

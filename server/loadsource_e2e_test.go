@@ -6,15 +6,13 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
-	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/loadtopic"
 )
 
 // End to end on kfake: producers write a skewed key distribution, the
@@ -23,20 +21,11 @@ import (
 // hot partition gets a member of its own, where the count-based rule
 // gives that member as many partitions as the others.
 func TestKafkaLoadEndToEnd(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(6, "events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	events := loadtopic.Start(t, "events", 6)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
-	src := loadsource.New(kadm.NewClient(cl).ListEndOffsets)
+	src := loadsource.New(kadm.NewClient(events.Producer).ListEndOffsets)
 	// Ask for the topic once so that the samples cover it.
 	if _, err := src.Weights([]string{"events"}, time.Now()); err == nil {
 		t.Fatal("weights before any sample")
@@ -45,34 +34,18 @@ func TestKafkaLoadEndToEnd(t *testing.T) {
 	if err := src.Sample(ctx, t0); err != nil {
 		t.Fatal(err)
 	}
-	for p, n := range []int{60, 3, 3, 3, 3, 3} {
-		rs := make([]*kgo.Record, n)
-		for i := range rs {
-			rs[i] = &kgo.Record{Topic: "events", Partition: int32(p), Value: []byte("v")}
-		}
-		if err := cl.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	events.Produce(ctx, t, 60, 3, 3, 3, 3, 3)
 	if err := src.Sample(ctx, t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
 
-	p, err := policy.Parse("policy.yaml", []byte(`version: 1
+	sel := policySource(t, `version: 1
 rules:
   - name: load
     match: {group_prefixes: [load-], protocols: [cooperative-sticky]}
     assignor: load-sticky@1
     params: {load_source: kafka}
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sel.Close()
+`)
 	ts := startServer(t, sel, server.WithLoadSource(src))
 	g := assigntest.NewGroup().Topic("events", 6).Member("a", "events").Member("b", "events").Member("c", "events").Build()
 	for _, tc := range []struct {

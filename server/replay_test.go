@@ -28,15 +28,7 @@ func startFleet(t *testing.T) assigndv1.ReplayServiceClient {
 
 func startFleetServer(t *testing.T) *testServer {
 	t.Helper()
-	cur, err := policy.Parse("current.yaml", []byte(rollouttest.CurrentPolicy))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := policy.NewSource(cur)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policySource(t, rollouttest.CurrentPolicy)
 	h, err := history.New()
 	if err != nil {
 		t.Fatal(err)

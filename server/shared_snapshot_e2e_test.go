@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"google.golang.org/protobuf/proto"
 
@@ -21,6 +20,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
+	"github.com/assignd/assignd/testbed/loadtopic"
 )
 
 // snapshotReplica is one in-process assignd reading load from Kafka and
@@ -65,34 +65,14 @@ func startSnapshotReplica(t *testing.T, name string, brokers []string, interval,
 // the snapshot of the first replica whose record reached the topic, and
 // name the same snapshot.
 func TestSharedWeightSnapshotsAcrossReplicas(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(6, "events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	producer, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer producer.Close()
+	events := loadtopic.Start(t, "events", 6)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	produce := func(counts ...int) {
-		var rs []*kgo.Record
-		for p, n := range counts {
-			for range n {
-				rs = append(rs, &kgo.Record{Topic: "events", Partition: int32(p), Value: []byte("v")})
-			}
-		}
-		if err := producer.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
-	}
 
 	const interval, margin = time.Second, 300 * time.Millisecond
 	rs := make([]*snapshotReplica, 3)
 	for i := range rs {
-		rs[i] = startSnapshotReplica(t, fmt.Sprintf("r%d", i), c.ListenAddrs(), interval, margin)
+		rs[i] = startSnapshotReplica(t, fmt.Sprintf("r%d", i), events.Seeds, interval, margin)
 	}
 	// Sample times in the recent past, so that the epoch sampled is past
 	// the margin at once: epoch e0 gives offsets, e1 the rates.
@@ -112,7 +92,7 @@ func TestSharedWeightSnapshotsAcrossReplicas(t *testing.T) {
 			hot[p] = 2
 		}
 		hot[2*i] = 60
-		produce(hot...)
+		events.Produce(ctx, t, hot...)
 		if err := r.src.Sample(ctx, e1.Add(time.Duration(100+300*i)*time.Millisecond)); err != nil {
 			t.Fatal(err)
 		}

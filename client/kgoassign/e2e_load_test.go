@@ -16,6 +16,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/loadtopic"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
@@ -52,47 +53,32 @@ func TestLoadStickyDrainsSkewedBacklog(t *testing.T) {
 	}
 }
 
-// startLoadBroker starts a broker with a topic "events" of n partitions,
-// a producer that picks partitions itself, and a load source tracking
-// the topic, sampled once at t0; all stop when the test ends.
-func startLoadBroker(ctx context.Context, t *testing.T, n int32) (seeds []string, prod *kgo.Client, src *loadsource.Source, t0 time.Time) {
+// startLoadBroker starts a broker with a topic "events" of n partitions
+// that the test loads by hand, and a load source tracking the topic,
+// sampled once at t0; all stop when the test ends.
+func startLoadBroker(ctx context.Context, t *testing.T, n int32) (events *loadtopic.Topic, src *loadsource.Source, t0 time.Time) {
 	t.Helper()
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(n, "events"), kfake.GroupMinSessionTimeout(100*time.Millisecond))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	prod, err = kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(prod.Close)
-	src = loadsource.New(kadm.NewClient(prod).ListEndOffsets)
+	events = loadtopic.Start(t, "events", n, kfake.GroupMinSessionTimeout(100*time.Millisecond))
+	src = loadsource.New(kadm.NewClient(events.Producer).ListEndOffsets)
 	_, _ = src.Weights([]string{"events"}, time.Now()) // track the topic
 	t0 = time.Now()
 	if err := src.Sample(ctx, t0); err != nil {
 		t.Fatal(err)
 	}
-	return c.ListenAddrs(), prod, src, t0
+	return events, src, t0
 }
 
 // runSkewed starts a broker with the skewed backlog and assignd with the
 // load policy and a Kafka load source, each of its own, and drains the
 // backlog with group.
 func runSkewed(ctx context.Context, t *testing.T, group string) (int, time.Duration) {
-	seeds, prod, src, t0 := startLoadBroker(ctx, t, 12)
+	events, src, t0 := startLoadBroker(ctx, t, 12)
 	perPartition := []int{300, 300, 30, 30, 30, 30, 30, 30, 30, 30, 30, 30}
 	total := 0
-	for p, n := range perPartition {
-		rs := make([]*kgo.Record, n)
-		for i := range rs {
-			rs[i] = &kgo.Record{Topic: "events", Partition: int32(p), Value: []byte("v")}
-		}
-		if err := prod.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+	for _, n := range perPartition {
 		total += n
 	}
+	events.Produce(ctx, t, perPartition...)
 	if err := src.Sample(ctx, t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +91,7 @@ rules:
     params: {load_source: kafka, max_count_skew: 8}
 `, src)
 
-	return drain(ctx, t, seeds, ac, group, perPartition, total)
+	return drain(ctx, t, events.Seeds, ac, group, perPartition, total)
 }
 
 // perRecord is what a consumer spends on each record.

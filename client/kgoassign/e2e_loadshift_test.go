@@ -17,6 +17,7 @@ import (
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/testbed/loadtopic"
 )
 
 // shiftPartitions is the topic's partition count in the shift scenario.
@@ -146,10 +147,10 @@ func runShift(ctx context.Context, t *testing.T, group string) shiftRun {
 	// second's traffic, the second four quarters of a second. With the
 	// default smoothing (the newest rate weighs 0.3) four samples of the
 	// new rates outweigh the old ones.
-	seeds, prod, src, t0 := startLoadBroker(ctx, t, shiftPartitions)
+	events, src, t0 := startLoadBroker(ctx, t, shiftPartitions)
 	var produced [shiftPartitions]atomic.Int64
 	first := backlog(0, 1)
-	produceCounts(ctx, t, prod, first, &produced)
+	produceCounts(ctx, t, events, first, &produced)
 	if err := src.Sample(ctx, t0.Add(time.Second)); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +163,7 @@ rules:
     params: {load_source: kafka, max_count_skew: 8, max_moves_per_rebalance: %d}
 `, shiftMoveCap), src)
 
-	g := newShiftGroup(ctx, t, seeds, ac, group, &produced)
+	g := newShiftGroup(ctx, t, events.Seeds, ac, group, &produced)
 	defer g.close()
 	g.settle(t, ctx, nil)
 	var run shiftRun
@@ -188,7 +189,7 @@ rules:
 		for p, n := range second {
 			chunk[p] = n*(k+1)/4 - n*k/4
 		}
-		produceCounts(ctx, t, prod, chunk, &produced)
+		produceCounts(ctx, t, events, chunk, &produced)
 		if err := src.Sample(ctx, t0.Add(time.Second+time.Duration(k+1)*250*time.Millisecond)); err != nil {
 			t.Fatal(err)
 		}
@@ -228,17 +229,9 @@ func backlog(hot ...int32) []int {
 	return out
 }
 
-func produceCounts(ctx context.Context, t *testing.T, prod *kgo.Client, counts []int, produced *[shiftPartitions]atomic.Int64) {
+func produceCounts(ctx context.Context, t *testing.T, events *loadtopic.Topic, counts []int, produced *[shiftPartitions]atomic.Int64) {
 	t.Helper()
-	var rs []*kgo.Record
-	for p, n := range counts {
-		for range n {
-			rs = append(rs, &kgo.Record{Topic: "events", Partition: int32(p), Value: []byte("v")})
-		}
-	}
-	if err := prod.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-		t.Fatal(err)
-	}
+	events.Produce(ctx, t, counts...)
 	for p, n := range counts {
 		produced[p].Add(int64(n))
 	}

@@ -43,8 +43,16 @@ type rackCluster struct {
 	served atomic.Int32
 }
 
-func startRackCluster(t *testing.T, ctx context.Context, topic string, partitions int32) *rackCluster {
+// startRackCluster skips the test under -short; otherwise it starts the
+// cluster with topic and returns it with the test's context, which ends
+// 15 s from now or with the test.
+func startRackCluster(t *testing.T, topic string, partitions int32) (context.Context, *rackCluster) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("end-to-end test against a Kafka broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, topic),
 		// kfake's default minimum session (6 s) would forbid the short
 		// sessions that keep the test quick, as in grouplab.
@@ -120,7 +128,7 @@ func startRackCluster(t *testing.T, ctx context.Context, topic string, partition
 		resp.Topics = append(resp.Topics, st)
 		return resp, nil, true
 	})
-	return rc
+	return ctx, rc
 }
 
 // onRack reports whether rack is one of tp's replica racks.
@@ -288,58 +296,33 @@ func waitRack(t *testing.T, ctx context.Context, g *rackGroup, quiet time.Durati
 	}
 }
 
-// TestE2ERackRealignment runs real franz-go members (kgo.Rack) through
-// the shim and a real assignd on a kfake that looks rack-aware (issue 11):
-// a member alone on az1 owns every partition, a third of them off its
-// rack (replicas on az2 and az3 only); then members on az2 and az3 join.
-// Under COOPERATIVE each misaligned partition must be revoked from its
-// off-rack owner in one round and assigned on its rack by the very next
-// generation (KIP-881 realignment, one follow-up, never through a third
-// member), no partition may ever have two owners, and at the end every
-// partition is on its rack.
-func TestE2ERackRealignment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test against a Kafka broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	const topic, partitions = "rk", 12
-	rc := startRackCluster(t, ctx, topic, partitions)
-	addr := shimtest.ServeAssignd(t)
-	g := &rackGroup{ledger: grouplab.NewLedger()}
-	rackOf := map[string]string{"a": "az1", "b": "az2", "c": "az3"}
-	all := grouplab.AllPartitions(map[string]int32{topic: partitions})
+// rackOfMember is where both realignment tests put their members.
+var rackOfMember = map[string]string{"a": "az1", "b": "az2", "c": "az3"}
 
-	startRackMember(t, ctx, rc, g, addr, topic, "a", rackOf["a"])
-	waitRack(t, ctx, g, 300*time.Millisecond, "a alone", func() bool { return g.ledger.OwnedBy("a").Equal(all) })
-	var misaligned []grouplab.TP
-	for _, tp := range all.Sorted() {
-		if !rc.onRack(tp, rackOf["a"]) {
-			misaligned = append(misaligned, tp)
-		}
-	}
-	if len(misaligned) == 0 || len(misaligned) == partitions {
-		t.Fatalf("kfake's leaders give a %d of %d partitions off az1: the scenario needs some but not all", len(misaligned), partitions)
-	}
-	before, _ := g.snapshot()
-	joinedAt := len(before)
-
-	startRackMember(t, ctx, rc, g, addr, topic, "b", rackOf["b"])
-	startRackMember(t, ctx, rc, g, addr, topic, "c", rackOf["c"])
-	aligned := func() bool {
+// aligned returns a condition for waitRack: all partitions owned, each
+// on one of its owner's racks.
+func (g *rackGroup) aligned(rc *rackCluster, partitions int) func() bool {
+	return func() bool {
 		owners := g.ledger.Owners()
 		if len(owners) != partitions {
 			return false
 		}
 		for tp, m := range owners {
-			if !rc.onRack(tp, rackOf[m]) {
+			if !rc.onRack(tp, rackOfMember[m]) {
 				return false
 			}
 		}
 		return true
 	}
-	waitRack(t, ctx, g, 600*time.Millisecond, "b and c joined", aligned)
+}
 
+// checkRealigned checks the rebalances recorded from the from'th event on:
+// no partition ever had two owners, every plan was assignd's, and each
+// misaligned partition's whole trail is one revocation from its owner
+// (owner[tp]) followed by one assignment on its rack in the very next
+// generation (KIP-881 realignment).
+func checkRealigned(t *testing.T, rc *rackCluster, g *rackGroup, from int, owner map[grouplab.TP]string, misaligned []grouplab.TP) {
+	t.Helper()
 	events, reports := g.snapshot()
 	if p := g.ledger.Problems(); len(p) > 0 {
 		t.Errorf("ownership violations:\n%v\n%s", p, g.ledger.History())
@@ -351,25 +334,64 @@ func TestE2ERackRealignment(t *testing.T) {
 	}
 	for _, tp := range misaligned {
 		var trail []rackEvent
-		for _, e := range events[joinedAt:] {
+		for _, e := range events[from:] {
 			if slices.Contains(e.tps, tp) {
 				trail = append(trail, e)
 			}
 		}
-		// The whole trail after the joins: revoked from a once, then
-		// assigned once, on its rack, in the next generation.
 		ok := len(trail) == 2 &&
-			trail[0].member == "a" && trail[0].kind == "revoked" &&
-			trail[1].kind == "assigned" && rc.onRack(tp, rackOf[trail[1].member]) &&
+			trail[0].member == owner[tp] && trail[0].kind == "revoked" &&
+			trail[1].kind == "assigned" && rc.onRack(tp, rackOfMember[trail[1].member]) &&
 			trail[1].gen == trail[0].gen+1
 		if !ok {
-			t.Errorf("%s (racks %v): want revoked from a and assigned on its rack in the next generation, got %+v", tp, rc.racksOf(tp), trail)
+			t.Errorf("%s (racks %v, owner %s): want revoked and assigned on its rack in the next generation, got %+v", tp, rc.racksOf(tp), owner[tp], trail)
 		}
 	}
+}
+
+// TestE2ERackRealignment runs real franz-go members (kgo.Rack) through
+// the shim and a real assignd on a kfake that looks rack-aware (issue 11):
+// a member alone on az1 owns every partition, a third of them off its
+// rack (replicas on az2 and az3 only); then members on az2 and az3 join.
+// Under COOPERATIVE each misaligned partition must be revoked from its
+// off-rack owner in one round and assigned on its rack by the very next
+// generation (KIP-881 realignment, one follow-up, never through a third
+// member), no partition may ever have two owners, and at the end every
+// partition is on its rack.
+func TestE2ERackRealignment(t *testing.T) {
+	const topic, partitions = "rk", 12
+	ctx, rc := startRackCluster(t, topic, partitions)
+	addr := shimtest.ServeAssignd(t)
+	g := &rackGroup{ledger: grouplab.NewLedger()}
+	all := grouplab.AllPartitions(map[string]int32{topic: partitions})
+
+	startRackMember(t, ctx, rc, g, addr, topic, "a", rackOfMember["a"])
+	waitRack(t, ctx, g, 300*time.Millisecond, "a alone", func() bool { return g.ledger.OwnedBy("a").Equal(all) })
+	var misaligned []grouplab.TP
+	for _, tp := range all.Sorted() {
+		if !rc.onRack(tp, rackOfMember["a"]) {
+			misaligned = append(misaligned, tp)
+		}
+	}
+	if len(misaligned) == 0 || len(misaligned) == partitions {
+		t.Fatalf("kfake's leaders give a %d of %d partitions off az1: the scenario needs some but not all", len(misaligned), partitions)
+	}
+	before, _ := g.snapshot()
+	joinedAt := len(before)
+
+	startRackMember(t, ctx, rc, g, addr, topic, "b", rackOfMember["b"])
+	startRackMember(t, ctx, rc, g, addr, topic, "c", rackOfMember["c"])
+	waitRack(t, ctx, g, 600*time.Millisecond, "b and c joined", g.aligned(rc, partitions))
+
+	owner := map[grouplab.TP]string{}
+	for _, tp := range misaligned {
+		owner[tp] = "a"
+	}
+	checkRealigned(t, rc, g, joinedAt, owner, misaligned)
 	owners := g.ledger.Owners()
 	for _, tp := range all.Sorted() {
-		if m := owners[tp]; !rc.onRack(tp, rackOf[m]) {
-			t.Errorf("%s ends on %s (%s), off its racks %v", tp, m, rackOf[m], rc.racksOf(tp))
+		if m := owners[tp]; !rc.onRack(tp, rackOfMember[m]) {
+			t.Errorf("%s ends on %s (%s), off its racks %v", tp, m, rackOfMember[m], rc.racksOf(tp))
 		}
 	}
 	if t.Failed() {
@@ -387,32 +409,15 @@ func TestE2ERackRealignment(t *testing.T) {
 // in that round and assigned on its rack in the next generation, no two
 // owners, the counts unchanged and every partition on its rack at the end.
 func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
-	if testing.Short() {
-		t.Skip("end-to-end test against a Kafka broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
 	const topic, partitions = "rk", 12
-	rc := startRackCluster(t, ctx, topic, partitions)
+	ctx, rc := startRackCluster(t, topic, partitions)
 	sel := newKeepSwitch(t)
 	addr := shimtest.ServeSelector(t, sel)
 	g := &rackGroup{ledger: grouplab.NewLedger()}
-	rackOf := map[string]string{"a": "az1", "b": "az2", "c": "az3"}
-	aligned := func() bool {
-		owners := g.ledger.Owners()
-		if len(owners) != partitions {
-			return false
-		}
-		for tp, m := range owners {
-			if !rc.onRack(tp, rackOf[m]) {
-				return false
-			}
-		}
-		return true
-	}
+	aligned := g.aligned(rc, partitions)
 	var clients []*kgo.Client
 	for _, m := range []string{"a", "b", "c"} {
-		clients = append(clients, startRackMember(t, ctx, rc, g, addr, topic, m, rackOf[m]))
+		clients = append(clients, startRackMember(t, ctx, rc, g, addr, topic, m, rackOfMember[m]))
 	}
 	waitRack(t, ctx, g, 400*time.Millisecond, "a, b and c", aligned)
 	counts := g.ledger.Counts()
@@ -454,30 +459,7 @@ func TestE2ERackRealignmentAfterReassignment(t *testing.T) {
 	clients[0].ForceRebalance()
 	waitRack(t, ctx, g, 600*time.Millisecond, "realigned after the move", aligned)
 
-	events, reports = g.snapshot()
-	if p := g.ledger.Problems(); len(p) > 0 {
-		t.Errorf("ownership violations:\n%v", p)
-	}
-	for _, r := range reports {
-		if r.Source != client.SourceService {
-			t.Errorf("generation %d: the shim fell back (%s: %v)", r.Generation, r.Reason, r.Err)
-		}
-	}
-	for _, tp := range misaligned {
-		var trail []rackEvent
-		for _, e := range events[forcedAt:] {
-			if slices.Contains(e.tps, tp) {
-				trail = append(trail, e)
-			}
-		}
-		ok := len(trail) == 2 &&
-			trail[0].member == before[tp] && trail[0].kind == "revoked" &&
-			trail[1].kind == "assigned" && rc.onRack(tp, rackOf[trail[1].member]) &&
-			trail[1].gen == trail[0].gen+1
-		if !ok {
-			t.Errorf("%s (racks %v, owner %s): want revoked and assigned on its rack in the next generation, got %+v", tp, rc.racksOf(tp), before[tp], trail)
-		}
-	}
+	checkRealigned(t, rc, g, forcedAt, before, misaligned)
 	if after := g.ledger.Counts(); !maps.Equal(after, counts) {
 		t.Errorf("counts %v, want %v unchanged (realignment trades)", after, counts)
 	}

@@ -11,14 +11,46 @@ import (
 	"github.com/assignd/assignd/server"
 )
 
+// configCase is one row of a flag table: the arguments and environment
+// given, then either an error mentioning wantErr or a config whose part
+// under test (T) check accepts.
+type configCase[T any] struct {
+	name    string
+	args    []string
+	env     map[string]string
+	check   func(T) bool
+	wantErr string
+}
+
+// runConfigCases parses each case and checks part of the config it gives;
+// each of also then checks the whole config of every case that parsed.
+func runConfigCases[T any](t *testing.T, tests []configCase[T], part func(config) T, also ...func(*testing.T, config)) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lookup := func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }
+			c, err := parseConfig(tt.args, lookup, &bytes.Buffer{})
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(part(c)) {
+				t.Errorf("config = %+v", part(c))
+			}
+			for _, f := range also {
+				f(t, c)
+			}
+		})
+	}
+}
+
 func TestParseConfig(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		check   func(c config) bool
-		wantErr string
-	}{
+	tests := []configCase[config]{
 		{"embedded defaults", nil, nil, func(c config) bool {
 			return c.listen == "127.0.0.1:7070" && c.metricsListen == "127.0.0.1:9464" && c.maxRecvBytes == server.DefaultMaxRecvBytes &&
 				c.logLevel == "info" && c.logFormat == "text" && c.maxConcurrent == 0 && c.shutdownTimeout == 15*time.Second
@@ -73,24 +105,7 @@ func TestParseConfig(t *testing.T) {
 		{"negative memory budget", []string{"--memory-budget", "-1"}, nil, nil, "--memory-budget"},
 		{"tiny memory budget", []string{"--memory-budget", "1024"}, nil, nil, "at least"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			lookup := func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }
-			c, err := parseConfig(tt.args, lookup, &bytes.Buffer{})
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("err = %v, want one mentioning %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !tt.check(c) {
-				t.Errorf("config = %+v", c)
-			}
-		})
-	}
+	runConfigCases(t, tests, func(c config) config { return c })
 }
 
 // TestHelpDocumentsEveryFlag: --help names every flag with its variable.

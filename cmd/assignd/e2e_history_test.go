@@ -13,19 +13,8 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/testbed/policytest"
 )
-
-// shadowedPolicy caps cooperative-sticky at one move per rebalance and
-// shadows it uncapped.
-const shadowedPolicy = `version: 1
-rules:
-  - name: capped
-    match: {protocols: [cooperative-sticky]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 1}
-    shadow:
-      assignor: cooperative-sticky@1
-`
 
 // Two assignd processes share their history through a Kafka topic
 // (kfake): a decision one serves, and its shadow run, are shown by the
@@ -39,7 +28,7 @@ func TestBinaryHistoryShared(t *testing.T) {
 	}
 	defer broker.Close()
 	policy := filepath.Join(t.TempDir(), "policy.yaml")
-	writeFile(t, policy, shadowedPolicy)
+	writeFile(t, policy, policytest.CappedShadowed)
 	env := func(replica string) []string {
 		return []string{"ASSIGND_POLICY=" + policy, "ASSIGND_HISTORY_BROKERS=" + broker.ListenAddrs()[0], "ASSIGND_HISTORY_REPLICA=" + replica,
 			"ASSIGND_HISTORY_TOPIC=e2e-history", "ASSIGND_HISTORY_THRESHOLDS=rebalances-per-hour=100,unowned=1m"}

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"google.golang.org/protobuf/proto"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/testbed/loadtopic"
 )
 
 // Two assignd processes read load from one Kafka cluster (kfake) while
@@ -21,11 +21,7 @@ import (
 // plan from Kafka, answers that name the same snapshot are byte-identical.
 func TestBinarySharedWeightSnapshots(t *testing.T) {
 	assignd, _ := binaries(t)
-	data, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer data.Close()
+	data := loadtopic.Start(t, "events", 4)
 	hist, err := kfake.NewCluster(kfake.NumBrokers(1))
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +37,7 @@ rules:
 `)
 	env := func(replica string) []string {
 		return []string{"ASSIGND_POLICY=" + policy, "ASSIGND_HISTORY_BROKERS=" + hist.ListenAddrs()[0], "ASSIGND_HISTORY_REPLICA=" + replica,
-			"ASSIGND_LOAD_BROKERS=" + data.ListenAddrs()[0], "ASSIGND_LOAD_INTERVAL=500ms", "ASSIGND_LOAD_MARGIN=500ms"}
+			"ASSIGND_LOAD_BROKERS=" + data.Seeds[0], "ASSIGND_LOAD_INTERVAL=500ms", "ASSIGND_LOAD_MARGIN=500ms"}
 	}
 	a := startAssignd(t, assignd, env("replica-a"))
 	defer a.stop(t)
@@ -52,11 +48,6 @@ rules:
 
 	// Produce in the background: partition 0 hot, the others cold, with
 	// bursts so that the replicas' own samples differ.
-	producer, err := kgo.NewClient(kgo.SeedBrokers(data.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer producer.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	pctx, stopProducing := context.WithCancel(ctx)
@@ -64,15 +55,7 @@ rules:
 	go func() {
 		defer close(produced)
 		for i := 0; pctx.Err() == nil; i++ {
-			n := 5 + (i%7)*10
-			rs := make([]*kgo.Record, 0, n+3)
-			for range n {
-				rs = append(rs, &kgo.Record{Topic: "events", Partition: 0, Value: []byte("v")})
-			}
-			for p := int32(1); p < 4; p++ {
-				rs = append(rs, &kgo.Record{Topic: "events", Partition: p, Value: []byte("v")})
-			}
-			_ = producer.ProduceSync(pctx, rs...).FirstErr()
+			_ = data.Producer.ProduceSync(pctx, data.Records(5+(i%7)*10, 1, 1, 1)...).FirstErr()
 			select {
 			case <-pctx.Done():
 			case <-time.After(37 * time.Millisecond):
@@ -118,15 +101,11 @@ rules:
 // cluster's snapshot.
 func TestBinaryLoadCluster(t *testing.T) {
 	assignd, _ := binaries(t)
-	data, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(4, "events"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer data.Close()
+	data := loadtopic.Start(t, "events", 4)
 	policy := filepath.Join(t.TempDir(), "policy.yaml")
 	writeFile(t, policy, `version: 1
 load_clusters:
-  east: {brokers: [`+data.ListenAddrs()[0]+`]}
+  east: {brokers: [`+data.Seeds[0]+`]}
 rules:
   - name: east
     match: {protocols: [cooperative-sticky]}
@@ -135,11 +114,6 @@ rules:
 `)
 	p := startAssignd(t, assignd, []string{"ASSIGND_POLICY=" + policy, "ASSIGND_LOAD_INTERVAL=200ms"})
 	defer p.stop(t)
-	producer, err := kgo.NewClient(kgo.SeedBrokers(data.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer producer.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	req := &assigndv1.AssignRequest{GroupId: "orders", GenerationId: 1, ProtocolName: "cooperative-sticky", LeaderId: "m1",
@@ -147,10 +121,7 @@ rules:
 		Members: []*assigndv1.Member{{MemberId: "m1", Topics: []string{"events"}}, {MemberId: "m2", Topics: []string{"events"}}}}
 	client := dialProcess(t, p)
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		rs := []*kgo.Record{{Topic: "events", Partition: 2, Value: []byte("v")}, {Topic: "events", Partition: 2, Value: []byte("v")}}
-		if err := producer.ProduceSync(ctx, rs...).FirstErr(); err != nil {
-			t.Fatal(err)
-		}
+		data.Produce(ctx, t, 0, 0, 2)
 		resp, err := client.Assign(ctx, req)
 		if err != nil {
 			t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // TestBinaryStagedRollout: assignd drives a policy's staged rollout alone
@@ -14,16 +16,7 @@ import (
 func TestBinaryStagedRollout(t *testing.T) {
 	assignd, ctl := binaries(t)
 	path := filepath.Join(t.TempDir(), "policy.yaml")
-	writeFile(t, path, `version: 1
-rules:
-  - name: canary
-    match: {group_prefixes: [orders-]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 4}
-    rollout:
-      include: [orders-1]
-      steps: [{percent: 10, hold: 1s}, {percent: 100}]
-`)
+	writeFile(t, path, policytest.Canary("include: [orders-1]", "steps: [{percent: 10, hold: 1s}, {percent: 100}]"))
 	p := startAssignd(t, assignd, []string{"ASSIGND_POLICY=" + path, "ASSIGND_ROLLOUT_SWITCH_DELAY=100ms", "ASSIGND_ROLLOUT_EVALUATE_EVERY=100ms"})
 	defer p.stop(t)
 

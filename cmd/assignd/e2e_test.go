@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
-	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -89,7 +87,7 @@ type process struct {
 // "assignd serving" log line to learn the bound addresses.
 func startAssignd(t *testing.T, bin string, env []string, args ...string) *process {
 	t.Helper()
-	cmd := exec.Command(bin, append([]string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--log-format", "json"}, args...)...)
+	cmd := exec.Command(bin, loopbackArgs(args...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
@@ -101,22 +99,7 @@ func startAssignd(t *testing.T, bin string, env []string, args ...string) *proce
 	p := &process{cmd: cmd, lines: make(chan map[string]any, 1024), exited: make(chan error, 1)}
 	serving := make(chan map[string]any, 1)
 	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var rec map[string]any
-			if json.Unmarshal(sc.Bytes(), &rec) != nil {
-				continue
-			}
-			if rec["msg"] == "assignd serving" {
-				serving <- rec
-				continue
-			}
-			select {
-			case p.lines <- rec:
-			default:
-			}
-		}
+		readLog(stderr, serving, p.lines)
 		p.exited <- cmd.Wait()
 	}()
 	t.Cleanup(func() {
@@ -126,8 +109,7 @@ func startAssignd(t *testing.T, bin string, env []string, args ...string) *proce
 	})
 	select {
 	case rec := <-serving:
-		p.grpcAddr, _ = rec["grpc_addr"].(string)
-		p.metricsAddr, _ = rec["metrics_addr"].(string)
+		p.grpcAddr, p.metricsAddr = servingAddrs(rec)
 	case err := <-p.exited:
 		t.Fatalf("assignd exited before serving: %v", err)
 	case <-time.After(30 * time.Second):

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -15,13 +14,7 @@ import (
 )
 
 func TestHistoryFlags(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		check   func(c historyConfig) bool
-		wantErr string
-	}{
+	tests := []configCase[historyConfig]{
 		{"defaults: in memory, documented topic", nil, nil, func(c historyConfig) bool {
 			return !c.shared() && c.topic == bus.DefaultTopic && c.retention == bus.DefaultRetention &&
 				c.inputs == history.DefaultInputsPerGroup && c.inputBytes == history.DefaultInputBytes && c.replicationFactor == -1 && c.replica != ""
@@ -48,23 +41,7 @@ func TestHistoryFlags(t *testing.T) {
 		{"shared without decisions", []string{"--history-brokers", "k1:9092", "--history-decisions", "0"}, nil, nil, "needs --history-decisions and --history-groups above 0"},
 		{"shared without groups", []string{"--history-brokers", "k1:9092", "--history-groups", "0"}, nil, nil, "needs --history-decisions and --history-groups above 0"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := parseConfig(tt.args, func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }, &strings.Builder{})
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !tt.check(c.history) {
-				t.Errorf("config %+v", c.history)
-			}
-		})
-	}
+	runConfigCases(t, tests, func(c config) historyConfig { return c.history })
 }
 
 // documentedThreshold finds a threshold and its default in the signal

@@ -21,13 +21,7 @@ import (
 // The load source's cluster takes the same TLS and SASL flags as the
 // history's, under --load-*, from the command line or the environment.
 func TestLoadConnFlags(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		env     map[string]string
-		check   func(k kafkaConn) bool
-		wantErr string
-	}{
+	tests := []configCase[kafkaConn]{
 		{"defaults: plaintext, no SASL", nil, nil, func(k kafkaConn) bool {
 			opts, err := k.opts()
 			return err == nil && len(opts) == 0 && k.conn == kafkaconn.Config{}
@@ -60,26 +54,11 @@ func TestLoadConnFlags(t *testing.T) {
 			return err != nil && strings.Contains(err.Error(), "--load-sasl-password-file")
 		}, ""},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, err := parseConfig(tt.args, func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok }, &strings.Builder{})
-			if tt.wantErr != "" {
-				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
-					t.Fatalf("error %v, want one saying %q", err, tt.wantErr)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !tt.check(c.load.kafka) {
-				t.Errorf("config %+v", c.load.kafka)
-			}
-			if c.history.kafka.conn != (kafkaconn.Config{}) {
-				t.Errorf("--load-* flags leaked into the history's connection: %+v", c.history.kafka)
-			}
-		})
-	}
+	runConfigCases(t, tests, func(c config) kafkaConn { return c.load.kafka }, func(t *testing.T, c config) {
+		if c.history.kafka.conn != (kafkaconn.Config{}) {
+			t.Errorf("--load-* flags leaked into the history's connection: %+v", c.history.kafka)
+		}
+	})
 }
 
 // The load source samples a SASL (SCRAM-SHA-256) cluster with the

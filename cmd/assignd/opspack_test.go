@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -46,32 +45,14 @@ func runInProcess(t *testing.T, args ...string) *inProcess {
 	pr, pw := io.Pipe()
 	exited := make(chan int, 1)
 	go func() {
-		code := run(ctx, append([]string{"--listen", "127.0.0.1:0", "--metrics-listen", "127.0.0.1:0", "--log-format", "json"}, args...),
+		code := run(ctx, loopbackArgs(args...),
 			func(string) (string, bool) { return "", false }, io.Discard, pw)
 		pw.Close()
 		exited <- code
 	}()
 	p := &inProcess{lines: make(chan map[string]any, 1024)}
 	serving := make(chan map[string]any, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		sc.Buffer(make([]byte, 1<<20), 1<<20)
-		for sc.Scan() {
-			var rec map[string]any
-			if json.Unmarshal(sc.Bytes(), &rec) != nil {
-				continue
-			}
-			if rec["msg"] == "assignd serving" {
-				serving <- rec
-				continue
-			}
-			select {
-			case p.lines <- rec:
-			default:
-			}
-		}
-		_, _ = io.Copy(io.Discard, pr)
-	}()
+	go readLog(pr, serving, p.lines)
 	t.Cleanup(func() {
 		cancel()
 		select {
@@ -85,8 +66,7 @@ func runInProcess(t *testing.T, args ...string) *inProcess {
 	})
 	select {
 	case rec := <-serving:
-		p.grpcAddr, _ = rec["grpc_addr"].(string)
-		p.metricsAddr, _ = rec["metrics_addr"].(string)
+		p.grpcAddr, p.metricsAddr = servingAddrs(rec)
 	case code := <-exited:
 		t.Fatalf("assignd exited with status %d before serving", code)
 	case <-time.After(30 * time.Second):

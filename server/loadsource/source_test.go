@@ -7,30 +7,20 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/assignd/assignd/server/loadsource"
+	"github.com/assignd/assignd/testbed/loadtopic"
 )
 
 // Rates from a kfake cluster: records produced between two samples one
 // second apart become that partition's rate; a topic is ready only once
 // every partition has one; stale snapshots are refused.
 func TestSourceRatesFromKafka(t *testing.T) {
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(3, "orders"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	orders := loadtopic.Start(t, "orders", 3)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 
-	src := loadsource.New(kadm.NewClient(cl).ListEndOffsets, loadsource.WithStaleAfter(time.Minute))
+	src := loadsource.New(kadm.NewClient(orders.Producer).ListEndOffsets, loadsource.WithStaleAfter(time.Minute))
 	t0 := time.Unix(1_000_000, 0)
 	if _, err := src.Weights([]string{"orders"}, t0); !errors.Is(err, loadsource.ErrNotReady) {
 		t.Fatalf("before any sample: %v, want ErrNotReady", err)
@@ -41,15 +31,7 @@ func TestSourceRatesFromKafka(t *testing.T) {
 	if _, err := src.Weights([]string{"orders"}, t0); !errors.Is(err, loadsource.ErrNotReady) {
 		t.Fatalf("after one sample: %v, want ErrNotReady", err)
 	}
-	produce := func(p int32, n int) {
-		for range n {
-			if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "orders", Partition: p, Value: []byte("x")}).FirstErr(); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	produce(0, 40)
-	produce(1, 4)
+	orders.Produce(ctx, t, 40, 4)
 	t1 := t0.Add(2 * time.Second)
 	if err := src.Sample(ctx, t1); err != nil {
 		t.Fatal(err)
@@ -82,7 +64,7 @@ func TestSourceRatesFromKafka(t *testing.T) {
 	if _, err := src.Weights([]string{"orders", "nope"}, t2); !errors.Is(err, loadsource.ErrNotReady) {
 		t.Fatalf("missing topic: %v, want ErrNotReady", err)
 	}
-	produce(2, 6)
+	orders.Produce(ctx, t, 0, 0, 6)
 	t3 := t2.Add(2 * time.Second)
 	_ = src.Sample(ctx, t3) // the missing topic may be reported as an error
 	ws, err = src.Weights([]string{"orders"}, t3)

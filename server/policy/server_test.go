@@ -18,6 +18,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // serve runs a real assignd server with src as its Selector on an
@@ -52,7 +53,7 @@ func serve(t *testing.T, src *policy.Source) assigndv1.AssignmentServiceClient {
 // names are the client's error.
 func TestServerUsesPolicy(t *testing.T) {
 	m := newMeter(t)
-	p := mustParse(t, shadowPolicy)
+	p := mustParse(t, policytest.CappedShadowed)
 	src, err := policy.NewSource(p, policy.WithMeterProvider(m.provider), policy.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)

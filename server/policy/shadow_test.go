@@ -13,19 +13,8 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
-
-// shadowPolicy runs cooperative-sticky@1 capped at one move per rebalance
-// and shadows it uncapped: the shadow shows what lifting the cap would do.
-const shadowPolicy = `version: 1
-rules:
-  - name: capped
-    match: {protocols: [cooperative-sticky]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 1}
-    shadow:
-      assignor: cooperative-sticky@1
-`
 
 // scaleOut is a cooperative group where a owns all 12 partitions and b, c
 // just joined: balancing it moves 8 partitions.
@@ -46,7 +35,7 @@ func newShadowEnv(t *testing.T, opts ...policy.Option) *shadowEnv {
 	t.Helper()
 	m := newMeter(t)
 	logs := &logBuffer{}
-	p := mustParse(t, shadowPolicy)
+	p := mustParse(t, policytest.CappedShadowed)
 	opts = append([]policy.Option{
 		policy.WithMeterProvider(m.provider),
 		policy.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),

@@ -10,6 +10,7 @@ import (
 
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 func TestParseRejectsBadSteps(t *testing.T) {
@@ -59,17 +60,9 @@ func TestParseRejectsBadSteps(t *testing.T) {
 	}
 }
 
-const stagedYAML = `version: 1
-rules:
-  - name: canary
-    match: {group_prefixes: [orders-]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 4}
-    rollout:
-      include: [orders-always]
-      steps: [{percent: 0, hold: 30s}, {percent: 50, hold: 1h}, {percent: 100}]
-      gate: {min_groups: 2, max_moved_ratio: 0.25, max_followups_per_rebalance: 1, on_fail: rollback}
-`
+var stagedYAML = policytest.Canary("include: [orders-always]",
+	"steps: [{percent: 0, hold: 30s}, {percent: 50, hold: 1h}, {percent: 100}]",
+	"gate: {min_groups: 2, max_moved_ratio: 0.25, max_followups_per_rebalance: 1, on_fail: rollback}")
 
 func TestStagedRules(t *testing.T) {
 	p := mustParse(t, stagedYAML)

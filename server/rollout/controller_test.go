@@ -14,20 +14,12 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
-const timedYAML = `version: 1
-rules:
-  - name: canary
-    match: {group_prefixes: [orders-]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 4}
-    rollout:
-      steps: [{percent: 10, hold: 1m}, {percent: 50, hold: 1m}, {percent: 100}]
-`
+var timedYAML = policytest.Canary("steps: [{percent: 10, hold: 1m}, {percent: 50, hold: 1m}, {percent: 100}]")
 
 // Three replicas reading one log at different paces serve the same step
 // at every instant, through every step; a replica restarting mid-rollout
@@ -217,11 +209,7 @@ func TestGate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			clk := newClock()
-			h, err := history.New(history.WithClock(clk.Now))
-			if err != nil {
-				t.Fatal(err)
-			}
+			clk, h := clockedHistory(t)
 			l := &sharedLog{}
 			r := newReplica(t, "a", p, h, l, clk)
 			start := clk.Now()

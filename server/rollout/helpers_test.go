@@ -61,13 +61,31 @@ type replica struct {
 	read int
 }
 
-func newReplica(t *testing.T, name string, p *policy.Policy, h *history.Store, l *sharedLog, clk *clock, opts ...rollout.Option) *replica {
+// clockedHistory is a manual clock and a history that reads it.
+func clockedHistory(t *testing.T) (*clock, *history.Store) {
+	t.Helper()
+	clk := newClock()
+	h, err := history.New(history.WithClock(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return clk, h
+}
+
+// newSource serves p, its meters unread, until the test ends.
+func newSource(t *testing.T, p *policy.Policy) *policy.Source {
 	t.Helper()
 	src, err := policy.NewSource(p, policy.WithMeterProvider(noop.NewMeterProvider()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { src.Close() })
+	t.Cleanup(func() { _ = src.Close() })
+	return src
+}
+
+func newReplica(t *testing.T, name string, p *policy.Policy, h *history.Store, l *sharedLog, clk *clock, opts ...rollout.Option) *replica {
+	t.Helper()
+	src := newSource(t, p)
 	c, err := rollout.New(src, h, l, append([]rollout.Option{rollout.WithClock(clk.Now), rollout.WithReplica(name),
 		rollout.WithSwitchDelay(5 * time.Second), rollout.WithEvaluateEvery(10 * time.Second),
 		rollout.WithMeterProvider(noop.NewMeterProvider())}, opts...)...)

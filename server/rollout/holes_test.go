@@ -362,11 +362,7 @@ func TestReplicaWithoutTheTopicServesTheLastAgreedStep(t *testing.T) {
 	pl := &partLog{l: l, up: true}
 	var published atomic.Int64
 	cutLog := rollout.LogFunc(func(ev *assigndv1.RolloutEvent) { published.Add(1); pl.Publish(ev) })
-	src, err := policy.NewSource(p, policy.WithMeterProvider(noop.NewMeterProvider()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := newSource(t, p)
 	c, err := rollout.New(src, nil, cutLog, rollout.WithClock(clk.Now), rollout.WithReplica("b"), rollout.WithSwitchDelay(5*time.Second),
 		rollout.WithRetry(5*time.Second), rollout.WithMeterProvider(noop.NewMeterProvider()))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // kafkaReplica is one replica sharing the history topic: its Store, Log,
@@ -64,6 +65,25 @@ func startKafkaReplica(t *testing.T, name, broker string, p *policy.Policy) *kaf
 	return r
 }
 
+// startKafkaFleet starts a one-broker kfake and three replicas, a to c,
+// serving p through its history topic; it skips the test under -short.
+func startKafkaFleet(t *testing.T, p *policy.Policy) (broker string, rs []*kafkaReplica) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("kfake")
+	}
+	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cluster.Close)
+	broker = cluster.ListenAddrs()[0]
+	for _, name := range []string{"a", "b", "c"} {
+		rs = append(rs, startKafkaReplica(t, name, broker, p))
+	}
+	return broker, rs
+}
+
 func (r *kafkaReplica) stop() {
 	if r.c == nil {
 		return
@@ -89,31 +109,14 @@ func (r *kafkaReplica) serving(rule string, now time.Time) (int, int) {
 	return st.At(now)
 }
 
-const kafkaYAML = `version: 1
-rules:
-  - name: canary
-    match: {group_prefixes: [orders-]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 4}
-    rollout:
-      steps: [{percent: 10, hold: 2s}, {percent: 50, hold: 2s}, {percent: 80, hold: 2s}, {percent: 100}]
-`
+var kafkaYAML = policytest.Canary("steps: [{percent: 10, hold: 2s}, {percent: 50, hold: 2s}, {percent: 80, hold: 2s}, {percent: 100}]")
 
 // Three replicas sharing a history topic on kfake serve the same step of
 // a rollout at every instant sampled, from its start to its end, while
 // one of them restarts mid-rollout and reads the state back.
 func TestKafkaReplicasAgree(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kfake")
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	broker := cluster.ListenAddrs()[0]
 	p := mustParse(t, kafkaYAML)
-	rs := []*kafkaReplica{startKafkaReplica(t, "a", broker, p), startKafkaReplica(t, "b", broker, p), startKafkaReplica(t, "c", broker, p)}
+	broker, rs := startKafkaFleet(t, p)
 	restarted := false
 	var seen []int
 	deadline := time.Now().Add(60 * time.Second)
@@ -157,32 +160,14 @@ func TestKafkaReplicasAgree(t *testing.T) {
 	}
 }
 
-const kafkaGatedYAML = `version: 1
-rules:
-  - name: canary
-    match: {group_prefixes: [orders-]}
-    assignor: cooperative-sticky@1
-    params: {max_moves_per_rebalance: 4}
-    rollout:
-      steps: [{percent: 50, hold: 1s}, {percent: 100}]
-      gate: {min_groups: 1, max_moved_ratio: 0.25}
-`
+var kafkaGatedYAML = policytest.Canary("steps: [{percent: 50, hold: 1s}, {percent: 100}]", "gate: {min_groups: 1, max_moved_ratio: 0.25}")
 
 // A halt is one record every replica reads: a decision one replica
 // recorded (shared through the topic) fails the gate, all three halt at
 // the same step, and a replica restarted afterwards reads the halt back.
 func TestKafkaHaltIsShared(t *testing.T) {
-	if testing.Short() {
-		t.Skip("kfake")
-	}
-	cluster, err := kfake.NewCluster(kfake.NumBrokers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cluster.Close()
-	broker := cluster.ListenAddrs()[0]
 	p := mustParse(t, kafkaGatedYAML)
-	rs := []*kafkaReplica{startKafkaReplica(t, "a", broker, p), startKafkaReplica(t, "b", broker, p), startKafkaReplica(t, "c", broker, p)}
+	broker, rs := startKafkaFleet(t, p)
 	deadline := time.Now().Add(30 * time.Second)
 	// The decision is made once the rollout started (the gate reads the
 	// decisions since the step began).

@@ -24,20 +24,32 @@ import (
 	"github.com/assignd/assignd/server/rollout"
 )
 
+// serve runs an assignd choosing with src and opts on an in-memory
+// listener until the test ends and returns it with a connection to it.
+func serve(t *testing.T, src *policy.Source, opts ...server.Option) (*server.Server, *grpc.ClientConn) {
+	t.Helper()
+	srv, err := server.New(src, slog.New(slog.DiscardHandler), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis := bufconn.Listen(1 << 20)
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	conn, err := grpc.NewClient("passthrough:///x", grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = conn.Close() })
+	return srv, conn
+}
+
 // The rollout state shows in RolloutStatus, in ExplainPolicy, on the
 // console and in the metrics.
 func TestVisibility(t *testing.T) {
 	p := mustParse(t, gatedYAML)
-	clk := newClock()
-	h, err := history.New(history.WithClock(clk.Now))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := policy.NewSource(p, policy.WithMeterProvider(noop.NewMeterProvider()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	clk, h := clockedHistory(t)
+	src := newSource(t, p)
 	reader := sdkmetric.NewManualReader()
 	local := &rollout.LocalLog{}
 	c, err := rollout.New(src, h, local, rollout.WithClock(clk.Now), rollout.WithSwitchDelay(5*time.Second),
@@ -59,19 +71,7 @@ func TestVisibility(t *testing.T) {
 	clk.Add(2 * time.Second)
 	c.Tick() // the gate fails
 
-	srv, err := server.New(src, slog.New(slog.DiscardHandler), server.WithExplainer(src), server.WithHistory(h), server.WithRolloutStatus(c))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis := bufconn.Listen(1 << 20)
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Shutdown(context.Background())
-	conn, err := grpc.NewClient("passthrough:///x", grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	srv, conn := serve(t, src, server.WithExplainer(src), server.WithHistory(h), server.WithRolloutStatus(c))
 	ctx := context.Background()
 
 	status, err := assigndv1.NewRolloutServiceClient(conn).RolloutStatus(ctx, &assigndv1.RolloutStatusRequest{})
@@ -137,11 +137,7 @@ func TestDecisionRecordsItsStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := policy.NewSource(p, policy.WithMeterProvider(noop.NewMeterProvider()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := newSource(t, p)
 	local := &rollout.LocalLog{}
 	c, err := rollout.New(src, h, local, rollout.WithMeterProvider(noop.NewMeterProvider()))
 	if err != nil {
@@ -154,19 +150,7 @@ func TestDecisionRecordsItsStep(t *testing.T) {
 	if started == nil {
 		t.Fatal("the rollout did not start")
 	}
-	srv, err := server.New(src, slog.New(slog.DiscardHandler), server.WithHistory(h))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis := bufconn.Listen(1 << 20)
-	go func() { _ = srv.Serve(lis) }()
-	defer srv.Shutdown(context.Background())
-	conn, err := grpc.NewClient("passthrough:///x", grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	_, conn := serve(t, src, server.WithHistory(h))
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, g := range []string{"orders-in", "billing"} {

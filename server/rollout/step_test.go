@@ -71,11 +71,7 @@ func TestGateCountsTheStepsDecisions(t *testing.T) {
 func TestDecisionBeforeTheSwitchStaysInItsStep(t *testing.T) {
 	p := mustParse(t, stepYAML)
 	for _, tagged := range []bool{true, false} {
-		clk := newClock()
-		h, err := history.New(history.WithClock(clk.Now))
-		if err != nil {
-			t.Fatal(err)
-		}
+		clk, h := clockedHistory(t)
 		l := &sharedLog{}
 		r := newReplica(t, "a", p, h, l, clk)
 		good := decision{group: "orders-1", rule: "canary", revision: p.Revision(), at: clk.Now().Add(5 * time.Second), gen: 1, moved: 1, parts: 10}

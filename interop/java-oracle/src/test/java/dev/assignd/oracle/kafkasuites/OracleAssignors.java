@@ -35,116 +35,87 @@ final class OracleAssignors {
     private OracleAssignors() {
     }
 
-    static final class Range extends RangeAssignor {
-        private boolean inJava;
+    /** One assignor run on partition metadata, as {@code assignPartitions} takes it. */
+    interface Run {
+        Map<String, List<TopicPartition>> assign(Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs);
+    }
 
-        @Override
-        public Map<String, List<TopicPartition>> assign(Map<String, Integer> ppt, Map<String, Subscription> subs) {
-            return inJava ? super.assign(ppt, subs) : assignPartitions(partitionInfosWithoutRacks(ppt), subs);
+    /**
+     * Set while a built-in's own code runs on this thread: every assignor
+     * here then answers as Java does (its overrides hand the call to super),
+     * so the built-in's internal calls between {@code assign} and
+     * {@code assignPartitions} stay inside Java.
+     */
+    private static final ThreadLocal<Boolean> IN_JAVA = ThreadLocal.withInitial(() -> false);
+
+    static boolean inJava() {
+        return IN_JAVA.get();
+    }
+
+    /**
+     * assignd's answer, after Java's on the same input ({@code self}) and on
+     * the maps reversed ({@code fresh}, a new instance so no state carries
+     * over from the first run).
+     */
+    static Map<String, List<TopicPartition>> viaAssignd(String protocol, Map<String, List<PartitionInfo>> ppt,
+                                                        Map<String, Subscription> subs, Run self, Run fresh) {
+        return AssigndBacked.run(protocol, ppt, subs, () -> java(self, ppt, subs),
+                () -> java(fresh, AssigndBacked.reversed(ppt), AssigndBacked.reversed(subs)));
+    }
+
+    private static Map<String, List<TopicPartition>> java(Run a, Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
+        IN_JAVA.set(true);
+        rewindUserData(subs);
+        try {
+            return a.assign(ppt, subs);
+        } finally {
+            IN_JAVA.set(false);
         }
+    }
 
+    /*
+     * One subclass per built-in, because Kafka's tests take the concrete type.
+     * RangeAssignor's and the sticky assignors' assign(partition counts) is
+     * assignPartitions(partitionInfosWithoutRacks(counts)), so overriding
+     * assignPartitions sends both entry points to assignd. RoundRobinAssignor
+     * goes the other way (assignPartitions reduces to counts and calls
+     * assign), so it overrides both.
+     */
+
+    static final class Range extends RangeAssignor {
         @Override
         public Map<String, List<TopicPartition>> assignPartitions(Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
-            if (inJava) {
-                return super.assignPartitions(ppt, subs);
-            }
-            return AssigndBacked.run(name(), ppt, subs, () -> java(this, ppt, subs),
-                    () -> java(new Range(), AssigndBacked.reversed(ppt), AssigndBacked.reversed(subs)));
-        }
-
-        private static Map<String, List<TopicPartition>> java(Range a, Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
-            a.inJava = true;
-            rewindUserData(subs);
-            try {
-                return a.assignPartitions(ppt, subs);
-            } finally {
-                a.inJava = false;
-            }
+            return inJava() ? super.assignPartitions(ppt, subs)
+                    : viaAssignd(name(), ppt, subs, this::assignPartitions, new Range()::assignPartitions);
         }
     }
 
     static final class RoundRobin extends RoundRobinAssignor {
-        private boolean inJava;
-
         @Override
         public Map<String, List<TopicPartition>> assign(Map<String, Integer> ppt, Map<String, Subscription> subs) {
-            return inJava ? super.assign(ppt, subs) : assignPartitions(partitionInfosWithoutRacks(ppt), subs);
+            return inJava() ? super.assign(ppt, subs) : assignPartitions(partitionInfosWithoutRacks(ppt), subs);
         }
 
         @Override
         public Map<String, List<TopicPartition>> assignPartitions(Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
-            if (inJava) {
-                return super.assignPartitions(ppt, subs);
-            }
-            return AssigndBacked.run(name(), ppt, subs, () -> java(this, ppt, subs),
-                    () -> java(new RoundRobin(), AssigndBacked.reversed(ppt), AssigndBacked.reversed(subs)));
-        }
-
-        private static Map<String, List<TopicPartition>> java(RoundRobin a, Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
-            a.inJava = true;
-            rewindUserData(subs);
-            try {
-                return a.assignPartitions(ppt, subs);
-            } finally {
-                a.inJava = false;
-            }
+            return inJava() ? super.assignPartitions(ppt, subs)
+                    : viaAssignd(name(), ppt, subs, this::assignPartitions, new RoundRobin()::assignPartitions);
         }
     }
 
     static final class Sticky extends StickyAssignor {
-        private boolean inJava;
-
-        @Override
-        public Map<String, List<TopicPartition>> assign(Map<String, Integer> ppt, Map<String, Subscription> subs) {
-            return inJava ? super.assign(ppt, subs) : assignPartitions(partitionInfosWithoutRacks(ppt), subs);
-        }
-
         @Override
         public Map<String, List<TopicPartition>> assignPartitions(Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
-            if (inJava) {
-                return super.assignPartitions(ppt, subs);
-            }
-            return AssigndBacked.run(name(), ppt, subs, () -> java(this, ppt, subs),
-                    () -> java(new Sticky(), AssigndBacked.reversed(ppt), AssigndBacked.reversed(subs)));
-        }
-
-        private static Map<String, List<TopicPartition>> java(Sticky a, Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
-            a.inJava = true;
-            rewindUserData(subs);
-            try {
-                return a.assignPartitions(ppt, subs);
-            } finally {
-                a.inJava = false;
-            }
+            return inJava() ? super.assignPartitions(ppt, subs)
+                    : viaAssignd(name(), ppt, subs, this::assignPartitions, new Sticky()::assignPartitions);
         }
     }
 
     static final class CooperativeSticky extends CooperativeStickyAssignor {
-        private boolean inJava;
-
-        @Override
-        public Map<String, List<TopicPartition>> assign(Map<String, Integer> ppt, Map<String, Subscription> subs) {
-            return inJava ? super.assign(ppt, subs) : assignPartitions(partitionInfosWithoutRacks(ppt), subs);
-        }
-
         @Override
         public Map<String, List<TopicPartition>> assignPartitions(Map<String, List<PartitionInfo>> ppt, Map<String, Subscription> subs) {
-            if (inJava) {
-                return super.assignPartitions(ppt, subs);
-            }
-            return AssigndBacked.run(name(), ppt, subs, () -> java(this, ppt, subs),
-                    () -> java(new CooperativeSticky(), AssigndBacked.reversed(ppt), AssigndBacked.reversed(subs)));
-        }
-
-        private static Map<String, List<TopicPartition>> java(CooperativeSticky a, Map<String, List<PartitionInfo>> ppt,
-                                                              Map<String, Subscription> subs) {
-            a.inJava = true;
-            rewindUserData(subs);
-            try {
-                return a.assignPartitions(ppt, subs);
-            } finally {
-                a.inJava = false;
-            }
+            return inJava() ? super.assignPartitions(ppt, subs)
+                    : viaAssignd(name(), ppt, subs, this::assignPartitions, new CooperativeSticky()::assignPartitions);
         }
     }
 }

@@ -2,6 +2,7 @@ package dev.assignd.kafka.broker;
 
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
+import com.google.protobuf.MessageLite;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -45,19 +46,30 @@ final class Recorder {
     this.file = Path.of(file);
   }
 
-  /** Hands one call over to be written; on the calling thread it costs a queue insertion. */
+  /** Hands one call over to be written; the assignment is copied here, the rest is done on the plugin's I/O thread. */
   void record(String instance, String outcome, long nanos, long gcNanos, AssignRequest req, AssignResponse resp,
       GroupAssignment applied) {
     if (broken) {
       return;
     }
-    String thread = Thread.currentThread().getName();
-    AssignResponse copy = encode(applied);
-    OffThread.run(() -> write(instance, outcome, nanos, thread, gcNanos, req, resp, copy));
+    record(instance, outcome, nanos, gcNanos, req, resp, encode(applied));
   }
 
-  private void write(String instance, String outcome, long nanos, String thread, long gcNanos, AssignRequest req,
-      AssignResponse resp, AssignResponse applied) {
+  /**
+   * One line of any plugin's: its request, answer and applied assignment as
+   * the messages of its RPC, which are immutable. On the calling thread it
+   * costs a queue insertion.
+   */
+  void record(String instance, String outcome, long nanos, long gcNanos, MessageLite req, MessageLite resp, MessageLite applied) {
+    if (broken) {
+      return;
+    }
+    String thread = Thread.currentThread().getName();
+    OffThread.run(() -> write(instance, outcome, nanos, thread, gcNanos, req, resp, applied));
+  }
+
+  private void write(String instance, String outcome, long nanos, String thread, long gcNanos, MessageLite req,
+      MessageLite resp, MessageLite applied) {
     if (broken) {
       return;
     }
@@ -66,6 +78,7 @@ final class Recorder {
         + (req == null ? "-" : b64.encodeToString(req.toByteArray())) + " "
         + (resp == null ? "-" : b64.encodeToString(resp.toByteArray())) + " "
         + b64.encodeToString(applied.toByteArray()) + " " + gcNanos + "\n";
+    // One thread writes every line: no lock needed.
     try {
       Files.writeString(file, line, StandardCharsets.US_ASCII, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     } catch (IOException e) {
