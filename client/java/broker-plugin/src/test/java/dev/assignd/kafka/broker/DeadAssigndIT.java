@@ -48,29 +48,6 @@ class DeadAssigndIT {
   /** Calls with assignd dead, at least 100 of them within a backoff. */
   private static final int DEAD_CALLS = Integer.getInteger("assignd.dead.calls", 110);
 
-  /** One timed call (TimedAssignor's line). */
-  record Call(String outcome, long startNanos, long nanos, long gcNanos, long waitNanos) {
-    static Call parse(String line) {
-      String[] f = line.split(" ");
-      return new Call(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]));
-    }
-
-    /** The call less the JVM's collections. */
-    long lessGcNanos() {
-      return nanos - gcNanos;
-    }
-
-    /** The call less the JVM's collections and the thread's wait for a CPU: the plugin's own. */
-    long heldNanos() {
-      return nanos - gcNanos - waitNanos;
-    }
-
-    @Override
-    public String toString() {
-      return outcome + " " + nanos / 1000 + " µs (collections " + gcNanos / 1000 + ", wait for a CPU " + waitNanos / 1000 + ")";
-    }
-  }
-
   @Test
   void hungThenDead() throws Exception {
     String jar = System.getProperty("plugin.jar", "");
@@ -81,7 +58,7 @@ class DeadAssigndIT {
     }
     Path dir = Files.createTempDirectory("kip848-dead-it");
     Path timed = dir.resolve("timed.txt");
-    List<Call> calls = new ArrayList<>();
+    List<Timings.Call> calls = new ArrayList<>();
     try (AssigndProcess assignd = AssigndProcess.start()) {
       Map<String, String> settings = new LinkedHashMap<>();
       settings.put("group.consumer.assignors", "uniform,range," + TimedAssignor.class.getName());
@@ -106,7 +83,7 @@ class DeadAssigndIT {
           }
           try (KafkaConsumer<byte[], byte[]> c = consumer(broker.bootstrap)) {
             subscribe(c, 0);
-            assertEquals(List.of("SERVED"), outcomes(timed, 1).stream().map(l -> l.split(" ")[0]).toList(), "with assignd up");
+            assertEquals(List.of("SERVED"), Timings.atLeast(timed, 1).stream().map(Timings.Call::outcome).toList(), "with assignd up");
             new ProcessBuilder("kill", "-STOP", Long.toString(assignd.pid())).inheritIO().start().waitFor();
             // Hung over two backoff periods and a bit: three tries, at most.
             long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(2 * BACKOFF_MS + BACKOFF_MS / 5);
@@ -119,7 +96,7 @@ class DeadAssigndIT {
               subscribe(c, flips++);
             }
             int made = flips;
-            calls.addAll(outcomes(timed, made).stream().map(Call::parse).toList());
+            calls.addAll(Timings.atLeast(timed, made));
           }
         } catch (AssertionError | Exception e) {
           System.err.println("broker log tail:\n" + broker.logTail(60));
@@ -136,18 +113,18 @@ class DeadAssigndIT {
     check(calls.subList(1, calls.size()));
   }
 
-  private static void check(List<Call> calls) throws Exception {
-    List<Call> skipped = calls.stream().filter(c -> c.outcome().equals("BACKOFF")).toList();
-    List<Call> tries = calls.stream().filter(c -> !c.outcome().equals("BACKOFF")).toList();
-    List<Call> slow = skipped.stream().filter(c -> c.lessGcNanos() >= TimeUnit.MILLISECONDS.toNanos(SKIP_MS)).toList();
+  private static void check(List<Timings.Call> calls) throws Exception {
+    List<Timings.Call> skipped = calls.stream().filter(c -> c.outcome().equals("BACKOFF")).toList();
+    List<Timings.Call> tries = calls.stream().filter(c -> !c.outcome().equals("BACKOFF")).toList();
+    List<Timings.Call> slow = skipped.stream().filter(c -> c.lessGcNanos() >= TimeUnit.MILLISECONDS.toNanos(SKIP_MS)).toList();
     System.out.printf("KIP-848 plugin on Kafka %s, assignd hung then dead (deadline %d ms, backoff %d ms, load average %s): "
         + "%d calls within a backoff, µs: whole %s; less the JVM's collections %s; less those and the wait for a CPU %s; "
         + "%d of them %d ms or more less collections: %s; the calls that tried assignd: %s%n",
         TestBroker.version(), DEADLINE_MS, BACKOFF_MS, Files.readString(Path.of("/proc/loadavg")).trim(), skipped.size(),
-        micros(skipped, Call::nanos), micros(skipped, Call::lessGcNanos), micros(skipped, Call::heldNanos),
+        micros(skipped, Timings.Call::nanos), micros(skipped, Timings.Call::lessGcNanos), micros(skipped, Timings.Call::heldNanos),
         slow.size(), SKIP_MS, slow, tries);
     assertTrue(skipped.size() >= DEAD_CALLS, "calls within a backoff: " + skipped.size());
-    for (Call c : skipped) {
+    for (Timings.Call c : skipped) {
       assertTrue(c.heldNanos() < TimeUnit.MILLISECONDS.toNanos(SKIP_MS), "a call within the backoff: " + c);
     }
     Set<String> expected = Set.of("DEADLINE", "UNAVAILABLE");
@@ -155,7 +132,7 @@ class DeadAssigndIT {
     assertTrue(deadlines >= 2 && deadlines <= 3, "assignd hung over two backoff periods: tries " + tries);
     assertTrue(tries.stream().anyMatch(c -> c.outcome().equals("UNAVAILABLE")), "assignd dead: tries " + tries);
     for (int i = 0; i < tries.size(); i++) {
-      Call t = tries.get(i);
+      Timings.Call t = tries.get(i);
       assertTrue(expected.contains(t.outcome()), "a try: " + t);
       // The deadline bounds a try, hung or dead. One that finds assignd
       // dead usually takes milliseconds, but it waits for the plugin's
@@ -170,7 +147,7 @@ class DeadAssigndIT {
     }
   }
 
-  private static String micros(List<Call> calls, Function<Call, Long> f) {
+  private static String micros(List<Timings.Call> calls, Function<Timings.Call, Long> f) {
     return Quantiles.of(calls.stream().map(c -> f.apply(c) / 1000).toList());
   }
 
@@ -198,18 +175,6 @@ class DeadAssigndIT {
         fail("subscribed to " + topics + ", holds " + c.assignment());
       }
       c.poll(Duration.ofMillis(20));
-    }
-  }
-
-  /** The lines timed so far, once there are at least n (the timings are written by a thread of the broker's). */
-  private static List<String> outcomes(Path timed, int n) throws Exception {
-    long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (true) {
-      List<String> got = Files.exists(timed) ? Files.readAllLines(timed) : List.of();
-      if (got.size() >= n || System.nanoTime() > until) {
-        return got;
-      }
-      Thread.sleep(20);
     }
   }
 }

@@ -26,10 +26,10 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
  * spends it, the plugin's record file and log lines included, which the
  * plugin's own timing cannot cover. One line per call in the file named by
  * {@value #FILE}: {@code outcome startNanos nanos gcNanos runQueueNanos
- * members}: when it began ({@link System#nanoTime()}), how long it took,
- * how much of that the JVM spent in garbage collection ({@link JvmPauses})
- * and the thread waited, runnable, for a CPU ({@link CpuWait}), and
- * the group's size; written by a
+ * members thread}: when it began ({@link System#nanoTime()}), how long it
+ * took, how much of that the JVM spent in garbage collection
+ * ({@link JvmPauses}) and the thread waited, runnable, for a CPU
+ * ({@link CpuWait}), the group's size and the calling thread; written by a
  * thread of its own so that the timing costs the coordinator's thread only
  * a queue insertion.
  */
@@ -61,8 +61,10 @@ public class TimedAssignor extends AssigndAssignor {
       long gc = JvmPauses.gcNanos() - gcStart;
       long waited = CpuWait.nanos() - waitStart;
       // One group's calls run one at a time (its coordinator shard's
-      // thread), so in a test of one group the outcome is this call's.
-      LINES.add(stats().getLastOutcome() + " " + start + " " + took + " " + gc + " " + waited + " " + spec.memberIds().size() + "\n");
+      // thread), so in a test of one group the outcome is this call's;
+      // with several, Timings pairs these lines with the plugin's records.
+      LINES.add(stats().getLastOutcome() + " " + start + " " + took + " " + gc + " " + waited + " " + spec.memberIds().size() + " "
+          + Thread.currentThread().getName().replace(' ', '_') + "\n");
     }
   }
 
