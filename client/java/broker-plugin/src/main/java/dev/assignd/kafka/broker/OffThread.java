@@ -2,7 +2,6 @@ package dev.assignd.kafka.broker;
 
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,18 +55,6 @@ final class OffThread {
       return;
     }
     QUEUE.add(work);
-  }
-
-  /** Work dropped so far because the queue was full. */
-  static long dropped() {
-    return DROPPED.get();
-  }
-
-  /** Waits until the work handed over before this call has run; false on timeout. For tests and for reading the record file back. */
-  static boolean drain(long timeout, TimeUnit unit) throws InterruptedException {
-    CountDownLatch done = new CountDownLatch(1);
-    run(done::countDown);
-    return done.await(timeout, unit);
   }
 
   private static void loop() {
