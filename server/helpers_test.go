@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -19,6 +21,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
+	"pgregory.net/rapid"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
@@ -82,6 +85,34 @@ func startMutualTLS(t *testing.T, sel selection.Selector, opts ...server.Option)
 
 // startServer serves a Server built with sel (DefaultSelector when nil) and
 // opts, and closes it when the test ends.
+// drawStandard draws a standard protocol name (in the order of
+// [assign.Standards]) and the engine that serves it.
+func drawStandard(rt *rapid.T) (string, assign.Assignor) {
+	var names []string
+	for _, s := range assign.Standards() {
+		names = append(names, s.Name)
+	}
+	name := rapid.SampledFrom(names).Draw(rt, "assignor")
+	a, _ := assign.Lookup(name, 0)
+	return name, a
+}
+
+// get fetches url (the ops listener's, say) and returns the status and
+// the body; a request that fails fails the test.
+func get(t testing.TB, url string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, body
+}
+
 // policySource parses doc and serves it as a policy Source, closed when
 // the test ends.
 func policySource(t testing.TB, doc string) *policy.Source {

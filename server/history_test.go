@@ -3,7 +3,6 @@ package server_test
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -171,12 +170,7 @@ func TestHistoryMetrics(t *testing.T) {
 	waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "c", 1)
 	waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "a", 1)
 	waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "b", 1)
-	resp, err := http.Get(ops.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := get(t, ops.URL+"/metrics")
 	for _, pattern := range []string{
 		`(?m)^assignd_history_groups(\{[^}]*\})? 3$`,
 		`(?m)^assignd_history_groups_signal\{[^}]*signal="GROUP_SIGNAL_EAGER_ONLY_PROTOCOL"[^}]*\} 2$`,
@@ -194,14 +188,9 @@ func TestHistoryMetrics(t *testing.T) {
 	}
 
 	// The console is on the same listener.
-	resp, err = http.Get(ops.URL + "/console/group?id=a")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte("eager-only-protocol")) || !bytes.Contains(body, []byte(`<svg id="timeline"`)) {
-		t.Errorf("/console/group?id=a: %d\n%s", resp.StatusCode, body)
+	code, body := get(t, ops.URL+"/console/group?id=a")
+	if code != http.StatusOK || !bytes.Contains(body, []byte("eager-only-protocol")) || !bytes.Contains(body, []byte(`<svg id="timeline"`)) {
+		t.Errorf("/console/group?id=a: %d\n%s", code, body)
 	}
 }
 

@@ -2,8 +2,6 @@ package server_test
 
 import (
 	"bytes"
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -273,12 +271,7 @@ func TestAssignTasksMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = ts.client.AssignTasks(callCtx(t), &assigndv1.AssignTasksRequest{Assignor: "nope"})
-	resp, err := http.Get(ops.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := get(t, ops.URL+"/metrics")
 	for _, pattern := range []string{
 		`assignd_assign_tasks_duration_seconds_count\{assignor="sticky@1",code="OK",.*\} 1`,
 		`assignd_assign_tasks_duration_seconds_count\{assignor="none",code="InvalidArgument",reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
