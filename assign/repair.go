@@ -184,7 +184,9 @@ func (r *repairer) holdsFree(m memberIdx) bool {
 // pick (handRank): a giver that can send a partition home, or one that
 // holds a partition off its own rack, gives before one that would give
 // up an on-rack partition and keep the off-rack one for realignment to
-// move as well (issue 27: one move more than the Java client). With
+// move as well (issue 27: one move more than the Java client); and the
+// chosen giver's first hand-over is chosen again among the equally cheap
+// ones by the same rule (firstHop). With
 // freeOnly, only free chains count. If it finds one, it performs the
 // moves (apply) and reports true.
 func (r *repairer) augment(xs []memberIdx, want int32, freeOnly bool) bool {
@@ -218,6 +220,7 @@ func (r *repairer) augment(xs []memberIdx, want int32, freeOnly bool) bool {
 	if best < 0 {
 		return false
 	}
+	r.firstHop(best, freeOnly)
 	level, top, d := r.count[xs[0]], r.count[best], r.dist[best]
 	v := r.viaMember[best]
 	direct := v >= 0 && r.viaMember[v] < 0

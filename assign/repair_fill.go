@@ -31,7 +31,9 @@ const maxFillGivers = 256
 // of the other loads, which fillState keeps without reading the group.
 // The pass stops where the searches could differ: a giver reached only
 // through other members, the level used up, no giver left, a receiver
-// raised by more than one.
+// raised by more than one, a giver in a rack-aware group that would hand
+// over a partition on its own rack while it holds one off it (the search
+// then looks for a neighbour on that one's rack: firstHop).
 func (r *repairer) fillFromGivers(order []memberIdx, j int) bool {
 	n := len(order)
 	level := r.count[order[0]]
@@ -68,6 +70,9 @@ func (r *repairer) fillFromGivers(order []memberIdx, j int) bool {
 		}
 		gv := f.givers[best]
 		x, top := f.sources[gv.src], r.count[gv.m]
+		if r.st.rackAware && givesOwnRack(r.handRankTo(gv.m, gv.k, x)) && r.holdsOffRack(gv.m) {
+			break // the search may hand through another member (firstHop)
+		}
 		r.viaMember[gv.m], r.viaClass[gv.m], r.viaMember[x] = x, gv.k, -1
 		r.apply(gv.m)
 		stepped = true

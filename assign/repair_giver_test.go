@@ -38,3 +38,40 @@ func TestRepairTakesFromTheGiverOffItsRack(t *testing.T) {
 		})
 	}
 }
+
+// Issue 27, item 1, the rack-aware joiner family (the Java oracle's sticky
+// chain 1854, round 2, shrunk): f9ov, on rack-c, owns six partitions and
+// keeps five, but one of them, tr0-2, lives on rack-a only. The one it
+// gives up must be tr0-2, to the newcomer bojn on rack-a, which passes a
+// partition nobody owned on to hrgr: one move, as in the Java client's
+// plan. Handing hrgr an on-rack tg2 partition directly (hrgr does not
+// subscribe to tr0) costs the same for the counts, but leaves tr0-2 off
+// its rack for realignment to move as well: two moves.
+func TestRepairGivesTheOffRackPartitionThroughANeighbour(t *testing.T) {
+	a, b, c := []string{"rack-a"}, []string{"rack-b"}, []string{"rack-c"}
+	ab, ba, bc := []string{"rack-a", "rack-b"}, []string{"rack-b", "rack-a"}, []string{"rack-b", "rack-c"}
+	base := assigntest.NewGroup().Generation(3).
+		Topic("tr0", 3).Racks("tr0", b, b, a).
+		Topic("tg2", 14).Racks("tg2", ba, b, c, ba, a, a, ab, b, c, c, bc, c, c, a).
+		Member("hrgr", "tg2").Gen("hrgr", 2).
+		Member("f9ov", "tr0", "tg2").Rack("f9ov", "rack-c").Owns("f9ov", "tg2", 8, 9, 10, 11, 12).Owns("f9ov", "tr0", 2).Gen("f9ov", 1).
+		Member("z7a", "tr0", "tg2").Gen("z7a", 2).
+		Member("bojn", "tr0", "tg2").Rack("bojn", "rack-a")
+	for _, asg := range append([]assign.Assignor{assign.Sticky()}, cooperativeAssignors...) {
+		t.Run(assign.Ref(asg), func(t *testing.T) {
+			g := base.Build()
+			if asg.Name() == "sticky" {
+				g = asStickyEager(g)
+			} else {
+				g = assigntest.Edit(g).Protocol(assign.Cooperative).Build()
+			}
+			_, r, moved := convergeRounds(t, asg, g)
+			if moved != 1 {
+				t.Errorf("moved %d partitions, want 1: %v", moved, layout(r))
+			}
+			if got := layout(r)["f9ov"]; got != "tg2:8,9,10,11,12" {
+				t.Errorf("f9ov holds %q, want all of tg2 it owned", got)
+			}
+		})
+	}
+}

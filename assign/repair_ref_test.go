@@ -628,6 +628,7 @@ func (r *refRepairer) augment(xs []int32, want int32, freeOnly bool) bool {
 	if best < 0 {
 		return false
 	}
+	r.firstHop(best, freeOnly)
 	level, top, d := r.count[xs[0]], r.count[best], r.dist[best]
 	v := r.viaMember[best]
 	direct := v >= 0 && r.viaMember[v] < 0
@@ -874,4 +875,70 @@ func (r *refRepairer) searchWithReturns(xs []int32, better func(v, best int32) b
 	}
 	r.deque, r.reached = queue[:0], reached[:0]
 	return best
+}
+
+// firstHop: in a rack-aware group, where o's first hand-over would give up
+// a partition on its own rack while it holds one off it, the member w it
+// can hand to at the same cost (dist[w] plus the hand-over's, w's chain
+// not through o) whose best pick ranks best, in the order of o's classes
+// and their subscribers; the first of equals.
+func (r *refRepairer) firstHop(o int32, freeOnly bool) {
+	if !r.st.rackAware || r.viaMember[o] < 0 {
+		return
+	}
+	rankTo := func(k, w int32) int {
+		best := refPickRanks
+		for _, p := range r.holding[r.slot(o, k)] {
+			if r.target[p] == memberIdx(o) {
+				best = min(best, r.pickRank(p, o, w))
+			}
+		}
+		return best
+	}
+	bestRank := rankTo(r.viaClass[o], r.viaMember[o])
+	if !freeOnly && (bestRank < 8 || bestRank%4 < 2 || !r.holdsOffRack(o)) {
+		return
+	}
+	for _, k := range r.cl.memberClasses[o] {
+		k := int32(k)
+		s := r.slot(o, k)
+		if r.held[s] == 0 {
+			continue
+		}
+		cost := int32(1)
+		if r.free[s] > 0 {
+			cost = 0
+		} else if freeOnly {
+			continue
+		}
+		for _, w := range r.cl.subscribers[k] {
+			w := int32(w)
+			if w == o || r.distStamp[w] != r.epoch || r.dist[w]+cost != r.dist[o] {
+				continue
+			}
+			through := false
+			for u, n := w, 0; u >= 0 && n <= len(r.count); u, n = r.viaMember[u], n+1 {
+				through = through || u == o
+			}
+			if rank := rankTo(k, w); rank < bestRank && !through {
+				bestRank, r.viaMember[o], r.viaClass[o] = rank, w, k
+			}
+		}
+	}
+}
+
+// holdsOffRack reports whether m, on a rack, holds a partition none of
+// whose replicas is on it.
+func (r *refRepairer) holdsOffRack(m int32) bool {
+	if r.st.memberRack[m] < 0 {
+		return false
+	}
+	for s := r.classOff[m]; s < r.classOff[m+1]; s++ {
+		for _, p := range r.holding[s] {
+			if r.target[p] == memberIdx(m) && !r.st.rackMatches(memberIdx(m), p) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -51,8 +51,14 @@ type admission struct {
 	// admitted; largeDone, outside it, when a large call releases.
 	largeStart, largeDone func()
 
-	mu            sync.Mutex
-	used, large   int   // slots held, by all calls and by large ones
+	mu          sync.Mutex
+	used, large int // slots held, by all calls and by large ones
+	// intake counts the calls [admission.early] let through that have not
+	// reached acquire yet: their requests are being received and decoded.
+	// They are ahead of a call arriving now as surely as the line is, and
+	// under a storm they are most of what is ahead: without them the
+	// estimate sees a short line while thousands of decodes crowd it.
+	intake        int
 	admitted      int64 // estimated bytes held, by all calls
 	largeAdmitted int64 // and by large ones
 	// waiting[class] is the line of the class: small (0) and large (1).
@@ -123,6 +129,7 @@ func (a *admission) ticketFor(bytes int64) (ticket, error) {
 // ([admission.ticketFor], then [admission.acquire]). On success it returns
 // what releases it, to run once the response is written.
 func (a *admission) admit(ctx context.Context, bytes int64) (release func(), err error) {
+	intakeDone(ctx)
 	t, err := a.ticketFor(bytes)
 	if err != nil {
 		return nil, err
@@ -150,14 +157,18 @@ func (a *admission) observe(t ticket, d time.Duration) {
 }
 
 // expectedWait is how long a call of t's class arriving now would wait:
-// the calls ahead of it in its line and itself, served by the class's
-// slots one recent hold time each. Callers hold mu.
+// the calls ahead of it in its line (a small call's, those in intake too)
+// and itself, served by the class's slots one recent hold time each.
+// Callers hold mu.
 func (a *admission) expectedWait(t ticket) time.Duration {
 	slots := a.slots
 	if t.large {
 		slots = a.largeSlots
 	}
 	ahead := a.waiting[t.class()].Len() + 1
+	if !t.large {
+		ahead += a.intake
+	}
 	return time.Duration(int64(a.held[t.class()]) * int64(ahead) / int64(slots))
 }
 
@@ -217,27 +228,58 @@ func (a *admission) window(ctx context.Context) (wait time.Duration, ok bool) {
 }
 
 // early refuses, before its request is read, a call that could not start
-// in time even as a small one: every slot is busy and the small calls'
-// line would keep it waiting past its window or queueTarget. It is the same estimate as
+// in time even as a small one: every slot is busy or spoken for, and the
+// calls ahead of it (in intake and in the small calls' line) would keep it
+// waiting past its window or queueTarget. It is the same estimate as
 // acquire's, made where refusing costs no decoding, no goroutine and no
 // share of the CPU the admitted calls need: under a storm at several
-// times the capacity, most calls end here. A call it lets through is
-// classified and admitted by acquire as usual.
-func (a *admission) early(ctx context.Context) error {
+// times the capacity, most calls end here. A call it lets through counts
+// in intake until it reaches acquire or ends; the returned context
+// carries that, for [admission.admit].
+func (a *admission) early(ctx context.Context) (context.Context, error) {
 	wait, ok := a.window(ctx)
 	if ok && wait <= 0 && a.queueTarget <= 0 {
-		return nil // no deadline and no cap: it may wait as long as it takes
+		return ctx, nil // no deadline and no cap: it may wait as long as it takes
 	}
 	small := ticket{}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.used < a.slots {
-		return nil
+	if a.used+a.intake >= a.slots {
+		if expect := a.expectedWait(small); !ok || a.tooLong(small, expect, wait) {
+			a.mu.Unlock()
+			return ctx, rpcerr.Overloaded(expect)
+		}
 	}
-	if expect := a.expectedWait(small); !ok || a.tooLong(small, expect, wait) {
-		return rpcerr.Overloaded(expect)
+	a.intake++
+	a.mu.Unlock()
+	in := &intakeToken{a: a}
+	// The stream's context ends with the call, however it ends (gRPC may
+	// abort a stream before any handler or stats event sees it).
+	context.AfterFunc(ctx, in.done)
+	return context.WithValue(ctx, intakeKey{}, in), nil
+}
+
+// intakeToken is one call's place in [admission.intake].
+type intakeToken struct {
+	a    *admission
+	once sync.Once
+}
+
+type intakeKey struct{}
+
+// done takes the call out of intake, once.
+func (in *intakeToken) done() {
+	in.once.Do(func() {
+		in.a.mu.Lock()
+		in.a.intake--
+		in.a.mu.Unlock()
+	})
+}
+
+// intakeDone takes ctx's call out of intake, if early let it in.
+func intakeDone(ctx context.Context) {
+	if in, ok := ctx.Value(intakeKey{}).(*intakeToken); ok {
+		in.done()
 	}
-	return nil
 }
 
 // acquire admits t, waiting until it fits, until shortly before the
@@ -382,7 +424,8 @@ func refuseEarly(a *admission, metrics *domainMetrics) tap.ServerInHandle {
 		if info.FullMethodName != assigndv1.AssignmentService_Assign_FullMethodName {
 			return ctx, nil
 		}
-		if err := a.early(ctx); err != nil {
+		ctx, err := a.early(ctx)
+		if err != nil {
 			st := rpcerr.ToStatus(err)
 			metrics.record(ctx, &callReport{}, codes.ResourceExhausted, st, 0)
 			return ctx, st

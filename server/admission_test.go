@@ -244,11 +244,12 @@ func TestAdmissionQueueTarget(t *testing.T) {
 	// Two waiters expect 40 and 80 ms: within the target, queued.
 	done := make(chan error, 3)
 	for i := range 2 {
-		if err := a.early(ctx); err != nil {
+		ectx, err := a.early(ctx)
+		if err != nil {
 			t.Fatalf("waiter %d refused before its request was read: %v", i, err)
 		}
 		go func() {
-			r, err := a.admit(ctx, 1<<10)
+			r, err := a.admit(ectx, 1<<10)
 			if err == nil {
 				r()
 			}
@@ -260,7 +261,7 @@ func TestAdmissionQueueTarget(t *testing.T) {
 	}
 	// A third would expect 120 ms: refused at once, at both checks, though
 	// its deadline is a minute away.
-	err = a.early(ctx)
+	_, err = a.early(ctx)
 	var oe *rpcerr.OverloadError
 	if !errors.As(err, &oe) || oe.RetryAfter != 120*time.Millisecond {
 		t.Errorf("early: %v, want OVERLOADED with a 120ms hint", err)
@@ -302,8 +303,72 @@ func TestAdmissionQueueTarget(t *testing.T) {
 	b.waiting[0].PushBack(&waiter{})
 	b.waiting[0].PushBack(&waiter{})
 	b.used = 1
-	if err := b.early(ctx); err != nil {
+	if _, err := b.early(ctx); err != nil {
 		t.Errorf("no target: refused %v", err)
+	}
+}
+
+// TestAdmissionCountsIntake: the calls early let through that have not
+// reached acquire yet (their requests still being read and decoded) are
+// ahead of a new arrival as the line is, so a storm is refused at its
+// headers even while the line itself is still short; a call leaves intake
+// when it reaches acquire or when its stream ends, however it ends.
+func TestAdmissionCountsIntake(t *testing.T) {
+	a := newAdmission(1, 1<<30, 0, 100*time.Millisecond)
+	a.held[0] = 40 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	// The slot is free: the first is let in; the next expects 80 ms (the
+	// one in intake, then itself), within the target.
+	var streams []context.CancelFunc
+	var inIntake []context.Context
+	for i := range 2 {
+		sctx, end := context.WithCancel(ctx)
+		streams = append(streams, end)
+		ectx, err := a.early(sctx)
+		if err != nil {
+			t.Fatalf("call %d refused with %d in intake: %v", i, i, err)
+		}
+		inIntake = append(inIntake, ectx)
+	}
+	// A third would expect 120 ms: refused, though no call is in line.
+	_, err := a.early(ctx)
+	var oe *rpcerr.OverloadError
+	if !errors.As(err, &oe) || oe.RetryAfter != 120*time.Millisecond {
+		t.Fatalf("with 2 in intake and none in line: %v, want OVERLOADED with a 120ms hint", err)
+	}
+	// One reaches acquire and takes the slot, the other's stream ends
+	// before its handler ran: none in intake and the slot held, so a new
+	// call expects 40 ms and is let in, and then one more (80 ms).
+	release, err := a.admit(inIntake[0], 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	streams[1]()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		a.mu.Lock()
+		n := a.intake
+		a.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("intake %d after one call was admitted and the other ended, want 0", n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	for i := range 2 {
+		if _, err := a.early(ctx); err != nil {
+			t.Errorf("call %d with the slot held and %d in intake: %v, want let in", i, i, err)
+		}
+	}
+	if _, err := a.early(ctx); err == nil {
+		t.Error("a third with the slot held and 2 in intake was let in, want refused")
+	}
+	for _, end := range streams {
+		end()
 	}
 }
 

@@ -18,8 +18,10 @@ import (
 type callReport struct {
 	group    string
 	assignor assign.Assignor
-	// groupType is "streams" for AssignTasks, "" (a consumer group) for
-	// Assign; taskAssignor is the task assignor that ran, as name@version.
+	// groupType is "streams" for AssignTasks, "share" for AssignShare, ""
+	// (a consumer group) for Assign; taskAssignor is the task or share
+	// assignor that ran, as name@version. For a share group, moved counts
+	// the pairs removed.
 	groupType, taskAssignor string
 	protocol                string // rebalance protocol, e.g. "COOPERATIVE"
 	policy                  string
@@ -40,6 +42,8 @@ type callReport struct {
 	// decision is what the call's Decision is built from, nil unless an
 	// assignment was computed and the server keeps a history.
 	decision *decisionInput
+	// taskDecision is the same for an AssignTasks call.
+	taskDecision *taskDecisionInput
 }
 
 type reportKey struct{}
@@ -91,7 +95,9 @@ func (r *callReport) appendAttrs(attrs []slog.Attr) []slog.Attr {
 		attrs = append(attrs, slog.String("assignor", r.taskAssignor))
 	}
 	attrs = append(attrs, slog.Int("members", r.members))
-	if r.ok && r.groupType != "" {
+	if r.ok && r.groupType == "share" {
+		attrs = append(attrs, slog.Int("removed", r.moved), slog.Int("warnings", r.warnings))
+	} else if r.ok && r.groupType != "" {
 		attrs = append(attrs, slog.Int("moved", r.moved), slog.Bool("followup", r.followup), slog.Int("warnings", r.warnings))
 	} else if r.ok {
 		attrs = append(attrs, slog.Int("partitions", r.partitions), slog.Int("moved", r.moved), slog.Int("revoked", r.revoked),

@@ -95,6 +95,10 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	if err != nil {
 		return nil, err
 	}
+	shareMetrics, err := newShareMetrics(cfg.meters)
+	if err != nil {
+		return nil, err
+	}
 	if err := registerAdmissionMetrics(cfg.meters, adm); err != nil {
 		return nil, err
 	}
@@ -137,7 +141,10 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		grpc.InTapHandle(refuseEarly(adm, metrics)),
 		grpc.ChainUnaryInterceptor(
 			rpcs.unary,
-			reportInterceptor(metrics, taskMetrics, cfg.history, logger),
+			reportInterceptor(metrics, map[string]*groupTypeMetrics{
+				assigndv1.AssignmentService_AssignTasks_FullMethodName: taskMetrics,
+				assigndv1.AssignmentService_AssignShare_FullMethodName: shareMetrics,
+			}, cfg.history, logger),
 			selector.UnaryServerInterceptor(callLog.unary(), selector.MatchFunc(logged)),
 			recovery.UnaryServerInterceptor(recovery.WithRecoveryHandlerContext(s.recovered)),
 		),
@@ -259,15 +266,20 @@ func (s *Server) recovered(ctx context.Context, p any) error {
 // With a history, it also records the call's Decision once the response
 // is written: building it (and the input's digest) never delays the
 // response, and Store.Record does constant work under its lock.
-func reportInterceptor(m *domainMetrics, tm *taskMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
+func reportInterceptor(m *domainMetrics, byMethod map[string]*groupTypeMetrics, h *history.Store, logger *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-		if info.FullMethod == assigndv1.AssignmentService_AssignTasks_FullMethodName {
-			// The call log's fields and the task metrics; the history is
-			// the partition path's (docs/api.md).
+		if tm := byMethod[info.FullMethod]; tm != nil {
+			// A group type's own RPC (AssignTasks, AssignShare): the call
+			// log's fields, its metrics and, for a streams group, its
+			// Decision.
 			ctx, rep := withReport(ctx)
 			start := time.Now()
 			resp, err := handler(ctx, req)
-			tm.record(ctx, rep, status.Code(err), err, time.Since(start))
+			took := time.Since(start)
+			tm.record(ctx, rep, status.Code(err), err, took)
+			if err == nil && rep.taskDecision != nil && h != nil {
+				afterResponse(ctx, func() { recordDecision(ctx, h, rep, took, logger) })
+			}
 			return resp, err
 		}
 		if info.FullMethod != assigndv1.AssignmentService_Assign_FullMethodName {
@@ -296,6 +308,10 @@ func recordDecision(ctx context.Context, h *history.Store, rep *callReport, took
 			logger.ErrorContext(ctx, "recording the decision failed; dropped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
+	if rep.taskDecision != nil {
+		h.Record(rep.buildTaskDecision(took))
+		return
+	}
 	d := rep.buildDecision(took)
 	h.RecordInput(d, rep.decision.marshaled())
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -14,9 +15,9 @@ import (
 // of which can reject the request: the engine's size limits, admission
 // (the slots and memory budget of Assign, by [request.EstimateTaskBytes]),
 // decoding, and the engine, which validates and stops when the call ends.
-// The assignor is the request's, or [request.DefaultTaskAssignor]: the
-// policy chooses partition assignors by protocol name, and a streams
-// group's spec has none yet. Every error goes through rpcerr.ToStatus.
+// The assignor is the policy's choice for streams groups by the request's
+// label ([selection.TaskSelector]), unless the request names one. Every
+// error goes through rpcerr.ToStatus.
 func (s *service) AssignTasks(ctx context.Context, req *assigndv1.AssignTasksRequest) (*assigndv1.AssignTasksResponse, error) {
 	resp, err := s.assignTasks(ctx, req)
 	if err != nil {
@@ -33,20 +34,33 @@ func (s *service) assignTasks(ctx context.Context, req *assigndv1.AssignTasksReq
 	if err := request.TaskLimits(req); err != nil {
 		return nil, err
 	}
-	release, err := s.admission.admit(ctx, request.EstimateTaskBytes(req, requestBytes(ctx)))
+	caller := callerFromContext(ctx)
+	sel, err := s.selectTaskAssignor(ctx, req.GetGroupId(), caller)
 	if err != nil {
 		return nil, err
 	}
-	defer releaseAfterResponse(ctx, release)()
-	ctx, stop := s.stopOnShutdown(ctx)
-	defer stop()
+	rep.policy, rep.binding = sel.Policy, sel.Binding
+	rep.rolloutStep, rep.rolloutStarted = sel.RolloutStep, sel.RolloutStarted
+	ctx, done, err := s.admitGroupCall(ctx, request.EstimateTaskBytes(req, requestBytes(ctx)))
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 
 	in, err := request.DecodeTasks(req)
 	if err != nil {
 		return nil, err
 	}
-	rep.taskAssignor = task.Ref(in.Assignor)
-	res, err := task.Run(in.Assignor, in.Group, task.WithContext(ctx))
+	a := sel.Assignor
+	if in.Assignor != nil {
+		// The request's own choice: no rule chose it, and no rollout
+		// step served it.
+		a, rep.policy, rep.rolloutStep, rep.rolloutStarted = in.Assignor, request.PolicyPinned, 0, time.Time{}
+	}
+	rep.taskAssignor = task.Ref(a)
+	start := time.Now()
+	res, err := task.Run(a, in.Group, task.WithContext(ctx))
+	took := time.Since(start)
 	if err != nil {
 		return nil, in.EngineError(rpcerr.Stopped(ctx, err))
 	}
@@ -57,7 +71,12 @@ func (s *service) assignTasks(ctx context.Context, req *assigndv1.AssignTasksReq
 	rep.moved = len(res.Moves)
 	rep.followup = res.FollowupRequired
 	rep.warnings = len(res.Warnings)
-	return taskResponse(res, in.MoveDetail), nil
+	if s.history != nil {
+		rep.noteTaskDecision(ctx, req, in.Group, res, took, caller)
+	}
+	resp := taskResponse(res, in.MoveDetail)
+	resp.Policy = rep.policy
+	return resp, nil
 }
 
 // taskResponse converts the task assignor's plan; moves up to limit, all

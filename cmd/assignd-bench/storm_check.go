@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/assignd/assignd/assign/wire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -10,6 +12,20 @@ import (
 type topicPartition struct {
 	topic     string
 	partition int32
+}
+
+// checkRaw decodes an answer to sg's request from its wire form and
+// checks it; its error names the group.
+func (sg *stormGroup) checkRaw(m rawMessage) error {
+	resp := new(assigndv1.AssignResponse)
+	err := proto.Unmarshal(m.b, resp)
+	if err == nil {
+		err = sg.check(resp)
+	}
+	if err != nil {
+		return fmt.Errorf("group %s: %w", sg.req.GetGroupId(), err)
+	}
+	return nil
 }
 
 // check validates an answer to sg's request as a leader would rely on

@@ -137,6 +137,7 @@ func summary(sn *snapshot, t Thresholds, now time.Time) *assigndv1.GroupSummary 
 		Signals:            signals(sn, t, now),
 		RebalancesLastHour: int32(sn.rebalancesSince(now.Add(-time.Hour))),
 		LongestUnowned:     durationpb.New(longestUnowned(sn.decisions).span),
+		GroupType:          d.GetGroupType(),
 	}
 }
 

@@ -55,6 +55,8 @@ var (
 	moveHeap         = heapOf[assigndv1.PartitionMove]()
 	callerHeap       = heapOf[assigndv1.CallerIdentity]()
 	loadSummaryHeap  = heapOf[assigndv1.LoadSummary]()
+	taskMoveHeap     = heapOf[assigndv1.TaskMove]()
+	streamsTaskHeap  = heapOf[assigndv1.StreamsTask]()
 	groupHeap        = heapOf[group]()
 	groupMapOverhead = int64(64) // a map entry: key, pointer and the map's own slack
 )
@@ -91,7 +93,8 @@ func decisionSize(d *assigndv1.Decision) int64 {
 	}
 	n += sliceHeap(d.Members)
 	for _, m := range d.Members {
-		n += memberHeap + stringHeap(m.MemberId) + stringHeap(m.GroupInstanceId) + stringHeap(m.Rack) + sliceHeap(m.AssignedByTopic)
+		n += memberHeap + stringHeap(m.MemberId) + stringHeap(m.GroupInstanceId) + stringHeap(m.Rack) + sliceHeap(m.AssignedByTopic) +
+			stringHeap(m.ProcessId)
 	}
 	n += partitionListHeap(d.WithheldPartitions) + partitionListHeap(d.RevokedPartitions)
 	n += stringsHeap(d.Warnings) + stringsHeap(d.Topics)
@@ -99,6 +102,13 @@ func decisionSize(d *assigndv1.Decision) int64 {
 	n += sliceHeap(d.Moves)
 	for _, m := range d.Moves {
 		n += moveHeap + stringHeap(m.Topic) + stringHeap(m.FromMemberId) + stringHeap(m.ToMemberId)
+	}
+	n += sliceHeap(d.TaskMoves)
+	for _, m := range d.TaskMoves {
+		n += taskMoveHeap + stringHeap(m.FromMemberId) + stringHeap(m.ToMemberId)
+		if t := m.Task; t != nil {
+			n += streamsTaskHeap + stringHeap(t.SubtopologyId)
+		}
 	}
 	return n
 }

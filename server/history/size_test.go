@@ -109,11 +109,19 @@ func TestDecisionSizeMatchesHeap(t *testing.T) {
 	for i := range 32 {
 		large.Moves = append(large.Moves, &assigndv1.PartitionMove{Topic: "payments", Partition: int32(i), FromMemberId: large.Members[i%10].MemberId, ToMemberId: large.Members[10+i%20].MemberId})
 	}
+	streams := &assigndv1.Decision{GroupId: "payments-streams", GroupType: assigndv1.GroupType_GROUP_TYPE_STREAMS, Assignor: "sticky@1", Tasks: 64, Processes: 8}
+	for i := range 32 {
+		id := fmt.Sprintf("a3f1c2d4-5e6f-4a7b-8c9d-0e1f2a3b4c%02d-StreamThread-%d", i%8, i%4)
+		streams.Members = append(streams.Members, &assigndv1.DecisionMember{MemberId: id, ProcessId: id[:36], Owned: 2, Assigned: 2, StandbyTasks: 2})
+		streams.TaskMoves = append(streams.TaskMoves, &assigndv1.TaskMove{Task: &assigndv1.StreamsTask{SubtopologyId: "1", Partition: int32(i)},
+			Kind: assigndv1.TaskReplicaKind_TASK_REPLICA_KIND_STANDBY, FromMemberId: id, ToMemberId: streams.Members[i/2].MemberId})
+	}
 	for _, tt := range []struct {
 		name string
 		d    *assigndv1.Decision
 	}{
 		{"empty", new(assigndv1.Decision)},
+		{"streams, 32 members and task moves", streams},
 		{"10 members", fullDecision("orders-eu-west", 3)},
 		{"32 members and moves", large},
 		{"every field, short strings", every(8, 2)},

@@ -33,7 +33,9 @@ type compiler struct {
 func (c *compiler) compileRules(specs []ruleSpec, fromFile int) []*rule {
 	rules := make([]*rule, 0, len(specs))
 	seen := make(map[string]int)
-	catchAll := ""
+	// catchAll is, per group type, the first rule that applies to every
+	// group of that type.
+	var catchAll [2]string
 	for i := range specs {
 		s := &specs[i]
 		at := c.lines.rule(i)
@@ -62,24 +64,46 @@ func (c *compiler) compileRules(specs []ruleSpec, fromFile int) []*rule {
 		if s.Name == DefaultRule && i != fromFile-1 {
 			c.probs.add(at.line("name"), label, "name", "the %q rule must be the last rule", DefaultRule)
 		}
-		if catchAll != "" {
-			c.probs.add(at.line(""), label, "", "unreachable: rule %q before it applies to every group, protocol name and caller", catchAll)
-		}
 		r := c.compileRule(s, label, at)
 		rules = append(rules, r)
+		if by, ok := unreachable(r.servesTypes(s), catchAll); ok {
+			c.probs.add(at.line(""), label, "", "unreachable: rule %q before it applies to every group, protocol name and caller", by)
+		}
 		// The spec, not the compiled rule, says whether a match was
 		// written: a clause whose entries were all invalid is not absent.
-		if catchAll == "" && !s.Match.present() && r.catchesAll() {
-			catchAll = r.name
+		for _, gt := range r.servesTypes(s) {
+			if catchAll[gt] == "" && !s.Match.present() && r.catchesAll(gt) {
+				catchAll[gt] = r.name
+			}
 		}
 	}
 	return rules
 }
 
-// catchesAll reports whether the rule applies to every query.
-func (r *rule) catchesAll() bool {
-	return !r.hasGroupClause() && len(r.protocols) == 0 && len(r.callers) == 0 && r.assignor != nil &&
+// catchesAll reports whether the rule applies to every query of group
+// type gt.
+func (r *rule) catchesAll(gt selection.GroupType) bool {
+	has := r.assignor != nil && len(r.protocols) == 0
+	if gt == selection.GroupStreams {
+		has = r.taskAssignor != nil
+	}
+	return has && r.typeMatches(gt) && !r.hasGroupClause() && len(r.callers) == 0 &&
 		(!r.rollout || (r.basisPoints == Buckets && len(r.exclude) == 0 && r.steps == nil))
+}
+
+// unreachable reports whether earlier rules catch every group of every
+// type a rule serves, and names the first of them.
+func unreachable(serves []selection.GroupType, catchAll [2]string) (string, bool) {
+	by := ""
+	for _, gt := range serves {
+		if catchAll[gt] == "" {
+			return "", false
+		}
+		if by == "" {
+			by = catchAll[gt]
+		}
+	}
+	return by, by != ""
 }
 
 func (c *compiler) compileRule(s *ruleSpec, label string, at ruleLines) *rule {
@@ -104,15 +128,20 @@ func (c *compiler) compileRule(s *ruleSpec, label string, at ruleLines) *rule {
 		c.compileRollout(r, s.Rollout, add)
 	}
 
-	switch s.Assignor {
-	case "":
+	c.compileTaskChoice(r, s, add)
+	switch {
+	case s.Assignor == "" && !r.typeMatches(selection.GroupConsumer):
+		// A streams-only rule: compileTaskChoice checked it.
+	case s.Assignor == "":
 		add("assignor", "a rule needs an assignor, e.g. %q, or %q for each protocol name's standard assignor", "cooperative-sticky@1", standardAssignor)
-	case standardAssignor:
+	case s.Assignor == standardAssignor:
 		for _, n := range r.protocols {
 			if !isStandard(n) {
 				add("assignor", "%q: protocol name %q has no standard assignor; name one as name@version", standardAssignor, n)
 			}
 		}
+	case !r.typeMatches(selection.GroupConsumer):
+		// compileTaskChoice refused it.
 	default:
 		a, msg := lookupRef(s.Assignor)
 		if a == nil {
@@ -152,7 +181,7 @@ func (c *compiler) checkListed(r *rule, field, verb string, groups []string, add
 }
 
 func (m *matchSpec) present() bool {
-	return m.Groups != nil || m.GroupPrefixes != nil || m.GroupGlobs != nil || m.Protocols != nil || m.Callers != nil
+	return m.Groups != nil || m.GroupPrefixes != nil || m.GroupGlobs != nil || m.Protocols != nil || m.Callers != nil || m.GroupTypes != nil
 }
 
 func (c *compiler) compileMatch(r *rule, m *matchSpec, add func(field, format string, args ...any)) {
@@ -215,6 +244,7 @@ func (c *compiler) compileMatch(r *rule, m *matchSpec, add func(field, format st
 		}
 		r.callers = append(r.callers, e)
 	}
+	c.compileGroupTypes(r, m.GroupTypes, add)
 }
 
 func (c *compiler) compileRollout(r *rule, s *rolloutSpec, add func(field, format string, args ...any)) {

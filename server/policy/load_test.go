@@ -285,12 +285,13 @@ rules:
 rules:
   - name: everything
     assignor: cooperative-sticky@1
+    task_assignor: sticky@1
   - name: never
     match: {groups: [x]}
     assignor: cooperative-sticky@1
   - name: default
-`, []string{`test.yaml:5: rule "never": unreachable: rule "everything" before it applies to every group`,
-			`test.yaml:8: rule "default": unreachable`}},
+`, []string{`test.yaml:6: rule "never": unreachable: rule "everything" before it applies to every group`,
+			`test.yaml:9: rule "default": unreachable`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

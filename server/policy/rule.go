@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/task"
 	"github.com/assignd/assignd/server/selection"
 )
 
@@ -36,6 +37,8 @@ type rule struct {
 	globs     []*regexp.Regexp
 	protocols []string
 	callers   []callerSpec
+	// groupTypes is match.group_types; nil matches every group type.
+	groupTypes []selection.GroupType
 
 	// Rollout. basisPoints is the percentage in hundredths (Buckets =
 	// every group); include wins over the percentage, exclude over both.
@@ -56,6 +59,9 @@ type rule struct {
 	params   selection.PolicyParams
 	options  []assign.Option
 	shadow   *shadowChoice
+	// taskAssignor runs for streams groups; nil: the rule does not apply
+	// to them (see tasks.go).
+	taskAssignor task.Assignor
 
 	// policy is "name/revision", as the response reports it.
 	policy string
@@ -63,6 +69,8 @@ type rule struct {
 	// each assignor the rule can run, built once so that the request path
 	// does not allocate.
 	selected map[assignorKey][]metric.AddOption
+	// selectedTask is the selection metric's options for taskAssignor.
+	selectedTask []metric.AddOption
 
 	// loadCluster is params.load_cluster's cluster; nil: the server's own.
 	loadCluster *selection.LoadCluster
@@ -84,6 +92,11 @@ func (r *rule) setAttrs(revision string) {
 	add := func(a assign.Assignor) {
 		r.selected[keyOf(a)] = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(
 			attribute.String("rule", r.name), attribute.String("revision", revision), attribute.String("assignor", assign.Ref(a))))}
+	}
+	if r.taskAssignor != nil {
+		r.selectedTask = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(
+			attribute.String("rule", r.name), attribute.String("revision", revision),
+			attribute.String("assignor", task.Ref(r.taskAssignor)), attribute.String("group_type", selection.GroupStreams.String())))}
 	}
 	if r.assignor != nil {
 		add(r.assignor)
@@ -176,7 +189,9 @@ const (
 	otherProtocol verdict = iota
 	otherGroup
 	otherCaller
+	otherGroupType
 	noStandard
+	noTaskAssignor
 	excluded
 	bucketAbove
 	rolledBack
@@ -188,42 +203,53 @@ const (
 
 func (v verdict) applies() bool { return v >= matched }
 
-// evaluate decides whether the rule applies and with which assignor, bp
-// being the basis points its rollout serves now (r.basisPoints, or a
-// staged rule's agreed step; -1: rolled back). The bucket is only hashed
-// when a rollout needs it (-1 otherwise), so the request path pays for no
-// hash and allocates nothing.
+// evaluate decides whether the rule applies to a consumer group and with
+// which assignor, bp being the basis points its rollout serves now
+// (r.basisPoints, or a staged rule's agreed step; -1: rolled back). The
+// bucket is only hashed when a rollout needs it (-1 otherwise), so the
+// request path pays for no hash and allocates nothing.
 func (r *rule) evaluate(groupID, name string, caller selection.Caller, bp int) (verdict, assign.Assignor, int) {
-	if !r.protocolMatches(name) {
+	switch {
+	case !r.typeMatches(selection.GroupConsumer):
+		return otherGroupType, nil, -1
+	case !r.protocolMatches(name):
 		return otherProtocol, nil, -1
 	}
-	if !r.groupMatches(groupID) {
-		return otherGroup, nil, -1
-	}
-	if !r.callerMatches(caller) {
-		return otherCaller, nil, -1
-	}
 	a := r.resolve(name)
-	switch {
-	case a == nil:
-		return noStandard, nil, -1
-	case !r.rollout:
-		return matched, a, -1
+	v, b := r.admits(groupID, caller, a != nil, noStandard, bp)
+	if !v.applies() {
+		return v, nil, b
 	}
-	if bp < 0 {
-		return rolledBack, nil, -1
+	return v, a, b
+}
+
+// admits decides, after the group-type and protocol clauses, whether the
+// rule applies to the group: its group and caller clauses, whether it has
+// an assignor for the group (else the verdict none), and its rollout.
+func (r *rule) admits(groupID string, caller selection.Caller, has bool, none verdict, bp int) (verdict, int) {
+	switch {
+	case !r.groupMatches(groupID):
+		return otherGroup, -1
+	case !r.callerMatches(caller):
+		return otherCaller, -1
+	case !has:
+		return none, -1
+	case !r.rollout:
+		return matched, -1
+	case bp < 0:
+		return rolledBack, -1
 	}
 	if _, ok := r.exclude[groupID]; ok {
-		return excluded, nil, -1
+		return excluded, -1
 	}
 	if _, ok := r.include[groupID]; ok {
-		return included, a, -1
+		return included, -1
 	}
 	b := Bucket(r.salt, groupID)
 	if b < bp {
-		return bucketBelow, a, b
+		return bucketBelow, b
 	}
-	return bucketAbove, nil, b
+	return bucketAbove, b
 }
 
 // reason says in words why the rule did or did not apply; bp and step are
@@ -242,6 +268,10 @@ func (r *rule) reason(v verdict, groupID, name string, caller selection.Caller, 
 		return fmt.Sprintf("caller (subject %q, common name %q) matches no entry of match.callers", caller.Subject, caller.CommonName)
 	case noStandard:
 		return fmt.Sprintf("protocol name %q has no standard assignor", name)
+	case otherGroupType:
+		return "the group's type is not in match.group_types"
+	case noTaskAssignor:
+		return "the rule names no task_assignor for streams groups"
 	case excluded:
 		return "group is in rollout.exclude"
 	case included:

@@ -33,8 +33,10 @@ type ruleSpec struct {
 	Match       matchSpec    `yaml:"match"`
 	Rollout     *rolloutSpec `yaml:"rollout"`
 	Assignor    string       `yaml:"assignor"`
-	Params      paramsSpec   `yaml:"params"`
-	Shadow      *shadowSpec  `yaml:"shadow"`
+	// TaskAssignor: see tasks.go.
+	TaskAssignor string      `yaml:"task_assignor"`
+	Params       paramsSpec  `yaml:"params"`
+	Shadow       *shadowSpec `yaml:"shadow"`
 }
 
 type matchSpec struct {
@@ -43,6 +45,7 @@ type matchSpec struct {
 	GroupGlobs    []string     `yaml:"group_globs"`
 	Protocols     []string     `yaml:"protocols"`
 	Callers       []callerSpec `yaml:"callers"`
+	GroupTypes    []string     `yaml:"group_types"`
 }
 
 type callerSpec struct {

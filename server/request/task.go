@@ -3,7 +3,6 @@ package request
 import (
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -14,49 +13,30 @@ import (
 	"github.com/assignd/assignd/server/rpcerr"
 )
 
-// DefaultTaskAssignor is the task assignor an AssignTasks call without
-// one runs.
-var DefaultTaskAssignor = task.Sticky()
+// PolicyPinned is AssignTasksResponse.policy when the request named its
+// task assignor: no policy rule chose it.
+const PolicyPinned = "request"
 
 // TaskInput is an AssignTasks request decoded into the task assignor's
 // input.
 type TaskInput struct {
-	Group    *task.Group
+	Group *task.Group
+	// Assignor is the request's assignor; nil when it names none, and the
+	// policy chooses.
 	Assignor task.Assignor
 	// MoveDetail is how many moves the response lists; 0: all.
 	MoveDetail int
-	// index maps member id to its index in the request, to name the
-	// request field of an engine error.
-	index map[string]int
 }
 
-func taskField(field, member, format string, args ...any) *rpcerr.FieldError {
-	return &rpcerr.FieldError{Field: field, Member: member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
-		Desc: fmt.Sprintf(format, args...), Err: assign.ErrInvalidGroup}
-}
+var taskField = groupField
 
 // TaskAssignor resolves AssignTasksRequest.assignor, "name@version" or
-// "name" (version 1); "" is [DefaultTaskAssignor].
+// "name" (version 1); "" is nil, the policy's choice.
 func TaskAssignor(ref string) (task.Assignor, error) {
 	if ref == "" {
-		return DefaultTaskAssignor, nil
+		return nil, nil
 	}
-	name, v, hasVersion := strings.Cut(ref, "@")
-	version := 1
-	if hasVersion {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, &rpcerr.FieldError{Field: "assignor", Reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
-				Desc: fmt.Sprintf("%q: the version is not a positive number", rpcerr.Clip(ref))}
-		}
-		version = n
-	}
-	a, ok := task.Lookup(name, version)
-	if !ok {
-		return nil, &rpcerr.FieldError{Field: "assignor", Reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
-			Desc: fmt.Sprintf("no task assignor %q", rpcerr.Clip(ref))}
-	}
-	return a, nil
+	return resolveRef(ref, "task", task.Lookup)
 }
 
 // TaskCount is the number of tasks of the request's subtopologies, a
@@ -145,12 +125,9 @@ func DecodeTasks(req *assigndv1.AssignTasksRequest) (*TaskInput, error) {
 	for i, s := range req.GetSubtopologies() {
 		g.Subtopologies[i] = task.Subtopology{ID: s.GetId(), Partitions: s.GetPartitionCount(), Stateful: s.GetStateful()}
 	}
-	in := &TaskInput{Group: g, Assignor: a, MoveDetail: int(req.GetMoveDetailLimit()), index: make(map[string]int, len(g.Members))}
+	in := &TaskInput{Group: g, Assignor: a, MoveDetail: int(req.GetMoveDetailLimit())}
 	for i, m := range req.GetMembers() {
 		id := m.GetMemberId()
-		if _, dup := in.index[id]; !dup {
-			in.index[id] = i
-		}
 		tm := task.Member{ID: id, Process: m.GetProcessId(), Rack: m.GetRackId(), Tags: m.GetClientTags()}
 		at := func(field string, ts []*assigndv1.StreamsTask) ([]task.TaskID, error) {
 			out := make([]task.TaskID, len(ts))
@@ -211,17 +188,6 @@ func (in *TaskInput) EngineError(err error) error {
 	if rest, ok := strings.CutSuffix(field, ".partitions"); ok && strings.HasPrefix(field, "subtopologies[") {
 		field = rest + ".partition_count"
 	}
-	if i, ok := in.index[ie.Member]; ok && ie.Member != "" {
-		if field == "member_id" {
-			// An id that appears twice: name its last appearance, the
-			// one the engine found to be a repeat (index holds the first).
-			for j, m := range in.Group.Members {
-				if m.ID == ie.Member {
-					i = j
-				}
-			}
-		}
-		field = fmt.Sprintf("members[%d].%s", i, field)
-	}
+	field = memberPath(ie.Member, field, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
 	return &rpcerr.FieldError{Field: field, Member: ie.Member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP, Desc: ie.Reason, Err: err}
 }

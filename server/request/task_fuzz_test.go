@@ -62,7 +62,11 @@ func FuzzDecodeTasks(f *testing.F) {
 			}
 			return
 		}
-		res, err := task.Run(in.Assignor, in.Group)
+		a := in.Assignor
+		if a == nil { // the policy's choice; the built-in policy's
+			a = task.Sticky()
+		}
+		res, err := task.Run(a, in.Group)
 		if err != nil {
 			if err := in.EngineError(err); !errors.As(err, &fe) {
 				t.Fatalf("engine error %T is not a field error: %v", err, err)

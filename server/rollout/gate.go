@@ -169,10 +169,22 @@ type measure struct {
 // only the first).
 func shareOfGroup(n int32, d *assigndv1.Decision) float64 {
 	of := d.GetPartitions() + d.GetWithheld()
+	if d.GetGroupType() == assigndv1.GroupType_GROUP_TYPE_STREAMS {
+		of = d.GetTasks()
+	}
 	if of <= 0 {
 		return 0
 	}
 	return float64(n) / float64(of)
+}
+
+// movedOf is what a decision moved: partitions, or in a streams group
+// active tasks (a standby that moves interrupts no processing).
+func movedOf(d *assigndv1.Decision) int32 {
+	if d.GetGroupType() == assigndv1.GroupType_GROUP_TYPE_STREAMS {
+		return d.GetActiveMoved()
+	}
+	return d.GetMoved()
 }
 
 // groups is "1 group" or "n groups".
@@ -186,7 +198,7 @@ func groups(n int, what string) string {
 func gateMeasures(g *policy.Gate) []measure {
 	var ms []measure
 	if g.MaxMovedRatio != nil {
-		ms = append(ms, measure{MeasureMovedRatio, *g.MaxMovedRatio, func(d *assigndv1.Decision) float64 { return shareOfGroup(d.GetMoved(), d) }})
+		ms = append(ms, measure{MeasureMovedRatio, *g.MaxMovedRatio, func(d *assigndv1.Decision) float64 { return shareOfGroup(movedOf(d), d) }})
 	}
 	if g.MaxWithheldRatio != nil {
 		ms = append(ms, measure{MeasureWithheldRatio, *g.MaxWithheldRatio, func(d *assigndv1.Decision) float64 { return shareOfGroup(d.GetWithheld(), d) }})

@@ -9,11 +9,13 @@ import (
 	"strings"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/task"
 )
 
 // Default maps the four standard protocol names ("range",
 // "roundrobin", "sticky", "cooperative-sticky") to the standard version of
-// the assignor of that name, with the engine's default options, and reports
+// the assignor of that name, with the engine's default options, and every
+// streams group to the sticky task assignor ([TaskSelector]), and reports
 // the policy "default/<revision>", where the revision is a short hash of
 // that mapping, so that it changes exactly when the mapping does.
 func Default() Selector { return defaultSelector }
@@ -32,6 +34,7 @@ func newStandardSelector() *standardSelector {
 		s.byName[std.Name] = std.Assignor
 		fmt.Fprintf(&desc, "%s=%s\n", std.Name, assign.Ref(std.Assignor))
 	}
+	fmt.Fprintf(&desc, "streams=%s\n", task.Ref(defaultTaskAssignor))
 	sum := sha256.Sum256([]byte(desc.String()))
 	s.policy = "default/" + hex.EncodeToString(sum[:4])
 	return s

@@ -2112,7 +2112,7 @@ var File_assignd_v1_assignment_proto protoreflect.FileDescriptor
 const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\n" +
 	"\x1bassignd/v1/assignment.proto\x12\n" +
-	"assignd.v1\x1a\x18assignd/v1/rollout.proto\x1a assignd/v1/task_assignment.proto\"G\n" +
+	"assignd.v1\x1a\x18assignd/v1/rollout.proto\x1a!assignd/v1/share_assignment.proto\x1a assignd/v1/task_assignment.proto\"G\n" +
 	"\x0fTopicPartitions\x12\x14\n" +
 	"\x05topic\x18\x01 \x01(\tR\x05topic\x12\x1e\n" +
 	"\n" +
@@ -2287,12 +2287,13 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\x19WEIGHT_SOURCE_UNSPECIFIED\x10\x00\x12\x16\n" +
 	"\x12WEIGHT_SOURCE_NONE\x10\x01\x12\x19\n" +
 	"\x15WEIGHT_SOURCE_REQUEST\x10\x02\x12\x17\n" +
-	"\x13WEIGHT_SOURCE_KAFKA\x10\x032\xd0\x02\n" +
+	"\x13WEIGHT_SOURCE_KAFKA\x10\x032\xa0\x03\n" +
 	"\x11AssignmentService\x12?\n" +
 	"\x06Assign\x12\x19.assignd.v1.AssignRequest\x1a\x1a.assignd.v1.AssignResponse\x12T\n" +
 	"\rListAssignors\x12 .assignd.v1.ListAssignorsRequest\x1a!.assignd.v1.ListAssignorsResponse\x12T\n" +
 	"\rExplainPolicy\x12 .assignd.v1.ExplainPolicyRequest\x1a!.assignd.v1.ExplainPolicyResponse\x12N\n" +
-	"\vAssignTasks\x12\x1e.assignd.v1.AssignTasksRequest\x1a\x1f.assignd.v1.AssignTasksResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
+	"\vAssignTasks\x12\x1e.assignd.v1.AssignTasksRequest\x1a\x1f.assignd.v1.AssignTasksResponse\x12N\n" +
+	"\vAssignShare\x12\x1e.assignd.v1.AssignShareRequest\x1a\x1f.assignd.v1.AssignShareResponseB7Z5github.com/assignd/assignd/proto/assignd/v1;assigndv1b\x06proto3"
 
 var (
 	file_assignd_v1_assignment_proto_rawDescOnce sync.Once
@@ -2336,7 +2337,9 @@ var file_assignd_v1_assignment_proto_goTypes = []any{
 	(*LoadSummary)(nil),           // 24: assignd.v1.LoadSummary
 	(*RolloutRuleState)(nil),      // 25: assignd.v1.RolloutRuleState
 	(*AssignTasksRequest)(nil),    // 26: assignd.v1.AssignTasksRequest
-	(*AssignTasksResponse)(nil),   // 27: assignd.v1.AssignTasksResponse
+	(*AssignShareRequest)(nil),    // 27: assignd.v1.AssignShareRequest
+	(*AssignTasksResponse)(nil),   // 28: assignd.v1.AssignTasksResponse
+	(*AssignShareResponse)(nil),   // 29: assignd.v1.AssignShareResponse
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	6,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
@@ -2371,12 +2374,14 @@ var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	12, // 29: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
 	15, // 30: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
 	26, // 31: assignd.v1.AssignmentService.AssignTasks:input_type -> assignd.v1.AssignTasksRequest
-	11, // 32: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	14, // 33: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	20, // 34: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	27, // 35: assignd.v1.AssignmentService.AssignTasks:output_type -> assignd.v1.AssignTasksResponse
-	32, // [32:36] is the sub-list for method output_type
-	28, // [28:32] is the sub-list for method input_type
+	27, // 32: assignd.v1.AssignmentService.AssignShare:input_type -> assignd.v1.AssignShareRequest
+	11, // 33: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	14, // 34: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	20, // 35: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	28, // 36: assignd.v1.AssignmentService.AssignTasks:output_type -> assignd.v1.AssignTasksResponse
+	29, // 37: assignd.v1.AssignmentService.AssignShare:output_type -> assignd.v1.AssignShareResponse
+	33, // [33:38] is the sub-list for method output_type
+	28, // [28:33] is the sub-list for method input_type
 	28, // [28:28] is the sub-list for extension type_name
 	28, // [28:28] is the sub-list for extension extendee
 	0,  // [0:28] is the sub-list for field type_name
@@ -2388,6 +2393,7 @@ func file_assignd_v1_assignment_proto_init() {
 		return
 	}
 	file_assignd_v1_rollout_proto_init()
+	file_assignd_v1_share_assignment_proto_init()
 	file_assignd_v1_task_assignment_proto_init()
 	file_assignd_v1_assignment_proto_msgTypes[3].OneofWrappers = []any{}
 	file_assignd_v1_assignment_proto_msgTypes[12].OneofWrappers = []any{}

@@ -31,6 +31,7 @@ const (
 	AssignmentService_ListAssignors_FullMethodName = "/assignd.v1.AssignmentService/ListAssignors"
 	AssignmentService_ExplainPolicy_FullMethodName = "/assignd.v1.AssignmentService/ExplainPolicy"
 	AssignmentService_AssignTasks_FullMethodName   = "/assignd.v1.AssignmentService/AssignTasks"
+	AssignmentService_AssignShare_FullMethodName   = "/assignd.v1.AssignmentService/AssignShare"
 )
 
 // AssignmentServiceClient is the client API for AssignmentService service.
@@ -81,6 +82,20 @@ type AssignmentServiceClient interface {
 	// the server cannot run; RESOURCE_EXHAUSTED for a group over the
 	// engine's limits or a call that does not fit the server's admission.
 	AssignTasks(ctx context.Context, in *AssignTasksRequest, opts ...grpc.CallOption) (*AssignTasksResponse, error)
+	// AssignShare computes the assignment of one share group (KIP-932) for
+	// one group epoch, as a broker-side ShareGroupPartitionAssignor
+	// (group.share.assignors) computes it: every member's partitions, where
+	// a partition may go to several members. Pure like Assign: the same
+	// request gives the same response. Admitted like Assign (the same slots
+	// and memory budget) and bounded by the call's deadline.
+	//
+	// Errors: INVALID_ARGUMENT (reason ERROR_REASON_INVALID_GROUP) naming
+	// the field and, where one is at fault, the member (e.g.
+	// "members[2].topics[0]"); INVALID_ARGUMENT (reason
+	// ERROR_REASON_UNKNOWN_PROTOCOL_NAME, field assignor) for an assignor
+	// the server cannot run; RESOURCE_EXHAUSTED for a group over the
+	// engine's limits or a call that does not fit the server's admission.
+	AssignShare(ctx context.Context, in *AssignShareRequest, opts ...grpc.CallOption) (*AssignShareResponse, error)
 }
 
 type assignmentServiceClient struct {
@@ -125,6 +140,16 @@ func (c *assignmentServiceClient) AssignTasks(ctx context.Context, in *AssignTas
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(AssignTasksResponse)
 	err := c.cc.Invoke(ctx, AssignmentService_AssignTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *assignmentServiceClient) AssignShare(ctx context.Context, in *AssignShareRequest, opts ...grpc.CallOption) (*AssignShareResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AssignShareResponse)
+	err := c.cc.Invoke(ctx, AssignmentService_AssignShare_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +204,20 @@ type AssignmentServiceServer interface {
 	// the server cannot run; RESOURCE_EXHAUSTED for a group over the
 	// engine's limits or a call that does not fit the server's admission.
 	AssignTasks(context.Context, *AssignTasksRequest) (*AssignTasksResponse, error)
+	// AssignShare computes the assignment of one share group (KIP-932) for
+	// one group epoch, as a broker-side ShareGroupPartitionAssignor
+	// (group.share.assignors) computes it: every member's partitions, where
+	// a partition may go to several members. Pure like Assign: the same
+	// request gives the same response. Admitted like Assign (the same slots
+	// and memory budget) and bounded by the call's deadline.
+	//
+	// Errors: INVALID_ARGUMENT (reason ERROR_REASON_INVALID_GROUP) naming
+	// the field and, where one is at fault, the member (e.g.
+	// "members[2].topics[0]"); INVALID_ARGUMENT (reason
+	// ERROR_REASON_UNKNOWN_PROTOCOL_NAME, field assignor) for an assignor
+	// the server cannot run; RESOURCE_EXHAUSTED for a group over the
+	// engine's limits or a call that does not fit the server's admission.
+	AssignShare(context.Context, *AssignShareRequest) (*AssignShareResponse, error)
 	mustEmbedUnimplementedAssignmentServiceServer()
 }
 
@@ -200,6 +239,9 @@ func (UnimplementedAssignmentServiceServer) ExplainPolicy(context.Context, *Expl
 }
 func (UnimplementedAssignmentServiceServer) AssignTasks(context.Context, *AssignTasksRequest) (*AssignTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AssignTasks not implemented")
+}
+func (UnimplementedAssignmentServiceServer) AssignShare(context.Context, *AssignShareRequest) (*AssignShareResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AssignShare not implemented")
 }
 func (UnimplementedAssignmentServiceServer) mustEmbedUnimplementedAssignmentServiceServer() {}
 func (UnimplementedAssignmentServiceServer) testEmbeddedByValue()                           {}
@@ -294,6 +336,24 @@ func _AssignmentService_AssignTasks_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AssignmentService_AssignShare_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AssignShareRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AssignmentServiceServer).AssignShare(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AssignmentService_AssignShare_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AssignmentServiceServer).AssignShare(ctx, req.(*AssignShareRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AssignmentService_ServiceDesc is the grpc.ServiceDesc for AssignmentService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -316,6 +376,10 @@ var AssignmentService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AssignTasks",
 			Handler:    _AssignmentService_AssignTasks_Handler,
+		},
+		{
+			MethodName: "AssignShare",
+			Handler:    _AssignmentService_AssignShare_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

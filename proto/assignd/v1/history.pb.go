@@ -229,8 +229,27 @@ type Decision struct {
 	// names the step of one rollout. Absent when the replica had not read
 	// the agreed start yet (it then serves the first step).
 	RolloutStarted *timestamppb.Timestamp `protobuf:"bytes,71,opt,name=rollout_started,json=rolloutStarted,proto3" json:"rollout_started,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The kind of group: GROUP_TYPE_STREAMS for AssignTasks; unspecified
+	// for Assign (a consumer group) and from replicas that predate it.
+	GroupType GroupType `protobuf:"varint,80,opt,name=group_type,json=groupType,proto3,enum=assignd.v1.GroupType" json:"group_type,omitempty"`
+	// The group's tasks: one active replica each.
+	Tasks int32 `protobuf:"varint,81,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	// Standby replicas assigned.
+	StandbyTasks int32 `protobuf:"varint,82,opt,name=standby_tasks,json=standbyTasks,proto3" json:"standby_tasks,omitempty"`
+	// Warm-up replicas assigned.
+	WarmupTasks int32 `protobuf:"varint,83,opt,name=warmup_tasks,json=warmupTasks,proto3" json:"warmup_tasks,omitempty"`
+	// Active tasks that left a member of the group for another one (not
+	// those first placed, nor those whose owner left the group).
+	ActiveMoved int32 `protobuf:"varint,84,opt,name=active_moved,json=activeMoved,proto3" json:"active_moved,omitempty"`
+	// Standby replicas that left a member of the group for another one.
+	StandbyMoved int32 `protobuf:"varint,85,opt,name=standby_moved,json=standbyMoved,proto3" json:"standby_moved,omitempty"`
+	// The first task moves in (task, kind) order, up to a cap (32), as
+	// AssignTasksResponse.moves lists them.
+	TaskMoves []*TaskMove `protobuf:"bytes,86,rep,name=task_moves,json=taskMoves,proto3" json:"task_moves,omitempty"`
+	// The group's processes (KafkaStreams instances).
+	Processes     int32 `protobuf:"varint,87,opt,name=processes,proto3" json:"processes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Decision) Reset() {
@@ -550,6 +569,62 @@ func (x *Decision) GetRolloutStarted() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *Decision) GetGroupType() GroupType {
+	if x != nil {
+		return x.GroupType
+	}
+	return GroupType_GROUP_TYPE_UNSPECIFIED
+}
+
+func (x *Decision) GetTasks() int32 {
+	if x != nil {
+		return x.Tasks
+	}
+	return 0
+}
+
+func (x *Decision) GetStandbyTasks() int32 {
+	if x != nil {
+		return x.StandbyTasks
+	}
+	return 0
+}
+
+func (x *Decision) GetWarmupTasks() int32 {
+	if x != nil {
+		return x.WarmupTasks
+	}
+	return 0
+}
+
+func (x *Decision) GetActiveMoved() int32 {
+	if x != nil {
+		return x.ActiveMoved
+	}
+	return 0
+}
+
+func (x *Decision) GetStandbyMoved() int32 {
+	if x != nil {
+		return x.StandbyMoved
+	}
+	return 0
+}
+
+func (x *Decision) GetTaskMoves() []*TaskMove {
+	if x != nil {
+		return x.TaskMoves
+	}
+	return nil
+}
+
+func (x *Decision) GetProcesses() int32 {
+	if x != nil {
+		return x.Processes
+	}
+	return 0
+}
+
 // DecisionMember is one member in a Decision.
 type DecisionMember struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -566,8 +641,12 @@ type DecisionMember struct {
 	// How many partitions of each of Decision.topics it was assigned, in
 	// that order (the console's member x topic heatmap).
 	AssignedByTopic []int32 `protobuf:"varint,50,rep,packed,name=assigned_by_topic,json=assignedByTopic,proto3" json:"assigned_by_topic,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// In a streams group: the member's process id, and the standby tasks
+	// it was assigned (owned and assigned count its active tasks).
+	ProcessId     string `protobuf:"bytes,60,opt,name=process_id,json=processId,proto3" json:"process_id,omitempty"`
+	StandbyTasks  int32  `protobuf:"varint,61,opt,name=standby_tasks,json=standbyTasks,proto3" json:"standby_tasks,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DecisionMember) Reset() {
@@ -640,6 +719,20 @@ func (x *DecisionMember) GetAssignedByTopic() []int32 {
 		return x.AssignedByTopic
 	}
 	return nil
+}
+
+func (x *DecisionMember) GetProcessId() string {
+	if x != nil {
+		return x.ProcessId
+	}
+	return ""
+}
+
+func (x *DecisionMember) GetStandbyTasks() int32 {
+	if x != nil {
+		return x.StandbyTasks
+	}
+	return 0
 }
 
 // FiredSignal is a signal that holds for a group, and why.
@@ -731,8 +824,10 @@ type GroupSummary struct {
 	// rebalance, among the decisions kept: from the decision that withheld
 	// it (its owner must revoke it) to the next decision, which assigns it.
 	LongestUnowned *durationpb.Duration `protobuf:"bytes,41,opt,name=longest_unowned,json=longestUnowned,proto3" json:"longest_unowned,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The latest decision's group type (Decision.group_type).
+	GroupType     GroupType `protobuf:"varint,80,opt,name=group_type,json=groupType,proto3,enum=assignd.v1.GroupType" json:"group_type,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *GroupSummary) Reset() {
@@ -861,6 +956,13 @@ func (x *GroupSummary) GetLongestUnowned() *durationpb.Duration {
 		return x.LongestUnowned
 	}
 	return nil
+}
+
+func (x *GroupSummary) GetGroupType() GroupType {
+	if x != nil {
+		return x.GroupType
+	}
+	return GroupType_GROUP_TYPE_UNSPECIFIED
 }
 
 // ListGroupsRequest filters and pages the groups; filters combine with AND.
@@ -1369,7 +1471,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xca\r\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a assignd/v1/task_assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf9\x0f\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1417,17 +1519,30 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x04load\x18> \x01(\v2\x17.assignd.v1.LoadSummaryR\x04load\x12#\n" +
 	"\rload_snapshot\x18? \x01(\tR\floadSnapshot\x12!\n" +
 	"\frollout_step\x18F \x01(\x05R\vrolloutStep\x12C\n" +
-	"\x0frollout_started\x18G \x01(\v2\x1a.google.protobuf.TimestampR\x0erolloutStarted\"\xcb\x01\n" +
+	"\x0frollout_started\x18G \x01(\v2\x1a.google.protobuf.TimestampR\x0erolloutStarted\x124\n" +
+	"\n" +
+	"group_type\x18P \x01(\x0e2\x15.assignd.v1.GroupTypeR\tgroupType\x12\x14\n" +
+	"\x05tasks\x18Q \x01(\x05R\x05tasks\x12#\n" +
+	"\rstandby_tasks\x18R \x01(\x05R\fstandbyTasks\x12!\n" +
+	"\fwarmup_tasks\x18S \x01(\x05R\vwarmupTasks\x12!\n" +
+	"\factive_moved\x18T \x01(\x05R\vactiveMoved\x12#\n" +
+	"\rstandby_moved\x18U \x01(\x05R\fstandbyMoved\x123\n" +
+	"\n" +
+	"task_moves\x18V \x03(\v2\x14.assignd.v1.TaskMoveR\ttaskMoves\x12\x1c\n" +
+	"\tprocesses\x18W \x01(\x05R\tprocesses\"\x8f\x02\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12*\n" +
 	"\x11group_instance_id\x18\x02 \x01(\tR\x0fgroupInstanceId\x12\x12\n" +
 	"\x04rack\x18\x03 \x01(\tR\x04rack\x12\x14\n" +
 	"\x05owned\x18\x04 \x01(\x05R\x05owned\x12\x1a\n" +
 	"\bassigned\x18\x05 \x01(\x05R\bassigned\x12*\n" +
-	"\x11assigned_by_topic\x182 \x03(\x05R\x0fassignedByTopic\"V\n" +
+	"\x11assigned_by_topic\x182 \x03(\x05R\x0fassignedByTopic\x12\x1d\n" +
+	"\n" +
+	"process_id\x18< \x01(\tR\tprocessId\x12#\n" +
+	"\rstandby_tasks\x18= \x01(\x05R\fstandbyTasks\"V\n" +
 	"\vFiredSignal\x12/\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x17.assignd.v1.GroupSignalR\x06signal\x12\x16\n" +
-	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xf0\x04\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\"\xa6\x05\n" +
 	"\fGroupSummary\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rprotocol_name\x18\x02 \x01(\tR\fprotocolName\x12L\n" +
@@ -1446,7 +1561,9 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\x12decisions_recorded\x18\v \x01(\x03R\x11decisionsRecorded\x121\n" +
 	"\asignals\x18\f \x03(\v2\x17.assignd.v1.FiredSignalR\asignals\x120\n" +
 	"\x14rebalances_last_hour\x18( \x01(\x05R\x12rebalancesLastHour\x12B\n" +
-	"\x0flongest_unowned\x18) \x01(\v2\x19.google.protobuf.DurationR\x0elongestUnowned\"\xe5\x01\n" +
+	"\x0flongest_unowned\x18) \x01(\v2\x19.google.protobuf.DurationR\x0elongestUnowned\x124\n" +
+	"\n" +
+	"group_type\x18P \x01(\x0e2\x15.assignd.v1.GroupTypeR\tgroupType\"\xe5\x01\n" +
 	"\x11ListGroupsRequest\x12/\n" +
 	"\x06signal\x18\x01 \x01(\x0e2\x17.assignd.v1.GroupSignalR\x06signal\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12\x1f\n" +
@@ -1539,6 +1656,8 @@ var file_assignd_v1_history_proto_goTypes = []any{
 	(*PartitionMove)(nil),         // 17: assignd.v1.PartitionMove
 	(WeightSource)(0),             // 18: assignd.v1.WeightSource
 	(*LoadSummary)(nil),           // 19: assignd.v1.LoadSummary
+	(GroupType)(0),                // 20: assignd.v1.GroupType
+	(*TaskMove)(nil),              // 21: assignd.v1.TaskMove
 }
 var file_assignd_v1_history_proto_depIdxs = []int32{
 	11, // 0: assignd.v1.Decision.time:type_name -> google.protobuf.Timestamp
@@ -1554,30 +1673,33 @@ var file_assignd_v1_history_proto_depIdxs = []int32{
 	18, // 10: assignd.v1.Decision.weight_source:type_name -> assignd.v1.WeightSource
 	19, // 11: assignd.v1.Decision.load:type_name -> assignd.v1.LoadSummary
 	11, // 12: assignd.v1.Decision.rollout_started:type_name -> google.protobuf.Timestamp
-	0,  // 13: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
-	12, // 14: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	11, // 15: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
-	3,  // 16: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
-	14, // 17: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
-	0,  // 18: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
-	4,  // 19: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
-	10, // 20: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
-	4,  // 21: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
-	1,  // 22: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
-	1,  // 23: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
-	11, // 24: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
-	11, // 25: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
-	11, // 26: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
-	9,  // 27: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
-	5,  // 28: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
-	7,  // 29: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
-	6,  // 30: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
-	8,  // 31: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
-	30, // [30:32] is the sub-list for method output_type
-	28, // [28:30] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	20, // 13: assignd.v1.Decision.group_type:type_name -> assignd.v1.GroupType
+	21, // 14: assignd.v1.Decision.task_moves:type_name -> assignd.v1.TaskMove
+	0,  // 15: assignd.v1.FiredSignal.signal:type_name -> assignd.v1.GroupSignal
+	12, // 16: assignd.v1.GroupSummary.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	11, // 17: assignd.v1.GroupSummary.last_seen:type_name -> google.protobuf.Timestamp
+	3,  // 18: assignd.v1.GroupSummary.signals:type_name -> assignd.v1.FiredSignal
+	14, // 19: assignd.v1.GroupSummary.longest_unowned:type_name -> google.protobuf.Duration
+	20, // 20: assignd.v1.GroupSummary.group_type:type_name -> assignd.v1.GroupType
+	0,  // 21: assignd.v1.ListGroupsRequest.signal:type_name -> assignd.v1.GroupSignal
+	4,  // 22: assignd.v1.ListGroupsResponse.groups:type_name -> assignd.v1.GroupSummary
+	10, // 23: assignd.v1.ListGroupsResponse.replicas:type_name -> assignd.v1.HistoryReplica
+	4,  // 24: assignd.v1.GetGroupResponse.summary:type_name -> assignd.v1.GroupSummary
+	1,  // 25: assignd.v1.GetGroupResponse.decisions:type_name -> assignd.v1.Decision
+	1,  // 26: assignd.v1.GetGroupResponse.shadow_decisions:type_name -> assignd.v1.Decision
+	11, // 27: assignd.v1.HistoryGap.first_dropped:type_name -> google.protobuf.Timestamp
+	11, // 28: assignd.v1.HistoryGap.last_dropped:type_name -> google.protobuf.Timestamp
+	11, // 29: assignd.v1.HistoryReplica.last_record:type_name -> google.protobuf.Timestamp
+	9,  // 30: assignd.v1.HistoryReplica.gaps:type_name -> assignd.v1.HistoryGap
+	5,  // 31: assignd.v1.GroupHistoryService.ListGroups:input_type -> assignd.v1.ListGroupsRequest
+	7,  // 32: assignd.v1.GroupHistoryService.GetGroup:input_type -> assignd.v1.GetGroupRequest
+	6,  // 33: assignd.v1.GroupHistoryService.ListGroups:output_type -> assignd.v1.ListGroupsResponse
+	8,  // 34: assignd.v1.GroupHistoryService.GetGroup:output_type -> assignd.v1.GetGroupResponse
+	33, // [33:35] is the sub-list for method output_type
+	31, // [31:33] is the sub-list for method input_type
+	31, // [31:31] is the sub-list for extension type_name
+	31, // [31:31] is the sub-list for extension extendee
+	0,  // [0:31] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_history_proto_init() }
@@ -1586,6 +1708,7 @@ func file_assignd_v1_history_proto_init() {
 		return
 	}
 	file_assignd_v1_assignment_proto_init()
+	file_assignd_v1_task_assignment_proto_init()
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

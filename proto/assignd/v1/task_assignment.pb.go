@@ -40,7 +40,8 @@ const (
 	// A Kafka Streams group (KIP-1071, group.protocol=streams): tasks,
 	// through AssignTasks.
 	GroupType_GROUP_TYPE_STREAMS GroupType = 2
-	// A share group (KIP-932). Not served by AssignTasks.
+	// A share group (KIP-932): partitions that members may share, through
+	// AssignShare.
 	GroupType_GROUP_TYPE_SHARE GroupType = 3
 )
 
@@ -538,7 +539,12 @@ type AssignTasksRequest struct {
 	// INVALID_ARGUMENT.
 	GroupType GroupType `protobuf:"varint,2,opt,name=group_type,json=groupType,proto3,enum=assignd.v1.GroupType" json:"group_type,omitempty"`
 	// The task assignor to run, as "name@version" or "name" (version 1),
-	// e.g. "sticky@1". Empty: the server's default, "sticky@1".
+	// e.g. "sticky@1", whatever the policy would choose; the response's
+	// policy is then "request". The policy's bindings still apply. Empty
+	// (the usual case): the server's policy chooses, by the first rule that
+	// serves streams groups (match.group_types, task_assignor) and matches
+	// group_id as the group's label, with its rollout; the built-in policy
+	// runs "sticky@1".
 	Assignor string `protobuf:"bytes,3,opt,name=assignor,proto3" json:"assignor,omitempty"`
 	// Every member of the group. A request with no members is valid and
 	// gets an empty assignment.
@@ -842,7 +848,11 @@ type AssignTasksResponse struct {
 	// What the plan could not do, e.g. fewer standbys than asked for.
 	Warnings []string `protobuf:"bytes,6,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	// The group type served (GROUP_TYPE_STREAMS).
-	GroupType     GroupType `protobuf:"varint,7,opt,name=group_type,json=groupType,proto3,enum=assignd.v1.GroupType" json:"group_type,omitempty"`
+	GroupType GroupType `protobuf:"varint,7,opt,name=group_type,json=groupType,proto3,enum=assignd.v1.GroupType" json:"group_type,omitempty"`
+	// The policy rule and revision that chose the assignor, as
+	// "rule/revision" (AssignResponse.policy); "request" when the request
+	// named the assignor.
+	Policy        string `protobuf:"bytes,8,opt,name=policy,proto3" json:"policy,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -926,6 +936,13 @@ func (x *AssignTasksResponse) GetGroupType() GroupType {
 	return GroupType_GROUP_TYPE_UNSPECIFIED
 }
 
+func (x *AssignTasksResponse) GetPolicy() string {
+	if x != nil {
+		return x.Policy
+	}
+	return ""
+}
+
 var File_assignd_v1_task_assignment_proto protoreflect.FileDescriptor
 
 const file_assignd_v1_task_assignment_proto_rawDesc = "" +
@@ -985,7 +1002,7 @@ const file_assignd_v1_task_assignment_proto_rawDesc = "" +
 	"\x0efrom_member_id\x18\x03 \x01(\tR\ffromMemberId\x12 \n" +
 	"\fto_member_id\x18\x04 \x01(\tR\n" +
 	"toMemberId\x122\n" +
-	"\x06reason\x18\x05 \x01(\x0e2\x1a.assignd.v1.TaskMoveReasonR\x06reason\"\xc2\x02\n" +
+	"\x06reason\x18\x05 \x01(\x0e2\x1a.assignd.v1.TaskMoveReasonR\x06reason\"\xda\x02\n" +
 	"\x13AssignTasksResponse\x12E\n" +
 	"\vassignments\x18\x01 \x03(\v2#.assignd.v1.StreamsMemberAssignmentR\vassignments\x12\x1a\n" +
 	"\bassignor\x18\x02 \x01(\tR\bassignor\x12*\n" +
@@ -995,7 +1012,8 @@ const file_assignd_v1_task_assignment_proto_rawDesc = "" +
 	"\x11followup_required\x18\x05 \x01(\bR\x10followupRequired\x12\x1a\n" +
 	"\bwarnings\x18\x06 \x03(\tR\bwarnings\x124\n" +
 	"\n" +
-	"group_type\x18\a \x01(\x0e2\x15.assignd.v1.GroupTypeR\tgroupType*n\n" +
+	"group_type\x18\a \x01(\x0e2\x15.assignd.v1.GroupTypeR\tgroupType\x12\x16\n" +
+	"\x06policy\x18\b \x01(\tR\x06policy*n\n" +
 	"\tGroupType\x12\x1a\n" +
 	"\x16GROUP_TYPE_UNSPECIFIED\x10\x00\x12\x17\n" +
 	"\x13GROUP_TYPE_CONSUMER\x10\x01\x12\x16\n" +

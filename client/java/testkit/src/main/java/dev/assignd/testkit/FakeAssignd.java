@@ -3,6 +3,8 @@ package dev.assignd.testkit;
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.AssignmentServiceGrpc;
+import assignd.v1.TaskAssignment.AssignTasksRequest;
+import assignd.v1.TaskAssignment.AssignTasksResponse;
 import io.grpc.BindableService;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
@@ -43,6 +45,29 @@ public final class FakeAssignd implements AutoCloseable {
   /** Answers every Assign with what answer returns, or the status it throws. */
   public static FakeAssignd replying(Function<AssignRequest, AssignResponse> answer) throws IOException {
     return answering((req, out) -> {
+      try {
+        out.onNext(answer.apply(req));
+        out.onCompleted();
+      } catch (StatusRuntimeException e) {
+        out.onError(e);
+      }
+    });
+  }
+
+  /** Hands every AssignTasks to handler, which answers (or not) on the observer; Assign is UNIMPLEMENTED. */
+  public static FakeAssignd answeringTasks(BiConsumer<AssignTasksRequest, StreamObserver<AssignTasksResponse>> handler)
+      throws IOException {
+    return new FakeAssignd(new AssignmentServiceGrpc.AssignmentServiceImplBase() {
+      @Override
+      public void assignTasks(AssignTasksRequest request, StreamObserver<AssignTasksResponse> out) {
+        handler.accept(request, out);
+      }
+    });
+  }
+
+  /** Answers every AssignTasks with what answer returns, or the status it throws. */
+  public static FakeAssignd replyingTasks(Function<AssignTasksRequest, AssignTasksResponse> answer) throws IOException {
+    return answeringTasks((req, out) -> {
       try {
         out.onNext(answer.apply(req));
         out.onCompleted();

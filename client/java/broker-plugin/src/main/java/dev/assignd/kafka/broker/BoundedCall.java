@@ -101,7 +101,8 @@ final class BoundedCall {
     }
   }
 
-  private static RuntimeException expired(String when) {
+  /** DEADLINE_EXCEEDED, as a call that ran out of time before it finished throws it. */
+  static RuntimeException expired(String when) {
     return Status.DEADLINE_EXCEEDED.withDescription("the deadline passed " + when).asRuntimeException();
   }
 }

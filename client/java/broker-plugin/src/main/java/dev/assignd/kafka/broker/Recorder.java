@@ -2,6 +2,7 @@ package dev.assignd.kafka.broker;
 
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
+import com.google.protobuf.MessageLite;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,6 +42,11 @@ final class Recorder {
 
   void record(String instance, String outcome, long nanos, long gcNanos, AssignRequest req, AssignResponse resp,
       GroupAssignment applied) {
+    record(instance, outcome, nanos, gcNanos, req, resp, encode(applied));
+  }
+
+  /** One line of any plugin's: its request, answer and applied assignment as the messages of its RPC. */
+  void record(String instance, String outcome, long nanos, long gcNanos, MessageLite req, MessageLite resp, MessageLite applied) {
     if (broken) {
       return;
     }
@@ -48,7 +54,7 @@ final class Recorder {
     String line = instance + " " + outcome + " " + nanos + " " + Thread.currentThread().getName().replace(' ', '_') + " "
         + (req == null ? "-" : b64.encodeToString(req.toByteArray())) + " "
         + (resp == null ? "-" : b64.encodeToString(resp.toByteArray())) + " "
-        + b64.encodeToString(encode(applied).toByteArray()) + " " + gcNanos + "\n";
+        + b64.encodeToString(applied.toByteArray()) + " " + gcNanos + "\n";
     synchronized (Recorder.class) {
       try {
         Files.writeString(file, line, StandardCharsets.US_ASCII, StandardOpenOption.CREATE, StandardOpenOption.APPEND);

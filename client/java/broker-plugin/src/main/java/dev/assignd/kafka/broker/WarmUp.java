@@ -91,11 +91,19 @@ final class WarmUp implements GroupSpec, SubscribedTopicDescriber {
   }
 
   private static Diagnosis check(PluginConfig c) {
-    if (c.channel.target() == null) {
+    return check(c.channel);
+  }
+
+  /**
+   * One gRPC health check of the channel's target, through the call
+   * threads, bounded by {@value #CHECK_MS} ms; what it found wrong, or null.
+   */
+  static Diagnosis check(ChannelSettings channel) {
+    if (channel.target() == null) {
       return null; // configure() reports it
     }
     try {
-      BoundedCall.await(() -> ClientCalls.blockingUnaryCall(Channels.get(c.channel), HEALTH_CHECK,
+      BoundedCall.await(() -> ClientCalls.blockingUnaryCall(Channels.get(channel), HEALTH_CHECK,
           CallOptions.DEFAULT.withDeadlineAfter(CHECK_MS, TimeUnit.MILLISECONDS), new byte[0]),
           System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CHECK_MS + 100));
       return null;

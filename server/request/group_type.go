@@ -1,0 +1,68 @@
+package request
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/assignd/assignd/assign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/rpcerr"
+)
+
+// What the decoders of the group types other than consumer groups
+// (AssignTasks, AssignShare) share: the assignor field, the field errors
+// and the request path of an engine error.
+
+// resolveRef resolves a request's assignor field, "name@version" or
+// "name" (version 1), with lookup; kind names the assignors in the error
+// ("task", "share").
+func resolveRef[A any](ref, kind string, lookup func(name string, version int) (A, bool)) (A, error) {
+	var none A
+	name, v, hasVersion := strings.Cut(ref, "@")
+	version := 1
+	if hasVersion {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return none, &rpcerr.FieldError{Field: "assignor", Reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
+				Desc: fmt.Sprintf("%q: the version is not a positive number", rpcerr.Clip(ref))}
+		}
+		version = n
+	}
+	a, ok := lookup(name, version)
+	if !ok {
+		return none, &rpcerr.FieldError{Field: "assignor", Reason: assigndv1.ErrorReason_ERROR_REASON_UNKNOWN_PROTOCOL_NAME,
+			Desc: fmt.Sprintf("no %s assignor %q", kind, rpcerr.Clip(ref))}
+	}
+	return a, nil
+}
+
+// groupField is an INVALID_GROUP error on a request field.
+func groupField(field, member, format string, args ...any) *rpcerr.FieldError {
+	return &rpcerr.FieldError{Field: field, Member: member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
+		Desc: fmt.Sprintf(format, args...), Err: assign.ErrInvalidGroup}
+}
+
+// memberPath is the request path of field, which the engine names
+// relative to member: "members[i]." and the field, i being the member's
+// first index in the request, or its last when the id itself is at fault
+// (a repeat is the later entry). id(i) is the request's i-th member id,
+// of n; field is returned as it is when member is "" or not found.
+func memberPath(member, field string, n int, id func(int) string) string {
+	if member == "" {
+		return field
+	}
+	at := -1
+	for i := range n {
+		if id(i) == member {
+			at = i
+			if field != "member_id" {
+				break
+			}
+		}
+	}
+	if at < 0 {
+		return field
+	}
+	return fmt.Sprintf("members[%d].%s", at, field)
+}
