@@ -428,8 +428,9 @@ step "java: KIP-848 broker plugin (client/java/broker-plugin, mvn verify)" kip84
 
 # Builds assignd, then runs the oracle's JUnit tests with Maven: kafka-clients'
 # assignors in-process against the real binary over gRPC, on random groups
-# (ORACLE_SEEDS per assignor, default 200) and on Kafka's own assignor tests
-# (docs/java-oracle.md). Maven fetches what the module pins; the reports land
+# (ORACLE_SEEDS per assignor, default 200) and on Kafka's own assignor tests,
+# and the broker's KIP-848 assignors and Streams task assignor (200 chains,
+# StreamsOracleTest) beside assignd's (docs/java-oracle.md). Maven fetches what the module pins; the reports land
 # in interop/java-oracle/target/oracle/.
 java_oracle() {
 	local tmp rc
