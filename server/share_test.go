@@ -12,6 +12,7 @@ import (
 	"github.com/assignd/assignd/assign/share"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
 )
 
 // shareRequest turns a share group into an AssignShare request.
@@ -189,4 +190,32 @@ func TestAssignShareMetrics(t *testing.T) {
 		`assignd_assign_share_duration_seconds_count\{assignor="none",code="InvalidArgument",reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
 		`assignd_assign_share_removed[a-z_]*_total\{assignor="sticky@1".*\} 1`,
 	)
+}
+
+// An answered AssignShare leaves a share Decision in the history: the
+// group's label, the type, the pairs removed and the members' pairs.
+func TestAssignShareDecision(t *testing.T) {
+	h, err := history.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, nil, server.WithHistory(h))
+	resp, err := ts.client.AssignShare(callCtx(t), shareRequest(shareGroup()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "share-app", 1).GetDecisions()[0]
+	if d.GetGroupType() != assigndv1.GroupType_GROUP_TYPE_SHARE || d.GetAssignor() != resp.GetAssignor() ||
+		d.GetMoved() != resp.GetRemoved() || d.GetPartitions() != 8 || d.GetMemberCount() != 4 || len(d.GetMembers()) != 4 {
+		t.Fatalf("decision %v, for the answer %v", d, resp)
+	}
+	var assigned int32
+	for _, m := range d.GetMembers() {
+		assigned += m.GetAssigned()
+	}
+	// The members' pairs are the plan's; a held 5 (1 of orders, 4 of
+	// audit); audit's two subscribers hold 3 and 2.
+	if assigned != resp.GetPairs() || d.GetMembers()[0].GetOwned() != 5 || d.GetWorstTopicImbalance() != 1 {
+		t.Errorf("members %v, worst topic imbalance %d (%s)", d.GetMembers(), d.GetWorstTopicImbalance(), d.GetWorstImbalanceTopic())
+	}
 }

@@ -229,8 +229,12 @@ type Decision struct {
 	// names the step of one rollout. Absent when the replica had not read
 	// the agreed start yet (it then serves the first step).
 	RolloutStarted *timestamppb.Timestamp `protobuf:"bytes,71,opt,name=rollout_started,json=rolloutStarted,proto3" json:"rollout_started,omitempty"`
-	// The kind of group: GROUP_TYPE_STREAMS for AssignTasks; unspecified
-	// for Assign (a consumer group) and from replicas that predate it.
+	// The kind of group: GROUP_TYPE_STREAMS for AssignTasks,
+	// GROUP_TYPE_SHARE for AssignShare (a share group's decision: partitions
+	// counts the assignable partitions, moved the (partition, member) pairs
+	// removed, members' owned and assigned their current and planned pairs;
+	// no input is kept); unspecified for Assign (a consumer group) and from
+	// replicas that predate it.
 	GroupType GroupType `protobuf:"varint,80,opt,name=group_type,json=groupType,proto3,enum=assignd.v1.GroupType" json:"group_type,omitempty"`
 	// The group's tasks: one active replica each.
 	Tasks int32 `protobuf:"varint,81,opt,name=tasks,proto3" json:"tasks,omitempty"`
