@@ -4,7 +4,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import assignd.v1.GroupHistoryServiceGrpc;
+import assignd.v1.History.Decision;
+import assignd.v1.History.GetGroupRequest;
+import assignd.v1.History.GetGroupResponse;
 import dev.assignd.testkit.AssigndProcess;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,9 +50,9 @@ import org.junit.jupiter.api.Test;
  * with its lib/ on the broker's classpath: share consumers join and leave
  * while records are produced, and every record is delivered; each target
  * is assignd's, as the plugin's MBean in the broker's JVM (read over the
- * JDK's attach API) and assignd's call log show. Then assignd dies: the
- * targets are SimpleAssignor's, counted as fallbacks, and every record is
- * still delivered.
+ * JDK's attach API), assignd's call log and its history show. Then
+ * assignd dies: the targets are SimpleAssignor's, counted as fallbacks,
+ * and every record is still delivered.
  */
 class ShareGroupIT {
   private static final String TOPIC = "share-it";
@@ -116,6 +123,8 @@ class ShareGroupIT {
       assertTrue(onAssignd.get("Served") >= 2, "targets computed by assignd: " + onAssignd);
       assertEquals(0, onAssignd.get("Fallbacks"), "no fallback while assignd is up: " + onAssignd);
       assertTrue(calls >= onAssignd.get("Served"), "assignd logged every call it served (" + calls + ", with the warm-up)");
+      String history = history(onAssignd.get("Served"));
+      System.out.println("assignd's history of the label: " + history);
 
       // assignd dead: the membership changes again, and SimpleAssignor
       // computes the targets.
@@ -132,6 +141,31 @@ class ShareGroupIT {
       for (Consumer c : consumers) {
         c.close();
       }
+    }
+  }
+
+  /**
+   * Checks assignd's history of the plugin's label: a share Decision for
+   * every plan it served (and the warm-up's), by sticky@1; returns a line
+   * for the report.
+   */
+  private static String history(long served) throws Exception {
+    ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
+    try {
+      // A generous deadline: a shared 2-core machine (StreamsAssignorIT's note).
+      GetGroupResponse g = GroupHistoryServiceGrpc.newBlockingStub(ch).withDeadlineAfter(60, TimeUnit.SECONDS)
+          .getGroup(GetGroupRequest.newBuilder().setGroupId(ShareConfig.GROUP_ID_PREFIX + NAME).build());
+      assertTrue(g.getDecisionsCount() >= served, "assignd's history: " + g.getDecisionsList());
+      for (Decision d : g.getDecisionsList()) {
+        // By name: the field assignd hides the package assignd.v1 here.
+        assertEquals("GROUP_TYPE_SHARE", d.getGroupType().name());
+        assertEquals("sticky@1", d.getAssignor());
+      }
+      Decision last = g.getDecisions(0);
+      return String.format("%d decisions, all %s by %s; the latest: %d members, %d partitions, %d pairs removed",
+          g.getDecisionsCount(), last.getGroupType(), last.getAssignor(), last.getMemberCount(), last.getPartitions(), last.getMoved());
+    } finally {
+      ch.shutdownNow();
     }
   }
 
