@@ -23,7 +23,7 @@ func TestPolicyCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := ctl(t, "", "policy", "check", example)
-	want := fmt.Sprintf("ok: revision %s, rules freeze-billing, payments-v2, payments-v1, analytics-roundrobin, default\n", p.Revision())
+	want := fmt.Sprintf("ok: revision %s, rules freeze-billing, payments-v2, payments-v1, analytics-roundrobin, payments-streams, default\n", p.Revision())
 	if code != exitOK || out != want {
 		t.Errorf("valid file: exit %d\n%s%s\nwant %s", code, out, errOut, want)
 	}
@@ -207,5 +207,27 @@ func TestInterspersedFlags(t *testing.T) {
 		if pos := strings.Join(cmd.Flags().Args(), " "); pos != tc.pos || a.output != tc.o {
 			t.Errorf("%q: %q -o %q, want %q -o %q", tc.args, pos, a.output, tc.pos, tc.o)
 		}
+	}
+}
+
+// TestPolicyExplainStreams: --streams explains a streams group's label,
+// its rule and task assignor, without a protocol name.
+func TestPolicyExplainStreams(t *testing.T) {
+	p, err := policy.Parse("p.yaml", []byte("version: 1\nrules:\n  - name: wordcount\n    match: {group_types: [streams], groups: [kip1071:wordcount]}\n    task_assignor: sticky@1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serve(t, selection.Default(), server.WithExplainer(p))
+	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "explain", "kip1071:wordcount", "--streams")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkContains(t, "output", out, `group "kip1071:wordcount"  streams group  caller (none)`,
+		"  policy       wordcount/"+p.Revision()+"\n", "  assignor     sticky@1 (a task assignor)\n")
+	if strings.Contains(out, "params") || strings.Contains(out, "shadow") {
+		t.Errorf("a streams group's explanation lists partition assignors' fields:\n%s", out)
+	}
+	if code, _, errOut = ctl(t, "", "--addr", addr, "policy", "explain", "g", "range", "--streams"); code == exitOK || !strings.Contains(errOut, "no protocol name") {
+		t.Errorf("--streams with a protocol name: exit %d: %s", code, errOut)
 	}
 }
