@@ -1,12 +1,10 @@
 package server_test
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/share"
@@ -101,22 +99,7 @@ func TestAssignShareRoundTrip(t *testing.T) {
 func TestAssignShareDeterministic(t *testing.T) {
 	ts := startServer(t, nil)
 	req := shareRequest(shareGroup())
-	var first []byte
-	for i := range 5 {
-		resp, err := ts.client.AssignShare(callCtx(t), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(resp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			first = b
-		} else if !bytes.Equal(b, first) {
-			t.Fatalf("call %d answered differently", i)
-		}
-	}
+	checkSameBytes(t, 5, func() (*assigndv1.AssignShareResponse, error) { return ts.client.AssignShare(callCtx(t), req) })
 }
 
 func TestAssignShareRejectsBadInput(t *testing.T) {
