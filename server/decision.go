@@ -123,10 +123,18 @@ func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 	d.RevokedPartitions = revoked
 	d.MoveReasons = apiconv.MoveReasonsToAPI(&res.Stats.Reasons)
 	d.Moves = apiconv.MovesToAPI(res.Moves[:min(len(res.Moves), decisionMoves)])
-	for _, w := range res.Warnings[:min(len(res.Warnings), decisionWarnings)] {
-		d.Warnings = append(d.Warnings, rpcerr.ClipMessage(w))
-	}
+	d.Warnings = clippedWarnings(res.Warnings)
 	return d
+}
+
+// clippedWarnings is the first warnings of a plan, each clipped, as a
+// Decision keeps them.
+func clippedWarnings(ws []string) []string {
+	var out []string
+	for _, w := range ws[:min(len(ws), decisionWarnings)] {
+		out = append(out, rpcerr.ClipMessage(w))
+	}
+	return out
 }
 
 // decisionTopicsOf lists the first topics of the group by name.

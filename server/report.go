@@ -42,7 +42,7 @@ type callReport struct {
 	// decision is what the call's Decision is built from, nil unless an
 	// assignment was computed and the server keeps a history.
 	decision *decisionInput
-	// taskDecision is the same for an AssignTasks call, shareDecision for
+	// taskDecision and shareDecision are the same for an AssignTasks and
 	// an AssignShare call.
 	taskDecision  *taskDecisionInput
 	shareDecision *shareDecisionInput

@@ -307,11 +307,11 @@ func recordDecision(ctx context.Context, h *history.Store, rep *callReport, took
 			logger.ErrorContext(ctx, "recording the decision failed; dropped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
-	if rep.taskDecision != nil {
+	switch {
+	case rep.taskDecision != nil:
 		h.Record(rep.buildTaskDecision(took))
 		return
-	}
-	if rep.shareDecision != nil {
+	case rep.shareDecision != nil:
 		h.Record(rep.buildShareDecision(took))
 		return
 	}

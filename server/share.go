@@ -57,7 +57,7 @@ func (s *service) assignShare(ctx context.Context, req *assigndv1.AssignShareReq
 	rep.moved = res.Stats.Removed
 	rep.warnings = len(res.Warnings)
 	if s.history != nil {
-		rep.noteShareDecision(ctx, req, in.Group, res, took)
+		rep.noteShareDecision(ctx, req, in.Group, res, took, callerFromContext(ctx))
 	}
 	return shareResponse(res), nil
 }

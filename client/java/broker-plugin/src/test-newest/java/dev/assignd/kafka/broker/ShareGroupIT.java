@@ -163,7 +163,7 @@ class ShareGroupIT {
       }
       Decision last = g.getDecisions(0);
       return String.format("%d decisions, all %s by %s; the latest: %d members, %d partitions, %d pairs removed",
-          g.getDecisionsCount(), last.getGroupType(), last.getAssignor(), last.getMemberCount(), last.getPartitions(), last.getMoved());
+          g.getDecisionsCount(), last.getGroupType(), last.getAssignor(), last.getMemberCount(), last.getPartitions(), last.getShareRemoved());
     } finally {
       ch.shutdownNow();
     }
