@@ -376,9 +376,11 @@ step "java (client/java, mvn test)" java_test
 # on the oldest broker supported (the pinned one) and again on the newest
 # (tools/kafka/pom.xml's kafka.newest.version), compiled against it and
 # with src/main-newest and src/test-newest added: the Streams and share
-# group assignors and their tests, which the oldest broker's API lacks.
+# group assignors and their tests, which the oldest broker's API lacks
+# (the share plugin's unit tests, its oracle against SimpleAssignor and
+# ShareGroupIT add about 1.5 minutes there).
 # About 9 minutes on 2 busy cores; it prints the latency assignd adds per
-# assignment and the migration's moves.
+# assignment, the migration's moves and the share oracle's figures.
 kip848_plugin_test() {
 	local bin rc=0 newest=$PWD/.cache/kafka/lib-newest
 	bin=$(mktemp -d)
@@ -426,8 +428,9 @@ step "java: KIP-848 broker plugin (client/java/broker-plugin, mvn verify)" kip84
 
 # Builds assignd, then runs the oracle's JUnit tests with Maven: kafka-clients'
 # assignors in-process against the real binary over gRPC, on random groups
-# (ORACLE_SEEDS per assignor, default 200) and on Kafka's own assignor tests
-# (docs/java-oracle.md). Maven fetches what the module pins; the reports land
+# (ORACLE_SEEDS per assignor, default 200) and on Kafka's own assignor tests,
+# and the broker's KIP-848 assignors and Streams task assignor (200 chains,
+# StreamsOracleTest) beside assignd's (docs/java-oracle.md). Maven fetches what the module pins; the reports land
 # in interop/java-oracle/target/oracle/.
 java_oracle() {
 	local tmp rc

@@ -34,7 +34,11 @@ func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolic
 	if c := req.GetCaller(); c != nil {
 		caller = selection.Caller{Subject: c.GetSubject(), CommonName: c.GetCommonName()}
 	}
-	e, err := s.explainer.ExplainPolicy(ctx, selection.Query{GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Caller: caller})
+	q := selection.Query{GroupID: req.GetGroupId(), ProtocolName: req.GetProtocolName(), Caller: caller}
+	if req.GetGroupType() == assigndv1.GroupType_GROUP_TYPE_STREAMS {
+		q.GroupType, q.ProtocolName = selection.GroupStreams, ""
+	}
+	e, err := s.explainer.ExplainPolicy(ctx, q)
 	switch {
 	case errors.Is(err, selection.ErrUnknownProtocol):
 		return nil, rpcerr.UnknownProtocol(err)

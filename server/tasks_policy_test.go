@@ -38,7 +38,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	ts := startServer(t, src, server.WithHistory(h))
+	ts := startServer(t, src, server.WithHistory(h), server.WithExplainer(src))
 	g := streamsGroup()
 	for _, tt := range []struct {
 		label, assignor, policy string
@@ -99,4 +99,9 @@ rules:
 		t.Errorf("the group's summary: %v, %v", summary.GetSummary(), err)
 	}
 
+	// ExplainPolicy says the same for the label as a streams group.
+	e, err := ts.client.ExplainPolicy(callCtx(t), &assigndv1.ExplainPolicyRequest{GroupId: "streams-app", GroupType: assigndv1.GroupType_GROUP_TYPE_STREAMS})
+	if err != nil || e.GetRule() != "streams" || e.GetAssignor() != "sticky@1" {
+		t.Errorf("ExplainPolicy for the streams group: %v, %v", e, err)
+	}
 }

@@ -8,11 +8,13 @@ import (
 // placeActives gives every task one active member. Members' counts end
 // within one of each other: each may hold floor(T/M) tasks, and the
 // first extra = T mod M members to reach it may hold one more. Owners
-// keep what fits, the tasks no other process has state of first (so that
-// what an owner gives up can move without restoring); the rest go, the
-// tasks some process has state of first, to the member under its cap
-// whose process has the most state of the task, then the fewest actives,
-// then the smallest id.
+// keep what fits: first the stateful tasks no other process has state
+// of, then those another process has state of, and stateless tasks last,
+// so that what an owner gives up moves without restoring where it can (a
+// stateless task never restores; a stateful one does unless it lands on a
+// process with its state); the rest go, the tasks some process has state
+// of first, to the member under its cap whose process has the most state
+// of the task, then the fewest actives, then the smallest id.
 func (p *planner) placeActives() {
 	floor, extra := len(p.tasks)/len(p.members), len(p.tasks)%len(p.members)
 	keep := func(t taskIdx, o memberIdx) {
@@ -20,11 +22,19 @@ func (p *planner) placeActives() {
 		p.activeCount[o]++
 	}
 	order := make([]taskIdx, len(p.tasks))
-	later := make([]bool, len(p.tasks))
+	keepRank := make([]int8, len(p.tasks))
 	for t := range p.tasks {
 		p.poll()
-		order[t], later[t] = taskIdx(t), p.elsewhere(taskIdx(t))
+		order[t] = taskIdx(t)
+		switch {
+		case !p.stateful[t]:
+			keepRank[t] = 2
+		case p.elsewhere(taskIdx(t)):
+			keepRank[t] = 1
+		}
 	}
+	slices.SortStableFunc(order, func(a, b taskIdx) int { return cmp.Compare(keepRank[a], keepRank[b]) })
+	later := make([]bool, len(p.tasks))
 	byLater := func(a, b taskIdx) int {
 		switch {
 		case later[a] == later[b]:
@@ -34,7 +44,6 @@ func (p *planner) placeActives() {
 		}
 		return 1
 	}
-	slices.SortStableFunc(order, byLater)
 	for _, t := range order {
 		p.poll()
 		if o := p.prevActive[t]; o >= 0 && p.activeCount[o] < floor {

@@ -17,7 +17,10 @@
 //     differ by at most one, so a process's share follows its threads,
 //     except where a warm-up holds a task back (below).
 //   - Active tasks stay with their current member while it is within its
-//     share ([ReasonBalance] for the ones it gives up). A task whose owner
+//     share ([ReasonBalance] for the ones it gives up). An owner over its
+//     share gives up stateless tasks first (they move without restoring),
+//     then stateful ones another process has state of, and keeps those
+//     only its process has. A task whose owner
 //     left goes first to a process that already has its state (a standby
 //     or warm-up that is caught up, then the least lag), then to the least
 //     loaded member ([ReasonNoOwner]).

@@ -134,6 +134,7 @@ func problems(err error) []error {
 // for one protocol name, or for every name the policy answers for.
 func (a *app) policyExplainCommand() *cobra.Command {
 	var subject, commonName string
+	var streams bool
 	var cmd *cobra.Command
 	cmd = &cobra.Command{
 		Use:   "explain GROUP [PROTOCOL]",
@@ -141,16 +142,34 @@ func (a *app) policyExplainCommand() *cobra.Command {
 		Long: `Show what the server's policy does for a group: the rule that applies and
 why, the group's rollout bucket, the assignor and rebalance protocol, the
 parameters, the shadow, and why each earlier rule did not apply. Without
-PROTOCOL, for every protocol name the policy answers for. -o json prints
-the ExplainPolicyResponse, or without PROTOCOL an object of them by
-protocol name.`,
+PROTOCOL, for every protocol name the policy answers for. With --streams,
+for a Kafka Streams group whose AssignTasks label is GROUP: the rule and
+task assignor it gets (no PROTOCOL). -o json prints the
+ExplainPolicyResponse, or without PROTOCOL an object of them by protocol
+name.`,
 		Example: `  assignctl policy explain payments-ledger cooperative-sticky
-  assignctl policy explain orders --caller-common-name leader-a -o json`,
+  assignctl policy explain orders --caller-common-name leader-a -o json
+  assignctl policy explain kip1071:wordcount --streams`,
 		Args: rangeArgs(1, 2),
 		RunE: a.runConn(func(ctx context.Context, c *conn, args []string) error {
 			req := &assigndv1.ExplainPolicyRequest{GroupId: args[0]}
 			if f := cmd.Flags(); f.Changed("caller-subject") || f.Changed("caller-common-name") {
 				req.Caller = &assigndv1.CallerIdentity{Subject: subject, CommonName: commonName}
+			}
+			if streams {
+				if len(args) > 1 {
+					return fmt.Errorf("--streams explains a streams group, which has no protocol name; leave %q out", args[1])
+				}
+				req.GroupType = assigndv1.GroupType_GROUP_TYPE_STREAMS
+				resp, err := c.assign.ExplainPolicy(ctx, req)
+				if err != nil {
+					return err
+				}
+				if a.json() {
+					return printExplanationsJSON(a.out, nil, []*assigndv1.ExplainPolicyResponse{resp}, false)
+				}
+				printExplanation(a.out, req.GetGroupId(), "", resp)
+				return nil
 			}
 			names := args[1:]
 			if len(names) == 0 {
@@ -182,6 +201,7 @@ protocol name.`,
 	}
 	cmd.Flags().StringVar(&subject, "caller-subject", "", "explain for a leader with this certificate subject `DN` (default: this client's own identity)")
 	cmd.Flags().StringVar(&commonName, "caller-common-name", "", "explain for a leader with this certificate common `name` (default: this client's own identity)")
+	cmd.Flags().BoolVar(&streams, "streams", false, "explain for a Kafka Streams group (AssignTasks), GROUP being its label")
 	return cmd
 }
 
@@ -213,10 +233,16 @@ func protocolNames(ctx context.Context, c *conn, req *assigndv1.ExplainPolicyReq
 }
 
 // printExplanation prints one explanation as labelled lines.
+// printExplanation prints one explanation; name "" is a streams group's,
+// which has no protocol name, parameters or shadow.
 func printExplanation(w io.Writer, group, name string, r *assigndv1.ExplainPolicyResponse) {
-	fmt.Fprintf(w, "group %q  protocol %s  caller %s\n", group, name, callerString(r.GetCaller()))
 	row := func(label, format string, args ...any) {
 		fmt.Fprintf(w, "  %-12s "+format+"\n", append([]any{label}, args...)...)
+	}
+	if name == "" {
+		fmt.Fprintf(w, "group %q  streams group  caller %s\n", group, callerString(r.GetCaller()))
+	} else {
+		fmt.Fprintf(w, "group %q  protocol %s  caller %s\n", group, name, callerString(r.GetCaller()))
 	}
 	row("policy", "%s", r.GetPolicy())
 	if r.GetDescription() != "" {
@@ -224,12 +250,16 @@ func printExplanation(w io.Writer, group, name string, r *assigndv1.ExplainPolic
 	}
 	row("reason", "%s", r.GetReason())
 	row("bucket", "%d", r.GetBucket())
-	row("assignor", "%s (%s when the request leaves the rebalance protocol unspecified)", r.GetAssignor(), protocolName(r.GetRebalanceProtocol()))
-	row("params", "%s", paramsString(r.GetParams()))
-	if s := r.GetShadow(); s != nil {
-		row("shadow", "%s %s", s.GetAssignor(), paramsString(s.GetParams()))
+	if name == "" {
+		row("assignor", "%s (a task assignor)", r.GetAssignor())
 	} else {
-		row("shadow", "-")
+		row("assignor", "%s (%s when the request leaves the rebalance protocol unspecified)", r.GetAssignor(), protocolName(r.GetRebalanceProtocol()))
+		row("params", "%s", paramsString(r.GetParams()))
+		if s := r.GetShadow(); s != nil {
+			row("shadow", "%s %s", s.GetAssignor(), paramsString(s.GetParams()))
+		} else {
+			row("shadow", "-")
+		}
 	}
 	for i, s := range r.GetSkipped() {
 		label := ""

@@ -23,7 +23,7 @@ func TestPolicyCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, out, errOut := ctl(t, "", "policy", "check", example)
-	want := fmt.Sprintf("ok: revision %s, rules freeze-billing, payments-v2, payments-v1, analytics-roundrobin, default\n", p.Revision())
+	want := fmt.Sprintf("ok: revision %s, rules freeze-billing, payments-v2, payments-v1, analytics-roundrobin, payments-streams, default\n", p.Revision())
 	if code != exitOK || out != want {
 		t.Errorf("valid file: exit %d\n%s%s\nwant %s", code, out, errOut, want)
 	}
@@ -107,10 +107,7 @@ func startExplainServer(t *testing.T, listing bool, names ...string) (string, *a
 
 func TestPolicyExplain(t *testing.T) {
 	addr, unnamed := startExplainServer(t, true, "cooperative-sticky", "custom")
-	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "explain", "g", "cooperative-sticky")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := ctlOK(t, "--addr", addr, "policy", "explain", "g", "cooperative-sticky")
 	checkContains(t, "output", out,
 		`group "g"  protocol cooperative-sticky  caller (none)`,
 		"  policy       staged/abc\n",
@@ -124,7 +121,7 @@ func TestPolicyExplain(t *testing.T) {
 	)
 
 	// Without a protocol name: every name the policy answers for.
-	code, out, errOut = ctl(t, "", "policy", "explain", "g", "--addr", addr, "--caller-common-name", "leader-a")
+	code, out, errOut := ctl(t, "", "policy", "explain", "g", "--addr", addr, "--caller-common-name", "leader-a")
 	if code != exitOK || strings.Count(out, `group "g"`) != 2 || !strings.Contains(out, "protocol custom") ||
 		!strings.Contains(out, `caller subject "" common name "leader-a"`) {
 		t.Errorf("exit %d:\n%s%s", code, out, errOut)
@@ -210,5 +207,27 @@ func TestInterspersedFlags(t *testing.T) {
 		if pos := strings.Join(cmd.Flags().Args(), " "); pos != tc.pos || a.output != tc.o {
 			t.Errorf("%q: %q -o %q, want %q -o %q", tc.args, pos, a.output, tc.pos, tc.o)
 		}
+	}
+}
+
+// TestPolicyExplainStreams: --streams explains a streams group's label,
+// its rule and task assignor, without a protocol name.
+func TestPolicyExplainStreams(t *testing.T) {
+	p, err := policy.Parse("p.yaml", []byte("version: 1\nrules:\n  - name: wordcount\n    match: {group_types: [streams], groups: [kip1071:wordcount]}\n    task_assignor: sticky@1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := serve(t, selection.Default(), server.WithExplainer(p))
+	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "explain", "kip1071:wordcount", "--streams")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	checkContains(t, "output", out, `group "kip1071:wordcount"  streams group  caller (none)`,
+		"  policy       wordcount/"+p.Revision()+"\n", "  assignor     sticky@1 (a task assignor)\n")
+	if strings.Contains(out, "params") || strings.Contains(out, "shadow") {
+		t.Errorf("a streams group's explanation lists partition assignors' fields:\n%s", out)
+	}
+	if code, _, errOut = ctl(t, "", "--addr", addr, "policy", "explain", "g", "range", "--streams"); code == exitOK || !strings.Contains(errOut, "no protocol name") {
+		t.Errorf("--streams with a protocol name: exit %d: %s", code, errOut)
 	}
 }

@@ -31,6 +31,7 @@
 //	      callers:                          # the mTLS client; each field given must equal
 //	        - common_name: leader-a
 //	        - subject: "CN=leader-b,O=payments"
+//	      group_types: [consumer]           # consumer (Assign), streams (AssignTasks); absent: both
 //	    rollout:                  # optional: apply to some of the matching groups
 //	      percent: 10             # 0..100, in steps of 0.01; required in a rollout without steps
 //	      salt: ""                # optional; see Bucket
@@ -40,7 +41,8 @@
 //	      # steps: [{percent: 1, hold: 1h}, {percent: 10, hold: 6h}, {percent: 100}]
 //	      # gate: {min_groups: 5, max_moved_ratio: 0.05, max_withheld_ratio: 0.2,
 //	      #        max_followups_per_rebalance: 1, max_imbalance: 1, on_fail: halt}  # or rollback
-//	    assignor: cooperative-sticky@2   # name@version, or "standard"
+//	    assignor: cooperative-sticky@2   # name@version, or "standard"; consumer groups
+//	    task_assignor: sticky@1   # streams groups: a task assignor, name@version or "standard"
 //	    params:                   # optional
 //	      rack_aware: true              # default true
 //	      max_moves_per_rebalance: 100  # default 0 = no cap
@@ -62,6 +64,11 @@
 //	    brokers: [kafka-eu-1:9093]          # required, host:port
 //	    tls: {ca_file: ca.pem, cert_file: c.pem, key_file: k.pem, server_name: kafka.eu}   # optional
 //	    sasl: {mechanism: scram-sha-512, username: assignd, password_file: eu.pass}       # optional
+//
+// A Kafka Streams group (AssignTasks) is served by the first rule whose
+// match.group_types lets it and that names a task_assignor, its group id
+// being the caller's label ([Policy.SelectTasks]); docs/policy.md
+// ("Streams groups") says what such a rule may and may not say.
 //
 // A rule applies to a query (group id, protocol name, caller) when its
 // match clauses match and, if it has a rollout, the group is not excluded

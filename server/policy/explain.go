@@ -53,7 +53,11 @@ func (p *Policy) explain(groupID, protocolName string, caller selection.Caller, 
 	return e, nil
 }
 
-// ExplainPolicy implements [selection.Explainer] with [Policy.Explain].
+// ExplainPolicy implements [selection.Explainer] with [Policy.Explain],
+// and for a streams group (q.GroupType) explains its task assignor.
 func (p *Policy) ExplainPolicy(_ context.Context, q selection.Query) (selection.Explanation, error) {
+	if q.GroupType == selection.GroupStreams {
+		return p.explainTasks(q.GroupID, q.Caller, nil)
+	}
 	return p.Explain(q.GroupID, q.ProtocolName, q.Caller)
 }

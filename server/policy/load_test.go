@@ -428,7 +428,7 @@ func TestExamplePolicyIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "freeze-billing,payments-v2,payments-v1,analytics-roundrobin,default"
+	want := "freeze-billing,payments-v2,payments-v1,analytics-roundrobin,payments-streams,default"
 	if got := strings.Join(p.RuleNames(), ","); got != want {
 		t.Errorf("rules = %s, want %s", got, want)
 	}

@@ -121,6 +121,9 @@ func (s *Source) ProtocolNames() []string { return s.cur.Load().ProtocolNames() 
 // ExplainPolicy implements [selection.Explainer] for the revision that is
 // serving, so that an explanation always describes what Select does.
 func (s *Source) ExplainPolicy(_ context.Context, q selection.Query) (selection.Explanation, error) {
+	if q.GroupType == selection.GroupStreams {
+		return s.cur.Load().explainTasks(q.GroupID, q.Caller, s.steps.Load())
+	}
 	return s.Explain(q.GroupID, q.ProtocolName, q.Caller)
 }
 

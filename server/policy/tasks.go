@@ -143,19 +143,48 @@ func lookupTaskRef(ref string) (task.Assignor, string) {
 	return a, ""
 }
 
-// decideTasks finds the first rule that applies to a streams group. The
-// default rule always does.
-func (p *Policy) decideTasks(groupID string, caller selection.Caller, view *StepView, now time.Time) (*rule, error) {
+// decideTasks finds the first rule that applies to a streams group, and
+// its verdict; with explain set it also records why each earlier rule did
+// not. The default rule always applies.
+func (p *Policy) decideTasks(groupID string, caller selection.Caller, explain bool, view *StepView, now time.Time) (*rule, verdict, []selection.SkippedRule, error) {
+	var skipped []selection.SkippedRule
 	for _, r := range p.rules {
-		if !r.typeMatches(selection.GroupStreams) || r.protocols != nil {
-			continue
+		step, bp := r.serving(p.revision, view, now)
+		v, bucket := otherGroupType, -1
+		switch {
+		case !r.typeMatches(selection.GroupStreams):
+		case r.protocols != nil:
+			v = otherProtocol
+		default:
+			v, bucket = r.admits(groupID, caller, r.taskAssignor != nil, noTaskAssignor, bp)
 		}
-		_, bp := r.serving(p.revision, view, now)
-		if v, _ := r.admits(groupID, caller, r.taskAssignor != nil, noTaskAssignor, bp); v.applies() {
-			return r, nil
+		if v.applies() {
+			return r, v, skipped, nil
+		}
+		if explain {
+			why := r.reason(v, groupID, "", caller, bucket, bp, step)
+			if v == otherProtocol {
+				why = "a streams group has no protocol name for match.protocols"
+			}
+			skipped = append(skipped, selection.SkippedRule{Rule: r.name, Reason: why})
 		}
 	}
-	return nil, fmt.Errorf("policy revision %s: no rule serves streams groups", p.revision)
+	return nil, 0, skipped, fmt.Errorf("policy revision %s: no rule serves streams groups", p.revision)
+}
+
+// explainTasks is [Policy.Explain] for a streams group.
+func (p *Policy) explainTasks(groupID string, caller selection.Caller, view *StepView) (selection.Explanation, error) {
+	now := time.Now()
+	r, v, skipped, err := p.decideTasks(groupID, caller, true, view, now)
+	if err != nil {
+		return selection.Explanation{Revision: p.revision, Bucket: Bucket("", groupID), Skipped: skipped}, err
+	}
+	bucket := Bucket(r.salt, groupID)
+	step, bp := r.serving(p.revision, view, now)
+	return selection.Explanation{
+		Policy: r.policy, Rule: r.name, Revision: p.revision, Description: r.description, Bucket: bucket,
+		Reason: r.reason(v, groupID, "", caller, bucket, bp, step), Assignor: task.Ref(r.taskAssignor), Skipped: skipped,
+	}, nil
 }
 
 // taskSelection is the TaskSelection of rule r at view and now.
@@ -173,7 +202,7 @@ func (p *Policy) SelectTasks(q selection.Query) (selection.TaskSelection, error)
 	if err != nil {
 		return selection.TaskSelection{}, err
 	}
-	r, err := p.decideTasks(q.GroupID, q.Caller, nil, time.Time{})
+	r, _, _, err := p.decideTasks(q.GroupID, q.Caller, false, nil, time.Time{})
 	if err != nil {
 		return selection.TaskSelection{}, err
 	}
@@ -191,7 +220,7 @@ func (s *Source) SelectTasks(ctx context.Context, q selection.Query) (selection.
 		return selection.TaskSelection{}, err
 	}
 	view, now := s.steps.Load(), time.Now()
-	r, err := p.decideTasks(q.GroupID, q.Caller, view, now)
+	r, _, _, err := p.decideTasks(q.GroupID, q.Caller, false, view, now)
 	if err != nil {
 		return selection.TaskSelection{}, err
 	}

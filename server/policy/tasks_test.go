@@ -166,3 +166,39 @@ rules:
   - name: default
 `)
 }
+
+// TestExplainTasks: ExplainPolicy for a streams group names the rule and
+// task assignor the group gets, and why each earlier rule did not apply.
+func TestExplainTasks(t *testing.T) {
+	p := mustParse(t, `version: 1
+rules:
+  - name: by-protocol
+    match: {protocols: [range]}
+    assignor: range@1
+  - name: consumers-only
+    match: {group_types: [consumer]}
+    assignor: cooperative-sticky@1
+  - name: no-task-assignor
+    match: {groups: [payments-ledger]}
+    assignor: cooperative-sticky@1
+  - name: payments
+    match: {group_types: [streams], group_prefixes: [payments-]}
+    task_assignor: sticky@1
+`)
+	e, err := p.ExplainPolicy(context.Background(), selection.Query{GroupID: "payments-ledger", ProtocolName: "range", GroupType: selection.GroupStreams})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Rule != "payments" || e.Assignor != "sticky@1" || e.Policy != "payments/"+p.Revision() {
+		t.Errorf("explanation %+v", e)
+	}
+	want := []string{"a streams group has no protocol name", "the group's type is not in match.group_types", "the rule names no task_assignor"}
+	if len(e.Skipped) != len(want) {
+		t.Fatalf("skipped %+v", e.Skipped)
+	}
+	for i, w := range want {
+		if !strings.Contains(e.Skipped[i].Reason, w) {
+			t.Errorf("skipped rule %s: %q, want %q", e.Skipped[i].Rule, e.Skipped[i].Reason, w)
+		}
+	}
+}

@@ -59,6 +59,10 @@ type Query struct {
 	Protocol assign.RebalanceProtocol
 	// Caller identifies the client, when it authenticated.
 	Caller Caller
+	// GroupType is the group's type. Select is asked for consumer groups
+	// only (TaskSelector.SelectTasks for streams groups); an Explainer
+	// explains either, and ignores ProtocolName for a streams group.
+	GroupType GroupType
 }
 
 // Caller is the authenticated identity of the client, empty for plaintext

@@ -1311,7 +1311,11 @@ type ExplainPolicyRequest struct {
 	// certificate proves (mTLS), or no identity. Set (even empty): this
 	// identity instead, so that an operator can see what a group's leader
 	// gets; an empty one stands for an unauthenticated leader.
-	Caller        *CallerIdentity `protobuf:"bytes,3,opt,name=caller,proto3" json:"caller,omitempty"`
+	Caller *CallerIdentity `protobuf:"bytes,3,opt,name=caller,proto3" json:"caller,omitempty"`
+	// The group's type. GROUP_TYPE_STREAMS explains the task assignor of a
+	// Kafka Streams group whose AssignTasks label is group_id (and ignores
+	// protocol_name); unspecified or GROUP_TYPE_CONSUMER, a consumer group.
+	GroupType     GroupType `protobuf:"varint,4,opt,name=group_type,json=groupType,proto3,enum=assignd.v1.GroupType" json:"group_type,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1365,6 +1369,13 @@ func (x *ExplainPolicyRequest) GetCaller() *CallerIdentity {
 		return x.Caller
 	}
 	return nil
+}
+
+func (x *ExplainPolicyRequest) GetGroupType() GroupType {
+	if x != nil {
+		return x.GroupType
+	}
+	return GroupType_GROUP_TYPE_UNSPECIFIED
 }
 
 // CallerIdentity is the identity of a leader, as policy rules match it
@@ -2187,11 +2198,13 @@ const file_assignd_v1_assignment_proto_rawDesc = "" +
 	"\tprotocols\x18\x03 \x03(\x0e2\x1d.assignd.v1.RebalanceProtocolR\tprotocols\"v\n" +
 	"\x15ListAssignorsResponse\x126\n" +
 	"\tassignors\x18\x01 \x03(\v2\x18.assignd.v1.AssignorInfoR\tassignors\x12%\n" +
-	"\x0eprotocol_names\x18\x02 \x03(\tR\rprotocolNames\"\x8a\x01\n" +
+	"\x0eprotocol_names\x18\x02 \x03(\tR\rprotocolNames\"\xc0\x01\n" +
 	"\x14ExplainPolicyRequest\x12\x19\n" +
 	"\bgroup_id\x18\x01 \x01(\tR\agroupId\x12#\n" +
 	"\rprotocol_name\x18\x02 \x01(\tR\fprotocolName\x122\n" +
-	"\x06caller\x18\x03 \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\"K\n" +
+	"\x06caller\x18\x03 \x01(\v2\x1a.assignd.v1.CallerIdentityR\x06caller\x124\n" +
+	"\n" +
+	"group_type\x18\x04 \x01(\x0e2\x15.assignd.v1.GroupTypeR\tgroupType\"K\n" +
 	"\x0eCallerIdentity\x12\x18\n" +
 	"\asubject\x18\x01 \x01(\tR\asubject\x12\x1f\n" +
 	"\vcommon_name\x18\x02 \x01(\tR\n" +
@@ -2335,11 +2348,12 @@ var file_assignd_v1_assignment_proto_goTypes = []any{
 	(*PartitionMove)(nil),         // 22: assignd.v1.PartitionMove
 	(*PartitionWeights)(nil),      // 23: assignd.v1.PartitionWeights
 	(*LoadSummary)(nil),           // 24: assignd.v1.LoadSummary
-	(*RolloutRuleState)(nil),      // 25: assignd.v1.RolloutRuleState
-	(*AssignTasksRequest)(nil),    // 26: assignd.v1.AssignTasksRequest
-	(*AssignShareRequest)(nil),    // 27: assignd.v1.AssignShareRequest
-	(*AssignTasksResponse)(nil),   // 28: assignd.v1.AssignTasksResponse
-	(*AssignShareResponse)(nil),   // 29: assignd.v1.AssignShareResponse
+	(GroupType)(0),                // 25: assignd.v1.GroupType
+	(*RolloutRuleState)(nil),      // 26: assignd.v1.RolloutRuleState
+	(*AssignTasksRequest)(nil),    // 27: assignd.v1.AssignTasksRequest
+	(*AssignShareRequest)(nil),    // 28: assignd.v1.AssignShareRequest
+	(*AssignTasksResponse)(nil),   // 29: assignd.v1.AssignTasksResponse
+	(*AssignShareResponse)(nil),   // 30: assignd.v1.AssignShareResponse
 }
 var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	6,  // 0: assignd.v1.Topic.partition_racks:type_name -> assignd.v1.PartitionRacks
@@ -2361,30 +2375,31 @@ var file_assignd_v1_assignment_proto_depIdxs = []int32{
 	0,  // 16: assignd.v1.AssignorInfo.protocols:type_name -> assignd.v1.RebalanceProtocol
 	13, // 17: assignd.v1.ListAssignorsResponse.assignors:type_name -> assignd.v1.AssignorInfo
 	16, // 18: assignd.v1.ExplainPolicyRequest.caller:type_name -> assignd.v1.CallerIdentity
-	17, // 19: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
-	0,  // 20: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
-	17, // 21: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
-	18, // 22: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
-	19, // 23: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
-	16, // 24: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
-	25, // 25: assignd.v1.ExplainPolicyResponse.rollout:type_name -> assignd.v1.RolloutRuleState
-	3,  // 26: assignd.v1.MoveReasonCount.reason:type_name -> assignd.v1.MoveReason
-	3,  // 27: assignd.v1.PartitionMove.reason:type_name -> assignd.v1.MoveReason
-	9,  // 28: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
-	12, // 29: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
-	15, // 30: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
-	26, // 31: assignd.v1.AssignmentService.AssignTasks:input_type -> assignd.v1.AssignTasksRequest
-	27, // 32: assignd.v1.AssignmentService.AssignShare:input_type -> assignd.v1.AssignShareRequest
-	11, // 33: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
-	14, // 34: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
-	20, // 35: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
-	28, // 36: assignd.v1.AssignmentService.AssignTasks:output_type -> assignd.v1.AssignTasksResponse
-	29, // 37: assignd.v1.AssignmentService.AssignShare:output_type -> assignd.v1.AssignShareResponse
-	33, // [33:38] is the sub-list for method output_type
-	28, // [28:33] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	25, // 19: assignd.v1.ExplainPolicyRequest.group_type:type_name -> assignd.v1.GroupType
+	17, // 20: assignd.v1.ShadowPolicy.params:type_name -> assignd.v1.PolicyParams
+	0,  // 21: assignd.v1.ExplainPolicyResponse.rebalance_protocol:type_name -> assignd.v1.RebalanceProtocol
+	17, // 22: assignd.v1.ExplainPolicyResponse.params:type_name -> assignd.v1.PolicyParams
+	18, // 23: assignd.v1.ExplainPolicyResponse.shadow:type_name -> assignd.v1.ShadowPolicy
+	19, // 24: assignd.v1.ExplainPolicyResponse.skipped:type_name -> assignd.v1.SkippedRule
+	16, // 25: assignd.v1.ExplainPolicyResponse.caller:type_name -> assignd.v1.CallerIdentity
+	26, // 26: assignd.v1.ExplainPolicyResponse.rollout:type_name -> assignd.v1.RolloutRuleState
+	3,  // 27: assignd.v1.MoveReasonCount.reason:type_name -> assignd.v1.MoveReason
+	3,  // 28: assignd.v1.PartitionMove.reason:type_name -> assignd.v1.MoveReason
+	9,  // 29: assignd.v1.AssignmentService.Assign:input_type -> assignd.v1.AssignRequest
+	12, // 30: assignd.v1.AssignmentService.ListAssignors:input_type -> assignd.v1.ListAssignorsRequest
+	15, // 31: assignd.v1.AssignmentService.ExplainPolicy:input_type -> assignd.v1.ExplainPolicyRequest
+	27, // 32: assignd.v1.AssignmentService.AssignTasks:input_type -> assignd.v1.AssignTasksRequest
+	28, // 33: assignd.v1.AssignmentService.AssignShare:input_type -> assignd.v1.AssignShareRequest
+	11, // 34: assignd.v1.AssignmentService.Assign:output_type -> assignd.v1.AssignResponse
+	14, // 35: assignd.v1.AssignmentService.ListAssignors:output_type -> assignd.v1.ListAssignorsResponse
+	20, // 36: assignd.v1.AssignmentService.ExplainPolicy:output_type -> assignd.v1.ExplainPolicyResponse
+	29, // 37: assignd.v1.AssignmentService.AssignTasks:output_type -> assignd.v1.AssignTasksResponse
+	30, // 38: assignd.v1.AssignmentService.AssignShare:output_type -> assignd.v1.AssignShareResponse
+	34, // [34:39] is the sub-list for method output_type
+	29, // [29:34] is the sub-list for method input_type
+	29, // [29:29] is the sub-list for extension type_name
+	29, // [29:29] is the sub-list for extension extendee
+	0,  // [0:29] is the sub-list for field type_name
 }
 
 func init() { file_assignd_v1_assignment_proto_init() }

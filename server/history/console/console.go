@@ -32,6 +32,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return strings.TrimPrefix(p.String(), "REBALANCE_PROTOCOL_")
 	},
 	"signal":   signalName,
+	"streams":  func(t assigndv1.GroupType) bool { return t == assigndv1.GroupType_GROUP_TYPE_STREAMS },
 	"ago":      func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
 	"stamp":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"clock":    func(t time.Time) string { return t.UTC().Format("15:04:05") },
@@ -62,6 +63,15 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"run":     func(incarnation uint64) string { return fmt.Sprintf("%x", incarnation) },
 	"moves":   partitionMoves,
 }).ParseFS(files, "templates/*.html"))
+
+// Page is a console page served by another package (the replay service's
+// migration report, say) in the console's layout: name's template, text,
+// calls {{template "head" "Title"}} and {{template "foot"}} around its
+// body and may call funcs.
+func Page(name string, funcs template.FuncMap, text string) *template.Template {
+	layout := template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html"))
+	return template.Must(layout.Parse(text))
+}
 
 // reasonName is a MoveReason as the console writes it: "no owner",
 // "balance", "stale claim".
@@ -243,6 +253,9 @@ func group(w http.ResponseWriter, r *http.Request, h *history.Store, cfg config)
 // caller would.
 func explain(ctx context.Context, e selection.Explainer, d *assigndv1.Decision) (*selection.Explanation, string) {
 	q := selection.Query{GroupID: d.GetGroupId(), ProtocolName: d.GetProtocolName()}
+	if d.GetGroupType() == assigndv1.GroupType_GROUP_TYPE_STREAMS {
+		q.GroupType = selection.GroupStreams
+	}
 	if c := d.GetCaller(); c != nil {
 		q.Caller = selection.Caller{Subject: c.GetSubject(), CommonName: c.GetCommonName()}
 	}

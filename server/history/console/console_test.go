@@ -117,3 +117,22 @@ func TestConsole(t *testing.T) {
 		t.Errorf("unknown group: %d\n%s", code, page)
 	}
 }
+
+// TestConsoleShowsStreamsGroups: a streams group's decisions are listed
+// as such, with its task figures, and the policy is explained for it as a
+// streams group.
+func TestConsoleShowsStreamsGroups(t *testing.T) {
+	h, _ := history.New()
+	h.Record(&assigndv1.Decision{Time: timestamppb.Now(), GroupId: "wordcount", GroupType: assigndv1.GroupType_GROUP_TYPE_STREAMS,
+		Assignor: "sticky@1", PolicyRule: "default", MemberCount: 2, Tasks: 8, ActiveMoved: 3, Processes: 2,
+		EngineTime: durationpb.New(time.Millisecond), CallTime: durationpb.New(time.Millisecond)})
+	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h, console.WithExplainer(policy.Default()))))
+	defer srv.Close()
+	_, page := get(t, srv.URL, "/console/")
+	checkPage(t, "fleet page", page, "<td>streams (tasks)</td>")
+	_, page = get(t, srv.URL, "/console/group?id=wordcount")
+	checkPage(t, "group page", page, "streams (tasks) ·", "<b>tasks</b>: 8", "<b>active moved</b>: 3", "sticky@1")
+	if strings.Contains(page, "protocol name is empty") {
+		t.Errorf("the group page explains a streams group as a consumer group:\n%s", page)
+	}
+}

@@ -44,7 +44,14 @@ final class AssigndProcess implements AutoCloseable {
             "  - name: oracle-cooperative-sticky",
             "    match: {protocols: [cooperative-sticky]}",
             "    assignor: cooperative-sticky@1",
+            // StreamsOracleTest's groups: the policy's choice by group type.
+            "  - name: " + AssigndProcess.STREAMS_RULE,
+            "    match: {group_types: [streams]}",
+            "    task_assignor: sticky@1",
             "");
+
+    /** The policy's rule for streams groups. */
+    static final String STREAMS_RULE = "oracle-streams";
 
     private static final Pattern ADDR = Pattern.compile("grpc_addr=(\\S+)");
     private static final Pattern DURATION = Pattern.compile("grpc\\.duration=(\\S+)");
