@@ -5,14 +5,8 @@ import (
 	"slices"
 	"time"
 
-	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
-
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server/rpcerr"
 	"github.com/assignd/assignd/server/selection"
 )
 
@@ -31,13 +25,7 @@ type taskDecisionInput struct {
 
 // noteTaskDecision keeps what the call's Decision is built from.
 func (r *callReport) noteTaskDecision(ctx context.Context, req *assigndv1.AssignTasksRequest, g *task.Group, res *task.Result, engine time.Duration, caller selection.Caller) {
-	in := &taskDecisionInput{at: time.Now(), req: req, group: g, res: res, engine: engine, caller: caller}
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if ua := md.Get("user-agent"); len(ua) > 0 {
-			in.userAgent = rpcerr.Clip(ua[0])
-		}
-	}
-	r.taskDecision = in
+	r.taskDecision = &taskDecisionInput{at: time.Now(), req: req, group: g, res: res, engine: engine, caller: caller, userAgent: userAgent(ctx)}
 }
 
 // buildTaskDecision is the record of a streams group's call
@@ -46,34 +34,11 @@ func (r *callReport) noteTaskDecision(ctx context.Context, req *assigndv1.Assign
 func (r *callReport) buildTaskDecision(callTime time.Duration) *assigndv1.Decision {
 	in := r.taskDecision
 	res := in.res
-	rule, revision := splitPolicy(r.policy)
-	d := &assigndv1.Decision{
-		Time:             timestamppb.New(in.at),
-		GroupId:          in.req.GetGroupId(),
-		GroupType:        assigndv1.GroupType_GROUP_TYPE_STREAMS,
-		Assignor:         res.Assignor,
-		PolicyRule:       rule,
-		PolicyRevision:   revision,
-		MemberCount:      int32(len(res.Assignments)),
-		FollowupRequired: res.FollowupRequired,
-		EngineTime:       durationpb.New(in.engine),
-		CallTime:         durationpb.New(callTime),
-		UserAgent:        in.userAgent,
-		CallerBinding:    r.binding,
-		TaskMoves:        taskResponse(&task.Result{Moves: res.Moves}, decisionMoves).GetMoves(),
-	}
-	if b, err := (proto.MarshalOptions{Deterministic: true}).Marshal(in.req); err == nil {
-		d.InputDigest = digest(b)
-	}
-	if r.rolloutStep > 0 {
-		d.RolloutStep = int32(r.rolloutStep)
-		if !r.rolloutStarted.IsZero() {
-			d.RolloutStarted = timestamppb.New(r.rolloutStarted)
-		}
-	}
-	if in.caller != (selection.Caller{}) {
-		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}
-	}
+	d := r.groupDecision(groupCall{at: in.at, req: in.req, groupID: in.req.GetGroupId(), groupType: assigndv1.GroupType_GROUP_TYPE_STREAMS,
+		assignor: res.Assignor, engine: in.engine, caller: in.caller, userAgent: in.userAgent}, callTime)
+	d.MemberCount = int32(len(res.Assignments))
+	d.FollowupRequired = res.FollowupRequired
+	d.TaskMoves = taskResponse(&task.Result{Moves: res.Moves}, decisionMoves).GetMoves()
 	for _, s := range in.group.Subtopologies {
 		d.Tasks += max(s.Partitions, 0)
 	}
@@ -84,9 +49,7 @@ func (r *callReport) buildTaskDecision(callTime time.Duration) *assigndv1.Decisi
 	d.Processes = int32(len(procs))
 	d.ActiveMoved, d.StandbyMoved = taskMoveCounts(res.Moves)
 	d.Members, d.Imbalance, d.StandbyTasks, d.WarmupTasks = taskDecisionMembers(in.req, res, decisionMembers)
-	for _, w := range res.Warnings[:min(len(res.Warnings), decisionWarnings)] {
-		d.Warnings = append(d.Warnings, rpcerr.ClipMessage(w))
-	}
+	d.Warnings = clippedWarnings(res.Warnings)
 	return d
 }
 

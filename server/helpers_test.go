@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -22,6 +23,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
+	"google.golang.org/protobuf/proto"
 	"pgregory.net/rapid"
 
 	"github.com/assignd/assignd/assign"
@@ -155,6 +157,28 @@ func checkOverBudget(t testing.TB, err error) {
 	code, _, info := statusDetails(t, err)
 	if code != codes.ResourceExhausted || info.GetMetadata()[assigndv1.MetadataLimit] != "memory_bytes" {
 		t.Fatalf("got %v (%v), want RESOURCE_EXHAUSTED on memory_bytes", err, info)
+	}
+}
+
+// checkSameBytes makes n calls and fails unless every answer marshals
+// (deterministically) to the first one's bytes.
+func checkSameBytes[M proto.Message](t testing.TB, n int, call func() (M, error)) {
+	t.Helper()
+	var first []byte
+	for i := range n {
+		resp, err := call()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(resp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = b
+		} else if !bytes.Equal(b, first) {
+			t.Fatalf("call %d answered differently", i)
+		}
 	}
 }
 

@@ -42,8 +42,10 @@ type callReport struct {
 	// decision is what the call's Decision is built from, nil unless an
 	// assignment was computed and the server keeps a history.
 	decision *decisionInput
-	// taskDecision is the same for an AssignTasks call.
-	taskDecision *taskDecisionInput
+	// taskDecision and shareDecision are the same for an AssignTasks and
+	// an AssignShare call.
+	taskDecision  *taskDecisionInput
+	shareDecision *shareDecisionInput
 }
 
 type reportKey struct{}

@@ -270,14 +270,13 @@ func reportInterceptor(m *domainMetrics, byMethod map[string]*groupTypeMetrics, 
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 		if tm := byMethod[info.FullMethod]; tm != nil {
 			// A group type's own RPC (AssignTasks, AssignShare): the call
-			// log's fields, its metrics and, for a streams group, its
-			// Decision.
+			// log's fields, its metrics and its Decision.
 			ctx, rep := withReport(ctx)
 			start := time.Now()
 			resp, err := handler(ctx, req)
 			took := time.Since(start)
 			tm.record(ctx, rep, status.Code(err), err, took)
-			if err == nil && rep.taskDecision != nil && h != nil {
+			if err == nil && (rep.taskDecision != nil || rep.shareDecision != nil) && h != nil {
 				afterResponse(ctx, func() { recordDecision(ctx, h, rep, took, logger) })
 			}
 			return resp, err
@@ -308,8 +307,12 @@ func recordDecision(ctx context.Context, h *history.Store, rep *callReport, took
 			logger.ErrorContext(ctx, "recording the decision failed; dropped", "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
 		}
 	}()
-	if rep.taskDecision != nil {
+	switch {
+	case rep.taskDecision != nil:
 		h.Record(rep.buildTaskDecision(took))
+		return
+	case rep.shareDecision != nil:
+		h.Record(rep.buildShareDecision(took))
 		return
 	}
 	d := rep.buildDecision(took)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"time"
 
 	"github.com/assignd/assignd/assign/share"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -43,7 +44,9 @@ func (s *service) assignShare(ctx context.Context, req *assigndv1.AssignShareReq
 		return nil, err
 	}
 	rep.taskAssignor = share.Ref(in.Assignor)
+	start := time.Now()
 	res, err := share.Run(in.Assignor, in.Group, share.WithContext(ctx))
+	took := time.Since(start)
 	if err != nil {
 		return nil, in.EngineError(rpcerr.Stopped(ctx, err))
 	}
@@ -53,6 +56,9 @@ func (s *service) assignShare(ctx context.Context, req *assigndv1.AssignShareReq
 	rep.ok = true
 	rep.moved = res.Stats.Removed
 	rep.warnings = len(res.Warnings)
+	if s.history != nil {
+		rep.noteShareDecision(ctx, req, in.Group, res, took, callerFromContext(ctx))
+	}
 	return shareResponse(res), nil
 }
 

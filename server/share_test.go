@@ -1,17 +1,16 @@
 package server_test
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
 	"google.golang.org/grpc/codes"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/share"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
 )
 
 // shareRequest turns a share group into an AssignShare request.
@@ -100,22 +99,7 @@ func TestAssignShareRoundTrip(t *testing.T) {
 func TestAssignShareDeterministic(t *testing.T) {
 	ts := startServer(t, nil)
 	req := shareRequest(shareGroup())
-	var first []byte
-	for i := range 5 {
-		resp, err := ts.client.AssignShare(callCtx(t), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(resp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			first = b
-		} else if !bytes.Equal(b, first) {
-			t.Fatalf("call %d answered differently", i)
-		}
-	}
+	checkSameBytes(t, 5, func() (*assigndv1.AssignShareResponse, error) { return ts.client.AssignShare(callCtx(t), req) })
 }
 
 func TestAssignShareRejectsBadInput(t *testing.T) {
@@ -189,4 +173,57 @@ func TestAssignShareMetrics(t *testing.T) {
 		`assignd_assign_share_duration_seconds_count\{assignor="none",code="InvalidArgument",reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
 		`assignd_assign_share_removed[a-z_]*_total\{assignor="sticky@1".*\} 1`,
 	)
+}
+
+// Each answered call leaves a share Decision in the history: the label,
+// the group type, the assignor, the plan's pair counts and, per member,
+// its current and planned partitions.
+func TestAssignShareHistory(t *testing.T) {
+	h, err := history.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := startServer(t, nil, server.WithHistory(h))
+	g := shareGroup()
+	resp, err := ts.client.AssignShare(callCtx(t), shareRequest(g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := waitGroup(t, assigndv1.NewGroupHistoryServiceClient(ts.conn), "share-app", 1)
+	d := got.GetDecisions()[0]
+	if d.GetGroupType() != assigndv1.GroupType_GROUP_TYPE_SHARE || d.GetAssignor() != "sticky@1" || got.GetSummary().GetGroupType() != assigndv1.GroupType_GROUP_TYPE_SHARE {
+		t.Errorf("decision of type %s, assignor %q; summary of type %s", d.GetGroupType(), d.GetAssignor(), got.GetSummary().GetGroupType())
+	}
+	// orders 3 and audit 5 of 6 assignable; the pairs as the response.
+	if d.GetPartitions() != 8 || d.GetMemberCount() != 4 || d.GetSharePairs() != resp.GetPairs() ||
+		d.GetShareAdded() != resp.GetAdded() || d.GetShareRemoved() != resp.GetRemoved() || len(d.GetInputDigest()) == 0 {
+		t.Errorf("decision partitions %d, members %d, pairs %d/%d/%d (response %d/%d/%d), digest %x",
+			d.GetPartitions(), d.GetMemberCount(), d.GetSharePairs(), d.GetShareAdded(), d.GetShareRemoved(),
+			resp.GetPairs(), resp.GetAdded(), resp.GetRemoved(), d.GetInputDigest())
+	}
+	planned := map[string]int32{}
+	lo, hi := int32(-1), int32(0)
+	for _, a := range resp.GetAssignments() {
+		for _, tp := range a.GetPartitions() {
+			planned[a.GetMemberId()] += int32(len(tp.GetPartitions()))
+		}
+		n := planned[a.GetMemberId()]
+		if lo < 0 || n < lo {
+			lo = n
+		}
+		hi = max(hi, n)
+	}
+	if d.GetImbalance() != hi-lo {
+		t.Errorf("imbalance %d, want %d", d.GetImbalance(), hi-lo)
+	}
+	current := map[string]int32{"a": 5, "b": 1, "c": 1, "d": 0}
+	for _, m := range d.GetMembers() {
+		if m.GetAssigned() != planned[m.GetMemberId()] || m.GetOwned() != current[m.GetMemberId()] {
+			t.Errorf("member %s: owned %d assigned %d, want %d and %d", m.GetMemberId(), m.GetOwned(), m.GetAssigned(),
+				current[m.GetMemberId()], planned[m.GetMemberId()])
+		}
+	}
+	if len(d.GetMembers()) != 4 {
+		t.Errorf("%d members listed, want 4", len(d.GetMembers()))
+	}
 }

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -158,22 +157,7 @@ func TestAssignTasksMoveDetailLimit(t *testing.T) {
 func TestAssignTasksDeterministic(t *testing.T) {
 	ts := startServer(t, nil)
 	req := tasksRequest(streamsGroup())
-	var first []byte
-	for i := range 5 {
-		resp, err := ts.client.AssignTasks(callCtx(t), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := proto.MarshalOptions{Deterministic: true}.Marshal(resp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if i == 0 {
-			first = b
-		} else if !bytes.Equal(b, first) {
-			t.Fatalf("call %d answered differently", i)
-		}
-	}
+	checkSameBytes(t, 5, func() (*assigndv1.AssignTasksResponse, error) { return ts.client.AssignTasks(callCtx(t), req) })
 }
 
 func TestAssignTasksRejectsBadInput(t *testing.T) {

@@ -94,9 +94,6 @@ func TestLeaderSendsRawMetadataAndReturnsAssigndBytes(t *testing.T) {
 func TestFallback(t *testing.T) {
 	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
 	shimtest.CheckFallbacks(t, leader{}, real,
-		shimtest.Misfit(real, "member missing", func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }),
-		shimtest.Misfit(real, "unknown member", func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }),
-		shimtest.Misfit(real, "member twice", func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }),
 		shimtest.Misfit(real, "empty assignment bytes", func(r *assigndv1.AssignResponse) { r.Assignments[2].Assignment = nil }),
 		shimtest.Misfit(real, "eager plan for a cooperative group", func(r *assigndv1.AssignResponse) {
 			r.RebalanceProtocol = assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER

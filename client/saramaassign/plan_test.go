@@ -135,9 +135,6 @@ func TestPlanSendsVersionedFields(t *testing.T) {
 func TestFallback(t *testing.T) {
 	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
 	shimtest.CheckFallbacks(t, leader{}, real,
-		shimtest.Misfit(real, "member missing", func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }),
-		shimtest.Misfit(real, "unknown member", func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }),
-		shimtest.Misfit(real, "member twice", func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }),
 		shimtest.Misfit(real, "unknown topic", func(r *assigndv1.AssignResponse) { r.Assignments[0].Partitions[0].Topic = "payments" }),
 		shimtest.Misfit(real, "partition out of range", func(r *assigndv1.AssignResponse) {
 			r.Assignments[2].Partitions = append(r.Assignments[2].Partitions, &assigndv1.TopicPartitions{Topic: "orders", Partitions: []int32{6}})

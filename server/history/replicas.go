@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"crypto/rand"
 	"encoding/binary"
 	"slices"
@@ -118,19 +119,9 @@ func (s *Store) Replicas() []*assigndv1.HistoryReplica {
 		if c := strings.Compare(a.GetReplica(), b.GetReplica()); c != 0 {
 			return c
 		}
-		return compareUint(a.GetIncarnation(), b.GetIncarnation())
+		return cmp.Compare(a.GetIncarnation(), b.GetIncarnation())
 	})
 	return out
-}
-
-func compareUint(a, b uint64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // newIncarnation draws a run's incarnation: random, never 0.

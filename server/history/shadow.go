@@ -58,7 +58,7 @@ func DecisionMembers(g *assign.Group, res *assign.Result, limit int, topics []st
 	}
 	out := make([]*assigndv1.DecisionMember, 0, min(len(res.Members), limit))
 	for _, ma := range res.Members[:min(len(res.Members), limit)] {
-		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(countTPs(ma.Assigned))}
+		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(CountPartitions(ma.Assigned))}
 		if topics != nil {
 			dm.AssignedByTopic = make([]int32, len(topics))
 			for _, tp := range ma.Assigned {
@@ -68,14 +68,15 @@ func DecisionMembers(g *assign.Group, res *assign.Result, limit int, topics []st
 			}
 		}
 		if m := byID[ma.ID]; m != nil {
-			dm.GroupInstanceId, dm.Rack, dm.Owned = m.InstanceID, m.Rack, int32(countTPs(m.Owned))
+			dm.GroupInstanceId, dm.Rack, dm.Owned = m.InstanceID, m.Rack, int32(CountPartitions(m.Owned))
 		}
 		out = append(out, dm)
 	}
 	return out
 }
 
-func countTPs(tps []assign.TopicPartitions) int {
+// CountPartitions counts the partitions of a list of topics' partitions.
+func CountPartitions(tps []assign.TopicPartitions) int {
 	n := 0
 	for _, tp := range tps {
 		n += len(tp.Partitions)

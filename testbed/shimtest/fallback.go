@@ -99,8 +99,10 @@ func Misfit(real *client.Client, name string, fn func(r *assigndv1.AssignRespons
 }
 
 // fallbackCases are the failures every adapter meets the same way: no
-// client, no server, a hung one, an error; then own, the answers that do
-// not fit the adapter's group; then the settings a fallback names.
+// client, no server, a hung one, an error, an answer whose members are
+// not the group's (the shared member check); then own, the answers that
+// do not fit the adapter's group otherwise; then the settings a fallback
+// names.
 func fallbackCases(real *client.Client, own []FallbackCase) []FallbackCase {
 	cases := []FallbackCase{
 		{"no client", func(*testing.T) *client.Client { return nil }, false, "NoClient", ""},
@@ -111,6 +113,9 @@ func fallbackCases(real *client.Client, own []FallbackCase) []FallbackCase {
 				return nil, status.Error(codes.ResourceExhausted, "busy")
 			}}))
 		}, false, "ResourceExhausted", ""},
+		Misfit(real, "member missing", func(r *assigndv1.AssignResponse) { r.Assignments = r.Assignments[1:] }),
+		Misfit(real, "unknown member", func(r *assigndv1.AssignResponse) { r.Assignments[0].MemberId = "stranger" }),
+		Misfit(real, "member twice", func(r *assigndv1.AssignResponse) { r.Assignments[1] = r.Assignments[0] }),
 	}
 	return append(append(cases, own...), []FallbackCase{
 		{"response over the client's limit", func(t *testing.T) *client.Client {

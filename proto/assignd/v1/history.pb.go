@@ -229,8 +229,9 @@ type Decision struct {
 	// names the step of one rollout. Absent when the replica had not read
 	// the agreed start yet (it then serves the first step).
 	RolloutStarted *timestamppb.Timestamp `protobuf:"bytes,71,opt,name=rollout_started,json=rolloutStarted,proto3" json:"rollout_started,omitempty"`
-	// The kind of group: GROUP_TYPE_STREAMS for AssignTasks; unspecified
-	// for Assign (a consumer group) and from replicas that predate it.
+	// The kind of group: GROUP_TYPE_STREAMS for AssignTasks,
+	// GROUP_TYPE_SHARE for AssignShare; unspecified for Assign (a consumer
+	// group) and from replicas that predate it.
 	GroupType GroupType `protobuf:"varint,80,opt,name=group_type,json=groupType,proto3,enum=assignd.v1.GroupType" json:"group_type,omitempty"`
 	// The group's tasks: one active replica each.
 	Tasks int32 `protobuf:"varint,81,opt,name=tasks,proto3" json:"tasks,omitempty"`
@@ -247,7 +248,14 @@ type Decision struct {
 	// AssignTasksResponse.moves lists them.
 	TaskMoves []*TaskMove `protobuf:"bytes,86,rep,name=task_moves,json=taskMoves,proto3" json:"task_moves,omitempty"`
 	// The group's processes (KafkaStreams instances).
-	Processes     int32 `protobuf:"varint,87,opt,name=processes,proto3" json:"processes,omitempty"`
+	Processes int32 `protobuf:"varint,87,opt,name=processes,proto3" json:"processes,omitempty"`
+	// The plan's (partition, member) pairs.
+	SharePairs int32 `protobuf:"varint,90,opt,name=share_pairs,json=sharePairs,proto3" json:"share_pairs,omitempty"`
+	// Pairs the members did not have before.
+	ShareAdded int32 `protobuf:"varint,91,opt,name=share_added,json=shareAdded,proto3" json:"share_added,omitempty"`
+	// Pairs a member had and the plan takes away (balance, an unsubscribed
+	// topic, a partition gone).
+	ShareRemoved  int32 `protobuf:"varint,92,opt,name=share_removed,json=shareRemoved,proto3" json:"share_removed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -621,6 +629,27 @@ func (x *Decision) GetTaskMoves() []*TaskMove {
 func (x *Decision) GetProcesses() int32 {
 	if x != nil {
 		return x.Processes
+	}
+	return 0
+}
+
+func (x *Decision) GetSharePairs() int32 {
+	if x != nil {
+		return x.SharePairs
+	}
+	return 0
+}
+
+func (x *Decision) GetShareAdded() int32 {
+	if x != nil {
+		return x.ShareAdded
+	}
+	return 0
+}
+
+func (x *Decision) GetShareRemoved() int32 {
+	if x != nil {
+		return x.ShareRemoved
 	}
 	return 0
 }
@@ -1471,7 +1500,7 @@ var File_assignd_v1_history_proto protoreflect.FileDescriptor
 const file_assignd_v1_history_proto_rawDesc = "" +
 	"\n" +
 	"\x18assignd/v1/history.proto\x12\n" +
-	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a assignd/v1/task_assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xf9\x0f\n" +
+	"assignd.v1\x1a\x1bassignd/v1/assignment.proto\x1a assignd/v1/task_assignment.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xe0\x10\n" +
 	"\bDecision\x12.\n" +
 	"\x04time\x18\x01 \x01(\v2\x1a.google.protobuf.TimestampR\x04time\x12\x19\n" +
 	"\bgroup_id\x18\x02 \x01(\tR\agroupId\x12#\n" +
@@ -1529,7 +1558,12 @@ const file_assignd_v1_history_proto_rawDesc = "" +
 	"\rstandby_moved\x18U \x01(\x05R\fstandbyMoved\x123\n" +
 	"\n" +
 	"task_moves\x18V \x03(\v2\x14.assignd.v1.TaskMoveR\ttaskMoves\x12\x1c\n" +
-	"\tprocesses\x18W \x01(\x05R\tprocesses\"\x8f\x02\n" +
+	"\tprocesses\x18W \x01(\x05R\tprocesses\x12\x1f\n" +
+	"\vshare_pairs\x18Z \x01(\x05R\n" +
+	"sharePairs\x12\x1f\n" +
+	"\vshare_added\x18[ \x01(\x05R\n" +
+	"shareAdded\x12#\n" +
+	"\rshare_removed\x18\\ \x01(\x05R\fshareRemoved\"\x8f\x02\n" +
 	"\x0eDecisionMember\x12\x1b\n" +
 	"\tmember_id\x18\x01 \x01(\tR\bmemberId\x12*\n" +
 	"\x11group_instance_id\x18\x02 \x01(\tR\x0fgroupInstanceId\x12\x12\n" +

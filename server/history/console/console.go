@@ -32,7 +32,7 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 		return strings.TrimPrefix(p.String(), "REBALANCE_PROTOCOL_")
 	},
 	"signal":   signalName,
-	"streams":  func(t assigndv1.GroupType) bool { return t == assigndv1.GroupType_GROUP_TYPE_STREAMS },
+	"kind":     groupKind,
 	"ago":      func(t time.Time) string { return time.Since(t).Round(time.Second).String() },
 	"stamp":    func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"clock":    func(t time.Time) string { return t.UTC().Format("15:04:05") },
@@ -249,12 +249,27 @@ func group(w http.ResponseWriter, r *http.Request, h *history.Store, cfg config)
 	render(w, "group.html", page)
 }
 
+// groupKind is how the console names what a group runs: a consumer
+// group's protocol name and rebalance protocol, or the group type's plan.
+func groupKind(t assigndv1.GroupType, protocolName string, p assigndv1.RebalanceProtocol) string {
+	switch t {
+	case assigndv1.GroupType_GROUP_TYPE_STREAMS:
+		return "streams (tasks)"
+	case assigndv1.GroupType_GROUP_TYPE_SHARE:
+		return "share (partition, member pairs)"
+	}
+	return protocolName + " (" + strings.TrimPrefix(p.String(), "REBALANCE_PROTOCOL_") + ")"
+}
+
 // explain asks what the policy does now for the group of d, as its latest
 // caller would.
 func explain(ctx context.Context, e selection.Explainer, d *assigndv1.Decision) (*selection.Explanation, string) {
 	q := selection.Query{GroupID: d.GetGroupId(), ProtocolName: d.GetProtocolName()}
-	if d.GetGroupType() == assigndv1.GroupType_GROUP_TYPE_STREAMS {
+	switch d.GetGroupType() {
+	case assigndv1.GroupType_GROUP_TYPE_STREAMS:
 		q.GroupType = selection.GroupStreams
+	case assigndv1.GroupType_GROUP_TYPE_SHARE:
+		return nil, "the policy does not choose a share group's assignor: the call names it, or runs sticky@1"
 	}
 	if c := d.GetCaller(); c != nil {
 		q.Caller = selection.Caller{Subject: c.GetSubject(), CommonName: c.GetCommonName()}
