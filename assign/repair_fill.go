@@ -70,7 +70,7 @@ func (r *repairer) fillFromGivers(order []memberIdx, j int) bool {
 		}
 		gv := f.givers[best]
 		x, top := f.sources[gv.src], r.count[gv.m]
-		if r.st.rackAware && givesOwnRack(r.handRankTo(gv.m, gv.k, x)) && r.holdsOffRack(gv.m) {
+		if r.st.rackAware && r.mayHandThrough(gv.m, gv.k, x) {
 			break // the search may hand through another member (firstHop)
 		}
 		r.viaMember[gv.m], r.viaClass[gv.m], r.viaMember[x] = x, gv.k, -1

@@ -89,3 +89,15 @@ func (r *repairer) holdsOffRack(m memberIdx) bool {
 	}
 	return false
 }
+
+// mayHandThrough reports whether firstHop could re-choose the hand-over of
+// o's partitions of class k to v: o would give up one on its own rack
+// while it holds one off it. With the rack tally both are counter reads,
+// and the cheaper, whether o holds anything off its rack (a scale-out's
+// owners rarely do), goes first; without it, each reads lists.
+func (r *repairer) mayHandThrough(o memberIdx, k classIdx, v memberIdx) bool {
+	if r.racks != nil {
+		return r.holdsOffRack(o) && givesOwnRack(r.handRankTo(o, k, v))
+	}
+	return givesOwnRack(r.handRankTo(o, k, v)) && r.holdsOffRack(o)
+}

@@ -372,15 +372,17 @@ step "java (client/java, mvn test)" java_test
 # the real-broker tests, which start their own Kafka broker through
 # testbroker with the packaged jar and its lib/ on the broker's classpath:
 # fresh broker starts (the first target is assignd's, within the
-# deadline), the mixed fleet (kgomember) and the online migration. They run
+# deadline), assignd hung then dead (each call within a backoff under
+# 5 ms), the mixed fleet (kgomember) and the online migration. They run
 # on the oldest broker supported (the pinned one) and again on the newest
 # (tools/kafka/pom.xml's kafka.newest.version), compiled against it and
 # with src/main-newest and src/test-newest added: the Streams and share
 # group assignors and their tests, which the oldest broker's API lacks
 # (the share plugin's unit tests, its oracle against SimpleAssignor and
 # ShareGroupIT add about 1.5 minutes there).
-# About 9 minutes on 2 busy cores; it prints the latency assignd adds per
-# assignment, the migration's moves and the share oracle's figures.
+# About 16 minutes on 2 busy cores, DeadAssigndIT about 3 of them; it prints
+# the latency assignd adds per assignment, the migration's moves and the
+# share oracle's figures.
 kip848_plugin_test() {
 	local bin rc=0 newest=$PWD/.cache/kafka/lib-newest
 	bin=$(mktemp -d)

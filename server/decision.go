@@ -6,10 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
-	"google.golang.org/protobuf/types/known/durationpb"
-	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/internal/apiconv"
@@ -53,13 +50,7 @@ type decisionInput struct {
 // from. It only stores references: the record is built after the
 // response is written.
 func (r *callReport) noteDecision(ctx context.Context, req *assigndv1.AssignRequest, g *assign.Group, res *assign.Result, engine time.Duration, caller selection.Caller) {
-	in := &decisionInput{at: time.Now(), req: req, group: g, res: res, engine: engine, caller: caller}
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if ua := md.Get("user-agent"); len(ua) > 0 {
-			in.userAgent = rpcerr.Clip(ua[0])
-		}
-	}
-	r.decision = in
+	r.decision = &decisionInput{at: time.Now(), req: req, group: g, res: res, engine: engine, caller: caller, userAgent: userAgent(ctx)}
 }
 
 // noteLoad keeps the response's weight source, snapshot and load for the
@@ -75,43 +66,20 @@ func (r *callReport) noteLoad(resp *assigndv1.AssignResponse) {
 func (r *callReport) buildDecision(callTime time.Duration) *assigndv1.Decision {
 	in := r.decision
 	res := in.res
-	rule, revision := splitPolicy(r.policy)
-	d := &assigndv1.Decision{
-		Time:              timestamppb.New(in.at),
-		GroupId:           in.req.GetGroupId(),
-		GenerationId:      in.req.GetGenerationId(),
-		LeaderId:          in.req.GetLeaderId(),
-		ProtocolName:      in.req.GetProtocolName(),
-		RebalanceProtocol: apiconv.ProtocolToAPI(res.Protocol),
-		Assignor:          ref(r.assignor),
-		PolicyRule:        rule,
-		PolicyRevision:    revision,
-		MemberCount:       int32(len(res.Members)),
-		Partitions:        int32(res.Stats.Partitions),
-		Moved:             int32(res.Stats.Moved),
-		Withheld:          int32(res.Stats.Pending),
-		Revoked:           int32(res.Stats.Revoked),
-		Imbalance:         int32(res.Stats.Imbalance),
-		FollowupRequired:  res.FollowupRequired,
-		EngineTime:        durationpb.New(in.engine),
-		CallTime:          durationpb.New(callTime),
-		UserAgent:         in.userAgent,
-		InputDigest:       digest(in.marshaled()),
-		CallerBinding:     r.binding,
-		WeightSource:      in.weightSource,
-		WeightSnapshot:    in.weightSnapshot,
-		LoadSnapshot:      in.loadSnapshot,
-		Load:              in.load,
-	}
-	if r.rolloutStep > 0 {
-		d.RolloutStep = int32(r.rolloutStep)
-		if !r.rolloutStarted.IsZero() {
-			d.RolloutStarted = timestamppb.New(r.rolloutStarted)
-		}
-	}
-	if in.caller != (selection.Caller{}) {
-		d.Caller = &assigndv1.CallerIdentity{Subject: in.caller.Subject, CommonName: in.caller.CommonName}
-	}
+	d := r.groupDecision(groupCall{at: in.at, input: in.marshaled(), groupID: in.req.GetGroupId(), assignor: ref(r.assignor),
+		engine: in.engine, caller: in.caller, userAgent: in.userAgent}, callTime)
+	d.GenerationId = in.req.GetGenerationId()
+	d.LeaderId = in.req.GetLeaderId()
+	d.ProtocolName = in.req.GetProtocolName()
+	d.RebalanceProtocol = apiconv.ProtocolToAPI(res.Protocol)
+	d.MemberCount = int32(len(res.Members))
+	d.Partitions = int32(res.Stats.Partitions)
+	d.Moved = int32(res.Stats.Moved)
+	d.Withheld = int32(res.Stats.Pending)
+	d.Revoked = int32(res.Stats.Revoked)
+	d.Imbalance = int32(res.Stats.Imbalance)
+	d.FollowupRequired = res.FollowupRequired
+	d.WeightSource, d.WeightSnapshot, d.LoadSnapshot, d.Load = in.weightSource, in.weightSnapshot, in.loadSnapshot, in.load
 	d.Topics = decisionTopicsOf(in.group)
 	d.Members = history.DecisionMembers(in.group, res, decisionMembers, d.Topics)
 	d.WorstTopicImbalance, d.WorstImbalanceTopic = assign.WorstTopicSkew(in.group, res)

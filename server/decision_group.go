@@ -14,11 +14,14 @@ import (
 	"github.com/assignd/assignd/server/selection"
 )
 
-// groupCall is what every group type's own RPC (AssignTasks, AssignShare)
-// records of its call, whatever the group type plans.
+// groupCall is what every Decision records of its call, whatever the
+// group type plans.
 type groupCall struct {
-	at        time.Time
+	at time.Time
+	// req is the request, marshaled for its digest unless input already
+	// holds it so.
 	req       proto.Message
+	input     []byte
 	groupID   string
 	groupType assigndv1.GroupType
 	assignor  string
@@ -27,10 +30,9 @@ type groupCall struct {
 	userAgent string
 }
 
-// groupDecision is the part of a group type's Decision that is the
-// call's: when, which label, who asked, what chose and ran the assignor,
-// and the digest of the input (no input is kept: replays run partition
-// assignors).
+// groupDecision is the part of every Decision that is the call's: when,
+// which group or label, who asked, what chose and ran the assignor, and
+// the digest of the input.
 func (r *callReport) groupDecision(c groupCall, callTime time.Duration) *assigndv1.Decision {
 	rule, revision := splitPolicy(r.policy)
 	d := &assigndv1.Decision{
@@ -45,9 +47,10 @@ func (r *callReport) groupDecision(c groupCall, callTime time.Duration) *assignd
 		UserAgent:      c.userAgent,
 		CallerBinding:  r.binding,
 	}
-	if b, err := (proto.MarshalOptions{Deterministic: true}).Marshal(c.req); err == nil {
-		d.InputDigest = digest(b)
+	if c.input == nil && c.req != nil {
+		c.input, _ = proto.MarshalOptions{Deterministic: true}.Marshal(c.req)
 	}
+	d.InputDigest = digest(c.input)
 	if r.rolloutStep > 0 {
 		d.RolloutStep = int32(r.rolloutStep)
 		if !r.rolloutStarted.IsZero() {

@@ -73,8 +73,8 @@ class BrokerPluginIT {
   private static final String CLASSIC_GROUP = "kip848-classic";
   /**
    * What a call may hold the coordinator's thread past its deadline, less
-   * the JVM's collections and the thread's wait for a CPU during it, both
-   * measured ({@link TimedAssignor}): this broker serves a dozen consumers
+   * the JVM's stops (safepoints, collections included) and the thread's
+   * wait for a CPU during it, both measured ({@link TimedAssignor}): this broker serves a dozen consumers
    * and a producer of the same JVM on 2 cores, so a woken thread can wait
    * long for a core (-Dassignd.slack.ms).
    */
@@ -284,9 +284,9 @@ class BrokerPluginIT {
         Records.Entry e = p.entry();
         assertTrue(e.thread().startsWith("group-coordinator-event-processor-"), "the plugin ran on " + e.thread());
         // assignd hung or dead included: the plugin holds the coordinator's thread the deadline
-        // at most, and its slack. A garbage collection of the broker's JVM stops every thread,
-        // the built-in assignors' too, and the wait for a CPU is the machine's: neither is
-        // counted (Timings.Call.heldNanos).
+        // at most, and its slack. A safepoint of the broker's JVM (a garbage collection, say)
+        // stops every thread, the built-in assignors' too, and the wait for a CPU is the
+        // machine's: neither is counted (Timings.Call.heldNanos).
         assertTrue(p.call().heldNanos() <= TimeUnit.MILLISECONDS.toNanos(DEADLINE_MS + SLACK_MS),
             "a call held the coordinator's thread: " + p.call() + "; every call: " + timed.stream().map(Timings.Paired::call).toList());
       }
@@ -869,7 +869,7 @@ class BrokerPluginIT {
       b.append(String.format("  broker log, '%s': %d target assignments, p50 %d ms, p99 %d ms, max %d ms%n",
           k, s.length, q(s, 0.5), q(s, 0.99), s[s.length - 1]));
     });
-    b.append("  plugin, calls at their deadline (whole, less collections and the wait for a CPU): ")
+    b.append("  plugin, calls at their deadline (whole, less the JVM's stops and the wait for a CPU): ")
         .append(heldPastDeadline.stream().map(c -> c + " held " + c.heldNanos() / 1000 + " µs").toList()).append('\n');
     b.append(String.format("  a member of another group (on uniform, same coordinator thread) waits for its partitions: "
         + "%d ms with assignd healthy, %d ms while assignd hung%n", otherBaselineMs, otherMs));

@@ -21,9 +21,21 @@ final class CpuWait {
 
   /** The thread's total wait so far, or 0 where the kernel does not say. */
   static long nanos() {
+    return field(1);
+  }
+
+  /**
+   * The thread's time on a CPU so far (the first field), or 0: what is
+   * neither on a CPU nor waiting for one was spent asleep (a lock, I/O).
+   */
+  static long runNanos() {
+    return field(0);
+  }
+
+  private static long field(int i) {
     try {
       String[] f = Files.readString(SCHEDSTAT, StandardCharsets.US_ASCII).trim().split(" ");
-      return Long.parseLong(f[1]);
+      return Long.parseLong(f[i]);
     } catch (IOException | RuntimeException e) {
       return 0;
     }

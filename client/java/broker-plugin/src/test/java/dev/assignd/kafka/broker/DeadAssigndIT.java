@@ -33,12 +33,14 @@ import org.junit.jupiter.api.Test;
  * backoff period tries assignd. Dead (SIGKILL): the call that tries it
  * fails in milliseconds, one per backoff period. Every other call, within
  * a backoff, returns in under {@value #SKIP_MS} ms. A call's time here is
- * the wall-clock time of the call less the JVM's garbage collections
- * during it (which stop every thread, the built-in assignors' too) and
+ * the wall-clock time of the call less the time the JVM was stopped during
+ * it (its safepoints from the flight recorder, garbage collections
+ * included, which stop every thread, the built-in assignors' too) and
  * less the time the thread waited, runnable, for a CPU (Linux's scheduler
  * statistics; on the shared 2-core machine of CI a thread that is
  * preempted waits several milliseconds for its turn): both measured,
- * neither guessed. The distributions of all three are printed.
+ * neither guessed ({@link Timings.Call#heldNanos}). The distributions with
+ * and without them are printed.
  */
 class DeadAssigndIT {
   /** What a call within a backoff may take. */
@@ -118,11 +120,12 @@ class DeadAssigndIT {
     List<Timings.Call> tries = calls.stream().filter(c -> !c.outcome().equals("BACKOFF")).toList();
     List<Timings.Call> slow = skipped.stream().filter(c -> c.lessGcNanos() >= TimeUnit.MILLISECONDS.toNanos(SKIP_MS)).toList();
     System.out.printf("KIP-848 plugin on Kafka %s, assignd hung then dead (deadline %d ms, backoff %d ms, load average %s): "
-        + "%d calls within a backoff, µs: whole %s; less the JVM's collections %s; less those and the wait for a CPU %s; "
-        + "%d of them %d ms or more less collections: %s; the calls that tried assignd: %s%n",
+        + "%d calls within a backoff, µs: whole %s; less the JVM's collections %s; less the JVM's stops (safepoints, "
+        + "collections included) and the wait for a CPU %s; "
+        + "%d of them %d ms or more less collections: %s; JVM stopped during them %d µs in all; the calls that tried assignd: %s%n",
         TestBroker.version(), DEADLINE_MS, BACKOFF_MS, Files.readString(Path.of("/proc/loadavg")).trim(), skipped.size(),
         micros(skipped, Timings.Call::nanos), micros(skipped, Timings.Call::lessGcNanos), micros(skipped, Timings.Call::heldNanos),
-        slow.size(), SKIP_MS, slow, tries);
+        slow.size(), SKIP_MS, slow, skipped.stream().mapToLong(Timings.Call::safepointNanos).sum() / 1000, tries);
     assertTrue(skipped.size() >= DEAD_CALLS, "calls within a backoff: " + skipped.size());
     for (Timings.Call c : skipped) {
       assertTrue(c.heldNanos() < TimeUnit.MILLISECONDS.toNanos(SKIP_MS), "a call within the backoff: " + c);

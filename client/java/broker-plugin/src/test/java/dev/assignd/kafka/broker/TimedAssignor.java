@@ -6,14 +6,17 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
+import jdk.jfr.consumer.RecordingStream;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignorException;
@@ -26,12 +29,18 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscribedTopicDescriber;
  * spends it, the plugin's record file and log lines included, which the
  * plugin's own timing cannot cover. One line per call in the file named by
  * {@value #FILE}: {@code outcome startNanos nanos gcNanos runQueueNanos
- * members thread}: when it began ({@link System#nanoTime()}), how long it
- * took, how much of that the JVM spent in garbage collection
+ * members thread wallStartNanos runNanos}: when it began ({@link System#nanoTime()}),
+ * how long it took, how much of that the JVM spent in garbage collection
  * ({@link JvmPauses}) and the thread waited, runnable, for a CPU
- * ({@link CpuWait}), the group's size and the calling thread; written by a
- * thread of its own so that the timing costs the coordinator's thread only
- * a queue insertion.
+ * ({@link CpuWait}), the group's size, the calling thread, when it
+ * began on the wall clock (nanoseconds since the epoch) and how long the
+ * thread ran on a CPU. And one line
+ * {@code SAFEPOINT beginNanos endNanos} (wall clock) per safepoint of the
+ * JVM, from its flight recorder: every thread of the JVM stops at one, for
+ * a garbage collection or any other VM operation, and on a busy machine
+ * reaching one waits for the slowest thread to get a CPU (6.5 ms seen, no
+ * collection in it). Written by a thread of its own so that the timing
+ * costs the coordinator's thread only a queue insertion.
  */
 public class TimedAssignor extends AssigndAssignor {
   /** The broker setting naming the file of timings. */
@@ -52,7 +61,9 @@ public class TimedAssignor extends AssigndAssignor {
   @Override
   public GroupAssignment assign(GroupSpec spec, SubscribedTopicDescriber topics) throws PartitionAssignorException {
     long waitStart = CpuWait.nanos();
+    long runStart = CpuWait.runNanos();
     long gcStart = JvmPauses.gcNanos();
+    long wallStart = epochNanos(Instant.now());
     long start = System.nanoTime();
     try {
       return super.assign(spec, topics);
@@ -60,11 +71,12 @@ public class TimedAssignor extends AssigndAssignor {
       long took = System.nanoTime() - start;
       long gc = JvmPauses.gcNanos() - gcStart;
       long waited = CpuWait.nanos() - waitStart;
+      long ran = CpuWait.runNanos() - runStart;
       // One group's calls run one at a time (its coordinator shard's
       // thread), so in a test of one group the outcome is this call's;
       // with several, Timings pairs these lines with the plugin's records.
       LINES.add(stats().getLastOutcome() + " " + start + " " + took + " " + gc + " " + waited + " " + spec.memberIds().size() + " "
-          + Thread.currentThread().getName().replace(' ', '_') + "\n");
+          + Thread.currentThread().getName().replace(' ', '_') + " " + wallStart + " " + ran + "\n");
     }
   }
 
@@ -87,10 +99,35 @@ public class TimedAssignor extends AssigndAssignor {
     return out;
   }
 
+  private static long epochNanos(Instant t) {
+    return t.getEpochSecond() * 1_000_000_000L + t.getNano();
+  }
+
+  /** Streams the JVM's safepoints into the timings, begin to end. */
+  private static void recordSafepoints() {
+    try {
+      RecordingStream rs = new RecordingStream();
+      rs.enable("jdk.SafepointBegin").withoutThreshold();
+      rs.enable("jdk.SafepointEnd").withoutThreshold();
+      Map<Long, Long> begun = new ConcurrentHashMap<>();
+      rs.onEvent("jdk.SafepointBegin", e -> begun.put(e.getLong("safepointId"), epochNanos(e.getStartTime())));
+      rs.onEvent("jdk.SafepointEnd", e -> {
+        Long b = begun.remove(e.getLong("safepointId"));
+        if (b != null) {
+          LINES.add("SAFEPOINT " + b + " " + epochNanos(e.getEndTime()) + "\n");
+        }
+      });
+      rs.startAsync();
+    } catch (RuntimeException | LinkageError e) {
+      System.err.println("TimedAssignor: no safepoints recorded: " + e);
+    }
+  }
+
   private static synchronized void startWriter(Path file) {
     if (writer != null) {
       return;
     }
+    recordSafepoints();
     Thread t = new Thread(() -> {
       try (Writer w = Files.newBufferedWriter(file, StandardCharsets.US_ASCII, StandardOpenOption.CREATE, StandardOpenOption.APPEND)) {
         while (true) {

@@ -14,11 +14,18 @@ final class Timings {
   private Timings() {}
 
   /** One timed call. */
-  record Call(String outcome, long startNanos, long nanos, long gcNanos, long waitNanos, int members, String thread) {
-    static Call parse(String line) {
+  record Call(String outcome, long startNanos, long nanos, long gcNanos, long waitNanos, int members, String thread,
+      long safepointNanos, long runNanos) {
+    static Call parse(String line, List<long[]> safepoints) {
       String[] f = line.split(" ");
-      return new Call(f[0], Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]), Long.parseLong(f[4]),
-          Integer.parseInt(f[5]), f[6]);
+      long nanos = Long.parseLong(f[2]);
+      long wallStart = Long.parseLong(f[7]);
+      long stopped = 0;
+      for (long[] p : safepoints) {
+        stopped += Math.max(0, Math.min(p[1], wallStart + nanos) - Math.max(p[0], wallStart));
+      }
+      return new Call(f[0], Long.parseLong(f[1]), nanos, Long.parseLong(f[3]), Long.parseLong(f[4]),
+          Integer.parseInt(f[5]), f[6], stopped, Long.parseLong(f[8]));
     }
 
     /** The call less the JVM's collections. */
@@ -26,36 +33,55 @@ final class Timings {
       return nanos - gcNanos;
     }
 
-    /** The call less the JVM's collections and the thread's wait for a CPU: what the plugin held the thread. */
+    /**
+     * What the plugin held the thread: the call less the time the JVM was
+     * stopped (its safepoints, collections included, or the collections
+     * alone when the flight recorder said less) and the thread's wait for
+     * a CPU.
+     */
     long heldNanos() {
-      return nanos - gcNanos - waitNanos;
+      return nanos - Math.max(gcNanos, safepointNanos) - waitNanos;
     }
 
     @Override
     public String toString() {
-      return outcome + " " + nanos / 1000 + " µs (collections " + gcNanos / 1000 + ", wait for a CPU " + waitNanos / 1000 + ")";
+      return outcome + " " + nanos / 1000 + " µs (collections " + gcNanos / 1000 + ", JVM stopped " + safepointNanos / 1000
+          + ", wait for a CPU " + waitNanos / 1000 + ", on a CPU " + runNanos / 1000 + ")";
     }
   }
 
   /** A record of the plugin's and the timing of the same call. */
   record Paired(Records.Entry entry, Call call) {}
 
-  /** The calls timed so far, once there are at least n, waiting up to 10 s (a thread of the broker's writes them). */
+  /**
+   * The calls timed so far, once there are at least n and the JVM's
+   * safepoints are known past the last of them, waiting up to 10 s (a
+   * thread of the broker's writes them, the safepoints about a second
+   * late).
+   */
   static List<Call> atLeast(Path file, int n) throws IOException, InterruptedException {
     long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
     while (true) {
-      List<Call> got = new ArrayList<>();
+      List<String> calls = new ArrayList<>();
+      List<long[]> safepoints = new ArrayList<>();
+      long lastEnd = 0;
+      long lastSafepoint = 0;
       if (Files.exists(file)) {
         for (String l : Files.readAllLines(file)) {
-          if (l.split(" ").length == 7) {
-            got.add(Call.parse(l));
+          String[] f = l.split(" ");
+          if (f.length == 3 && f[0].equals("SAFEPOINT")) {
+            safepoints.add(new long[] {Long.parseLong(f[1]), Long.parseLong(f[2])});
+            lastSafepoint = Math.max(lastSafepoint, Long.parseLong(f[2]));
+          } else if (f.length == 9) {
+            calls.add(l);
+            lastEnd = Math.max(lastEnd, Long.parseLong(f[7]) + Long.parseLong(f[2]));
           }
         }
       }
-      if (got.size() >= n || System.nanoTime() > until) {
-        return got;
+      if ((calls.size() >= n && lastSafepoint >= lastEnd) || System.nanoTime() > until) {
+        return calls.stream().map(l -> Call.parse(l, safepoints)).toList();
       }
-      Thread.sleep(20);
+      Thread.sleep(50);
     }
   }
 
