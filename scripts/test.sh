@@ -376,9 +376,11 @@ step "java (client/java, mvn test)" java_test
 # on the oldest broker supported (the pinned one) and again on the newest
 # (tools/kafka/pom.xml's kafka.newest.version), compiled against it and
 # with src/main-newest and src/test-newest added: the Streams and share
-# group assignors and their tests, which the oldest broker's API lacks.
+# group assignors and their tests, which the oldest broker's API lacks
+# (the share plugin's unit tests, its oracle against SimpleAssignor and
+# ShareGroupIT add about 1.5 minutes there).
 # About 9 minutes on 2 busy cores; it prints the latency assignd adds per
-# assignment and the migration's moves.
+# assignment, the migration's moves and the share oracle's figures.
 kip848_plugin_test() {
 	local bin rc=0 newest=$PWD/.cache/kafka/lib-newest
 	bin=$(mktemp -d)

@@ -91,8 +91,14 @@ func (t ticket) class() int {
 	return 0
 }
 
-// heldWeight is the weight of the newest hold time in held's average.
-const heldWeight = 0.2
+// heldWeight is the weight of the newest hold time in held's average:
+// about the last 32 calls. The estimate multiplies it by the calls ahead,
+// so it must be their mean, and a fleet's small calls are not alike (the
+// small class reaches 150,000 partitions): with a weight of 1/5, one call
+// a hundred times the others' length raises the estimate twentyfold, and a
+// storm's next calls are refused though the slots would serve them in
+// time; with 1/32, about fourfold, fading over the next calls.
+const heldWeight = 1.0 / 32
 
 // newAdmission builds an admission of slots CPU slots and budget bytes;
 // reserve is budget/reserveDivisor and the small-call bound the smaller of

@@ -3,6 +3,8 @@ package dev.assignd.testkit;
 import assignd.v1.Assignment.AssignRequest;
 import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.AssignmentServiceGrpc;
+import assignd.v1.ShareAssignment.AssignShareRequest;
+import assignd.v1.ShareAssignment.AssignShareResponse;
 import assignd.v1.TaskAssignment.AssignTasksRequest;
 import assignd.v1.TaskAssignment.AssignTasksResponse;
 import io.grpc.BindableService;
@@ -80,6 +82,17 @@ public final class FakeAssignd implements AutoCloseable {
   /** Serves no service at all: every call gets UNIMPLEMENTED. */
   public static FakeAssignd empty() throws IOException {
     return new FakeAssignd(null);
+  }
+
+  /** Hands every AssignShare to handler, which answers (or not) on the observer. */
+  public static FakeAssignd answeringShare(BiConsumer<AssignShareRequest, StreamObserver<AssignShareResponse>> handler)
+      throws IOException {
+    return new FakeAssignd(new AssignmentServiceGrpc.AssignmentServiceImplBase() {
+      @Override
+      public void assignShare(AssignShareRequest request, StreamObserver<AssignShareResponse> out) {
+        handler.accept(request, out);
+      }
+    });
   }
 
   /** host:port of the server. */

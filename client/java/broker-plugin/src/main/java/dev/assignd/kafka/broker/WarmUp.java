@@ -120,6 +120,12 @@ final class WarmUp implements GroupSpec, SubscribedTopicDescriber {
     DONE.clear();
   }
 
+  /** Runs a built-in assignor on the made-up group, so that a fallback's first real run does not load its classes. */
+  static void runBuiltin(org.apache.kafka.coordinator.group.api.assignor.PartitionAssignor builtin) {
+    WarmUp g = new WarmUp();
+    builtin.assign(g, g);
+  }
+
   // A group of two members on one topic of two partitions.
 
   @Override

@@ -47,6 +47,11 @@ final class BrokerJmx implements AutoCloseable {
     return server.getAttribute(new ObjectName(PluginStats.objectName(GroupType.STREAMS, instance)), attribute);
   }
 
+  /** An attribute of a plugin instance's stats of any group type (PluginStats, type by {@link GroupType#mbeanType()}). */
+  Object stat(GroupType type, String instance, String attribute) throws Exception {
+    return server.getAttribute(new ObjectName(PluginStats.objectName(type, instance)), attribute);
+  }
+
   @Override
   public void close() throws java.io.IOException {
     connector.close();

@@ -4,7 +4,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import assignd.v1.GroupHistoryServiceGrpc;
+import assignd.v1.History.Decision;
+import assignd.v1.History.GetGroupRequest;
+import assignd.v1.History.GetGroupResponse;
+import assignd.v1.TaskAssignment.GroupType;
 import dev.assignd.testkit.AssigndProcess;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,8 +61,9 @@ import org.junit.jupiter.api.Test;
  * standby. Three instances join and one leaves, while records are
  * produced between the steps; after each step the instances run exactly
  * the active tasks of the plugin's last plan, which assignd computed
- * (the plugin's record of each call, its MBean over JMX, and assignd's
- * log of its AssignTasks calls say so), and the counts reflect every
+ * by its policy's rule for streams groups (the plugin's record of each
+ * call, its MBean over JMX, assignd's history of the label and its log of
+ * AssignTasks calls say so), and the counts reflect every
  * record. Then assignd is killed: the next plan is the broker's
  * StickyTaskAssignor's (UNAVAILABLE), and the application goes on
  * processing.
@@ -70,6 +79,8 @@ class StreamsAssignorIT {
   /** Twice the default deadline, as BrokerPluginIT: a broker, three Streams instances and Maven on 2 shared cores. */
   private static final long DEADLINE_MS = 2 * PluginConfig.DEFAULT_DEADLINE_MS;
   private static final long SLACK_MS = Long.getLong("assignd.slack.ms", 250);
+  private static final String RULE = "streams-groups";
+  private static final String LABEL = "kip1071:assignd";
 
   private static Path dir;
   private static Path records;
@@ -77,6 +88,7 @@ class StreamsAssignorIT {
   private static TestBroker broker;
   private static Admin admin;
   private final Map<String, Integer> produced = new TreeMap<>();
+  private String history = "";
   private int sent;
 
   @BeforeAll
@@ -88,7 +100,18 @@ class StreamsAssignorIT {
     }
     dir = Files.createTempDirectory("streams-assignor-it");
     records = dir.resolve("task-records.txt");
-    assignd = AssigndProcess.start();
+    // Streams groups arrive under the plugin's label; the rule serves
+    // them only (group_types), with the task assignor of its choice.
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(policy, String.join("\n",
+        "version: 1",
+        "rules:",
+        "  - name: " + RULE,
+        "    description: Kafka Streams groups, through the broker's task assignor",
+        "    match: {group_prefixes: [\"kip1071:\"], group_types: [streams]}",
+        "    task_assignor: sticky@1",
+        ""));
+    assignd = AssigndProcess.start("--policy=" + policy);
     Map<String, String> settings = new LinkedHashMap<>();
     // First: the default of a group that sets no streams.assignor.name.
     settings.put("group.streams.assignors", AssigndTaskAssignor.class.getName() + ",sticky");
@@ -140,6 +163,18 @@ class StreamsAssignorIT {
       apps.remove("b").close(Duration.ofSeconds(20));
       steps.add(step("one leaves", mark, apps, 2, true));
 
+      // Every plan so far is assignd's, the first after the broker's start
+      // too (the warm-up at configure).
+      List<TaskRecords.Entry> before = TaskRecords.read(records);
+      List<String> outcomes = before.stream().map(TaskRecords.Entry::outcome).toList();
+      assertTrue(!outcomes.isEmpty() && outcomes.stream().allMatch("SERVED"::equals), "the plans before assignd is killed: " + outcomes);
+      // The policy's rule chose them, and assignd's history has one
+      // streams Decision per plan (read now: it lives in assignd's memory).
+      for (TaskRecords.Entry e : before) {
+        assertTrue(e.response().getPolicy().startsWith(RULE + "/"), "the policy of a plan: " + e.response().getPolicy());
+      }
+      history = history(before.size());
+
       // assignd killed: the next target is the fallback's, and the
       // application goes on.
       assignd.kill();
@@ -158,14 +193,14 @@ class StreamsAssignorIT {
       long late = all.stream().filter(e -> e.outcome().equals("DEADLINE")).count();
       // assignd's log: one finished AssignTasks call per plan it served,
       // and one per call the plugin gave up on at its deadline.
-      List<String> calls = finishedCalls("kip1071:assignd");
+      List<String> calls = finishedCalls(LABEL);
       assertTrue(calls.size() >= served && calls.size() <= served + late,
           "assignd's AssignTasks calls " + calls.size() + " vs the plugin's served plans " + served + " and late ones " + late);
       try (BrokerJmx jmx = BrokerJmx.attach(broker.dir)) {
         assertEquals(served, ((Number) jmx.taskAssignorStat("assignd", "Served")).longValue(), "the MBean's served count");
         assertEquals("STREAMS", jmx.taskAssignorStat("assignd", "GroupType"));
-        assertEquals("kip1071:assignd", jmx.taskAssignorStat("assignd", "GroupId"));
-        report(all, calls, steps, jmx, System.nanoTime() - t0);
+        assertEquals(LABEL, jmx.taskAssignorStat("assignd", "GroupId"));
+        report(all, calls, steps, history, jmx, System.nanoTime() - t0);
       }
     } catch (AssertionError | Exception e) {
       System.err.println("broker log tail:\n" + broker.logTail(80));
@@ -216,8 +251,10 @@ class StreamsAssignorIT {
     } while (System.nanoTime() < until);
     assertEquals(want, running, what + ": the instances' active tasks vs the plugin's last plan");
     Map<String, Long> counts = awaitCounts(what);
-    return String.format("%s: plan %s with %d members, processing resumed and every record counted after %.1f s (%s)",
-        what, plan.outcome(), plan.members(), (System.nanoTime() - mark.nanos()) / 1e9, counts.size() + " words");
+    long surplus = counts.values().stream().mapToLong(Long::longValue).sum() - sent;
+    return String.format("%s: plan %s with %d members; every record counted %.1f s after the step began "
+        + "(%d records, %d counted twice: at-least-once)",
+        what, plan.outcome(), plan.members(), (System.nanoTime() - mark.nanos()) / 1e9, sent, surplus);
   }
 
   /** When a step began, and how many calls the plugin had recorded by then: the step's plans are those after. */
@@ -355,6 +392,34 @@ class StreamsAssignorIT {
     }
   }
 
+  /**
+   * Checks assignd's history of the label: one streams Decision per plan
+   * it served, by the policy's rule, of the group's eight tasks;
+   * returns a line for the report.
+   */
+  private static String history(int plans) throws Exception {
+    ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
+    try {
+      // A generous deadline: on a shared 2-core machine at load 36, a new
+      // channel took 5 s to resolve 127.0.0.1 (its threads waited for a CPU).
+      GetGroupResponse g = GroupHistoryServiceGrpc.newBlockingStub(ch).withDeadlineAfter(60, TimeUnit.SECONDS)
+          .getGroup(GetGroupRequest.newBuilder().setGroupId(LABEL).build());
+      assertEquals(plans, g.getDecisionsCount(), "assignd's history of " + LABEL + ": " + g.getDecisionsList());
+      for (Decision d : g.getDecisionsList()) {
+        assertEquals(GroupType.GROUP_TYPE_STREAMS, d.getGroupType());
+        assertEquals(RULE, d.getPolicyRule());
+        assertEquals("sticky@1", d.getAssignor());
+        assertEquals(8, d.getTasks(), "a decision's tasks");
+      }
+      Decision last = g.getDecisions(0);
+      return String.format("%d decisions, all %s by rule %s; the latest: %d members, %d processes, %d standbys, %d actives moved",
+          g.getDecisionsCount(), last.getGroupType(), last.getPolicyRule(), last.getMemberCount(), last.getProcesses(),
+          last.getStandbyTasks(), last.getActiveMoved());
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
   /** assignd's log lines for the AssignTasks calls of this group label. */
   private static List<String> finishedCalls(String group) {
     List<String> out = new ArrayList<>();
@@ -366,8 +431,8 @@ class StreamsAssignorIT {
     return out;
   }
 
-  private static void report(List<TaskRecords.Entry> all, List<String> calls, List<String> steps, BrokerJmx jmx, long nanos)
-      throws Exception {
+  private static void report(List<TaskRecords.Entry> all, List<String> calls, List<String> steps, String history, BrokerJmx jmx,
+      long nanos) throws Exception {
     long[] served = all.stream().filter(TaskRecords.Entry::served).mapToLong(TaskRecords.Entry::nanos).sorted().toArray();
     Map<String, Long> fellBack = new TreeMap<>();
     all.stream().filter(e -> !e.served()).forEach(e -> fellBack.merge(e.outcome(), 1L, Long::sum));
@@ -380,6 +445,7 @@ class StreamsAssignorIT {
     b.append(String.format("  assignd's own time per AssignTasks (its log): %d calls, p50 %.3f ms, max %.3f ms%n",
         server.length, q(server, 0.5) / 1e6, server.length == 0 ? 0 : server[server.length - 1] / 1e6));
     b.append("  plugin, fallback to StickyTaskAssignor: ").append(fellBack).append('\n');
+    b.append("  assignd's history, before it was killed: ").append(history).append('\n');
     b.append(String.format("  MBean: Served %s, Fallbacks %s, LastOutcome %s, ServedLatencyP50Micros %s%n",
         jmx.taskAssignorStat("assignd", "Served"), jmx.taskAssignorStat("assignd", "Fallbacks"),
         jmx.taskAssignorStat("assignd", "LastOutcome"), jmx.taskAssignorStat("assignd", "ServedLatencyP50Micros")));

@@ -26,6 +26,8 @@ class FakeGroup implements GroupSpec, SubscribedTopicDescriber {
   final Map<String, Owned> current = new HashMap<>();
   final Map<Uuid, Integer> topics = new LinkedHashMap<>();
   final Map<Uuid, Set<String>> racks = new HashMap<>();
+  /** Partitions, as topic id "-" partition, whose share-partition state is not initialised (share groups, KIP-932). */
+  final Set<String> unassignable = new HashSet<>();
 
   FakeGroup topic(Uuid id, int partitions) {
     topics.put(id, partitions);
@@ -82,7 +84,7 @@ class FakeGroup implements GroupSpec, SubscribedTopicDescriber {
 
   @Override
   public boolean isPartitionAssignable(Uuid topicId, int partitionId) {
-    return true;
+    return !unassignable.contains(topicId + "-" + partitionId);
   }
 
   @Override
