@@ -27,8 +27,10 @@ var realignWorkPerUnit = 32
 //     hosts, so both are brought home and no count changes;
 //   - trade for a free partition: o takes a partition on one of its
 //     replica racks that the plan gives to another member v this round
-//     (nobody consumes it yet), and v, on one of p's racks, takes p; only
-//     p is revoked, and no count changes;
+//     (nobody consumes it yet), or failing that one the plan gives v off
+//     v's rack (off o's too then: still one partition more at home), and
+//     v, on one of p's racks, takes p; only p is revoked, and no count
+//     changes;
 //   - hand-over: when every subscriber's count is within one of every
 //     other's, an owner at the higher count hands the partition to a
 //     member on a matching rack at the lower; the two counts swap, so the

@@ -76,17 +76,38 @@ func (ra *realigner) trade(p int32) bool {
 // tradeWith tries trade with the partitions placed this round on holders
 // in row h of placed (a rack, or ra.racks for members without one); ok is
 // false once the work budget is spent.
+//
+// Last, it takes a partition placed this round off its holder's rack, on
+// neither rack then: p comes home and the other stays off a rack, one
+// partition more on its rack all the same, and only p is revoked. Without
+// it, a partition that only a member full of partitions placed off its
+// rack could bring home stayed where it was (issue 27, item 5: Kafka's
+// testRackAwareAssignmentWithNonEqualSubscription, 5 partitions off their
+// racks where the cheapest plan leaves 4).
 func (ra *realigner) tradeWith(p, h int32) (done, ok bool) {
-	if done, ok = ra.tradeAt(p, h, ra.st.memberRack[ra.target[p]]); done || !ok {
+	ro := ra.st.memberRack[ra.target[p]]
+	if done, ok = ra.tradeAt(p, h, ro, false); done || !ok {
 		return done, ok
 	}
-	return ra.tradeAt(p, h, ra.racks)
+	if done, ok = ra.tradeAt(p, h, ra.racks, false); done || !ok || h == ra.racks {
+		return done, ok // a member without a rack holds nothing off its rack
+	}
+	for c := range ra.racks {
+		if c == h || c == ro {
+			continue
+		}
+		if done, ok = ra.tradeAt(p, h, c, true); done || !ok {
+			return done, ok
+		}
+	}
+	return false, true
 }
 
 // tradeAt tries trade with the partitions in row h, column c of placed:
 // those with a replica on p's owner's rack, or those with no replica rack
-// (c == ra.racks), which are off nobody's rack either.
-func (ra *realigner) tradeAt(p, h, c int32) (done, ok bool) {
+// (c == ra.racks), which are off nobody's rack either; with offHolder,
+// those of column c that are off their holder's rack.
+func (ra *realigner) tradeAt(p, h, c int32, offHolder bool) (done, ok bool) {
 	st := ra.st
 	o := ra.target[p]
 	tp := st.topicOf[p]
@@ -100,7 +121,7 @@ func (ra *realigner) tradeAt(p, h, c int32) (done, ok bool) {
 			return false, false
 		}
 		x := ra.placed[i]
-		if !ra.tradable(x, h) {
+		if !ra.tradable(x, h) || offHolder && !ra.misaligned(x) {
 			continue
 		}
 		v := ra.target[x]

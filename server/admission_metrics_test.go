@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"io"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -22,12 +20,7 @@ func TestQueueMetrics(t *testing.T) {
 		server.WithMeterProvider(tel.MeterProvider()))
 	ops := serveOps(t, ts, tel)
 	metrics := func() string {
-		resp, err := http.Get(ops.URL + "/metrics")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
+		_, b := get(t, ops.URL+"/metrics")
 		return string(b)
 	}
 	waitFor := func(lines ...string) {

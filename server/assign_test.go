@@ -194,10 +194,8 @@ func assertMatchesEngine(t tb, req *assigndv1.AssignRequest, resp *assigndv1.Ass
 func TestAssignProperty(t *testing.T) {
 	ts := startServer(t, nil)
 	ctx := callCtx(t)
-	names := []string{assign.NameCooperativeSticky, assign.NameRange, assign.NameRoundRobin, assign.NameSticky}
 	rapid.Check(t, func(rt *rapid.T) {
-		name := rapid.SampledFrom(names).Draw(rt, "assignor")
-		a, _ := assign.Lookup(name, 0)
+		name, a := drawStandard(rt)
 		proto := assign.Eager
 		if name == assign.NameCooperativeSticky {
 			proto = rapid.SampledFrom([]assign.RebalanceProtocol{assign.Cooperative, assign.Eager, assign.ProtocolUnspecified}).Draw(rt, "protocol")

@@ -22,10 +22,8 @@ import (
 func TestSameBytesAsLeaderCodec(t *testing.T) {
 	ts := startServer(t, nil)
 	ctx := callCtx(t)
-	names := []string{assign.NameCooperativeSticky, assign.NameRange, assign.NameRoundRobin, assign.NameSticky}
 	rapid.Check(t, func(rt *rapid.T) {
-		name := rapid.SampledFrom(names).Draw(rt, "assignor")
-		a, _ := assign.Lookup(name, 0)
+		name, a := drawStandard(rt)
 		proto := a.Protocols()[0]
 		g := assigntest.GroupGen(assigntest.Members(0, 10), assigntest.Topics(1, 4), assigntest.Partitions(0, 12),
 			assigntest.Owned(), assigntest.MissingTopics(), assigntest.WithRacks(), assigntest.Protocol(proto)).Draw(rt, "group")

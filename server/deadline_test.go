@@ -3,8 +3,6 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,6 +14,7 @@ import (
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // blockingRun runs the engine, except that a run of generation 99 first
@@ -43,20 +42,6 @@ func stoppableRun(entered chan<- struct{}) func(context.Context, assign.Assignor
 		return assign.Run(a, g, opts...)
 	}
 }
-
-// longRange is a run that takes seconds whatever the machine: range over
-// one topic of longPartitions (a server needs WithMaxPartitions for it). The
-// request itself is a few kilobytes, so it reaches the handler at once.
-func longRange() *assigndv1.AssignRequest {
-	req := &assigndv1.AssignRequest{GroupId: "long-range", ProtocolName: "range",
-		Topics: []*assigndv1.Topic{{Name: "t", PartitionCount: longPartitions}}}
-	for i := range 200 {
-		req.Members = append(req.Members, &assigndv1.Member{MemberId: fmt.Sprintf("m%03d", i), Topics: []string{"t"}})
-	}
-	return req
-}
-
-const longPartitions = 20_000_000
 
 // smallRequest is an ordinary group: 10 members on 3 topics of 12.
 func smallRequest(i int) *assigndv1.AssignRequest {
@@ -86,12 +71,7 @@ func finished(t *testing.T, ts *testServer, group string) map[string]any {
 func scrape(t *testing.T, ts *testServer, tel *server.Telemetry) string {
 	t.Helper()
 	ops := serveOps(t, ts, tel)
-	resp, err := http.Get(ops.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
+	_, body := get(t, ops.URL+"/metrics")
 	return string(body)
 }
 
@@ -143,15 +123,15 @@ func TestCallEndStopsTheEngine(t *testing.T) {
 	}
 }
 
-// TestDeadlineRealEngine: the real engine on a long run ([longRange]) with
+// TestDeadlineRealEngine: the real engine on a long run ([shimtest.LongRangeRequest]) with
 // a 200 ms deadline: the call ends with DEADLINE_EXCEEDED, logged as such,
 // and the engine stops at its next check of the context.
 func TestDeadlineRealEngine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a long engine run; skipped with -short")
 	}
-	ts := startServer(t, nil, server.WithMaxPartitions(longPartitions))
-	req := longRange()
+	ts := startServer(t, nil, server.WithMaxPartitions(shimtest.LongRangePartitions))
+	req := shimtest.LongRangeRequest()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()

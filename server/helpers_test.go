@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/json"
+	"io"
 	"log/slog"
 	"net"
+	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -19,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
+	"pgregory.net/rapid"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
@@ -82,6 +86,78 @@ func startMutualTLS(t *testing.T, sel selection.Selector, opts ...server.Option)
 
 // startServer serves a Server built with sel (DefaultSelector when nil) and
 // opts, and closes it when the test ends.
+// drawStandard draws a standard protocol name (in the order of
+// [assign.Standards]) and the engine that serves it.
+func drawStandard(rt *rapid.T) (string, assign.Assignor) {
+	var names []string
+	for _, s := range assign.Standards() {
+		names = append(names, s.Name)
+	}
+	name := rapid.SampledFrom(names).Draw(rt, "assignor")
+	a, _ := assign.Lookup(name, 0)
+	return name, a
+}
+
+// get fetches url (the ops listener's, say) and returns the status and
+// the body; a request that fails fails the test.
+func get(t testing.TB, url string) (int, []byte) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, body
+}
+
+// checkMetrics fetches the Prometheus text at url and reports each
+// pattern no line matches, the text with them; it returns the text.
+func checkMetrics(t testing.TB, url string, patterns ...string) []byte {
+	t.Helper()
+	_, body := get(t, url)
+	missing := false
+	for _, pattern := range patterns {
+		if !regexp.MustCompile(pattern).Match(body) {
+			t.Errorf("/metrics has no line matching %s", pattern)
+			missing = true
+		}
+	}
+	if missing {
+		t.Logf("/metrics:\n%s", body)
+	}
+	return body
+}
+
+// checkRefused checks a refused call's status: its code, the ErrorInfo
+// reason, the one field violation (when field is set) and the member the
+// metadata names ("" for none).
+func checkRefused(t testing.TB, err error, code codes.Code, field, member string, reason assigndv1.ErrorReason) {
+	t.Helper()
+	got, fv, info := statusDetails(t, err)
+	if got != code || info == nil || info.GetReason() != reason.String() {
+		t.Fatalf("got %v (%v), want %s %s", err, info, code, reason)
+	}
+	if field != "" && (fv == nil || fv.GetField() != field) {
+		t.Errorf("field violation %v, want field %q: %v", fv, field, err)
+	}
+	if m := info.GetMetadata()[assigndv1.MetadataMemberID]; m != member {
+		t.Errorf("member %q, want %q: %v", m, member, err)
+	}
+}
+
+// checkOverBudget checks that a call was refused for the memory budget.
+func checkOverBudget(t testing.TB, err error) {
+	t.Helper()
+	code, _, info := statusDetails(t, err)
+	if code != codes.ResourceExhausted || info.GetMetadata()[assigndv1.MetadataLimit] != "memory_bytes" {
+		t.Fatalf("got %v (%v), want RESOURCE_EXHAUSTED on memory_bytes", err, info)
+	}
+}
+
 // policySource parses doc and serves it as a policy Source, closed when
 // the test ends.
 func policySource(t testing.TB, doc string) *policy.Source {

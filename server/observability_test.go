@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -76,12 +74,7 @@ func TestMetrics(t *testing.T) {
 	}
 	_, _ = ts.client.Assign(callCtx(t), &assigndv1.AssignRequest{ProtocolName: "nope"})
 
-	resp, err := http.Get(ops.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := get(t, ops.URL+"/metrics")
 	text := string(body)
 	labels := `assignor="cooperative-sticky@1",.*protocol="COOPERATIVE"`
 	for _, pattern := range []string{

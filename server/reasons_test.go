@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"io"
-	"net/http"
 	"regexp"
 	"testing"
 
@@ -83,12 +81,7 @@ func TestMoveReasons(t *testing.T) {
 		t.Errorf("decision moves %v; want the 3 withheld from a", ms)
 	}
 
-	resp, err := http.Get(ops.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body := get(t, ops.URL+"/metrics")
 	if !regexp.MustCompile(`assignd_assign_moved_partitions_total\{assignor="cooperative-sticky@1",.*reason="balance".*\} 9\n`).Match(body) {
 		t.Errorf("/metrics has no moved_partitions_total of 9 for balance:\n%s", body)
 	}

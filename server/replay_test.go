@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -51,27 +50,17 @@ func TestMigrationConsolePage(t *testing.T) {
 	ts := startFleetServer(t)
 	ops := httptest.NewServer(ts.srv.OpsHandler(nil))
 	defer ops.Close()
-	resp, err := http.Get(ops.URL + "/console/migration")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	code, body := get(t, ops.URL+"/console/migration")
 	page := string(body)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(page, "4 of 4 groups") {
-		t.Fatalf("status %d:\n%s", resp.StatusCode, page)
+	if code != http.StatusOK || !strings.Contains(page, "4 of 4 groups") {
+		t.Fatalf("status %d:\n%s", code, page)
 	}
 	blocked, caution, ready := strings.Index(page, "etl-nightly"), strings.Index(page, ">search-eu<"), strings.Index(page, ">billing-eu<")
 	if blocked < 0 || caution < blocked || ready < caution || !strings.Contains(page, `href="group?id=search-eu"`) ||
 		!strings.Contains(page, `class="caution">caution<`) {
 		t.Errorf("page:\n%s", page)
 	}
-	resp, err = http.Get(ops.URL + "/console/migration?prefix=pay")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
+	_, body = get(t, ops.URL+"/console/migration?prefix=pay")
 	if !strings.Contains(string(body), "1 of 1 groups") || strings.Contains(string(body), "etl-nightly") {
 		t.Errorf("prefix pay:\n%s", body)
 	}

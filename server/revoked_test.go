@@ -1,8 +1,6 @@
 package server_test
 
 import (
-	"io"
-	"net/http"
 	"regexp"
 	"testing"
 
@@ -39,12 +37,7 @@ func TestEagerRevokedReportedAndCounted(t *testing.T) {
 		t.Errorf("call log: want one EAGER line with revoked 2, got %v", lines)
 	}
 
-	hr, err := http.Get(ops.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(hr.Body)
-	hr.Body.Close()
+	_, body := get(t, ops.URL+"/metrics")
 	pattern := `assignd_assign_revoked[a-z_]*_total\{assignor="range@1",.*protocol="EAGER".*\} 2`
 	if !regexp.MustCompile(pattern).Match(body) {
 		t.Errorf("/metrics has no line matching %s:\n%s", pattern, body)

@@ -3,9 +3,6 @@ package server_test
 import (
 	"bytes"
 	"fmt"
-	"io"
-	"net/http"
-	"regexp"
 	"testing"
 
 	"google.golang.org/grpc/codes"
@@ -159,16 +156,7 @@ func TestAssignShareRejectsBadInput(t *testing.T) {
 			req := shareRequest(shareGroup())
 			tc.edit(req)
 			_, err := ts.client.AssignShare(callCtx(t), req)
-			code, fv, info := statusDetails(t, err)
-			if code != tc.code || info == nil || info.GetReason() != tc.reason.String() {
-				t.Fatalf("got %v (%v), want %s %s", err, info, tc.code, tc.reason)
-			}
-			if tc.field != "" && (fv == nil || fv.GetField() != tc.field) {
-				t.Errorf("field violation %v, want field %q: %v", fv, tc.field, err)
-			}
-			if got := info.GetMetadata()[assigndv1.MetadataMemberID]; got != tc.member {
-				t.Errorf("member %q, want %q: %v", got, tc.member, err)
-			}
+			checkRefused(t, err, tc.code, tc.field, tc.member, tc.reason)
 		})
 	}
 }
@@ -182,10 +170,7 @@ func TestAssignShareAdmittedAgainstMemoryBudget(t *testing.T) {
 	large := shareRequest(shareGroup())
 	large.Topics[1].PartitionCount = 500_000
 	_, err := ts.client.AssignShare(callCtx(t), large)
-	code, _, info := statusDetails(t, err)
-	if code != codes.ResourceExhausted || info.GetMetadata()[assigndv1.MetadataLimit] != "memory_bytes" {
-		t.Fatalf("got %v (%v), want RESOURCE_EXHAUSTED on memory_bytes", err, info)
-	}
+	checkOverBudget(t, err)
 }
 
 // TestAssignShareMetrics scrapes /metrics after an answered and a refused
@@ -199,22 +184,9 @@ func TestAssignShareMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = ts.client.AssignShare(callCtx(t), &assigndv1.AssignShareRequest{Assignor: "nope"})
-	resp, err := http.Get(ops.URL + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	for _, pattern := range []string{
+	checkMetrics(t, ops.URL+"/metrics",
 		`assignd_assign_share_duration_seconds_count\{assignor="sticky@1",code="OK",.*\} 1`,
 		`assignd_assign_share_duration_seconds_count\{assignor="none",code="InvalidArgument",reason="ERROR_REASON_UNKNOWN_PROTOCOL_NAME".*\} 1`,
 		`assignd_assign_share_removed[a-z_]*_total\{assignor="sticky@1".*\} 1`,
-	} {
-		if !regexp.MustCompile(pattern).Match(body) {
-			t.Errorf("/metrics has no line matching %s", pattern)
-		}
-	}
-	if t.Failed() {
-		t.Logf("/metrics:\n%s", body)
-	}
+	)
 }

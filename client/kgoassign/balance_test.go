@@ -27,10 +27,9 @@ func cooperativeGroup() *assign.Group {
 }
 
 func TestLeaderSendsRawMetadataAndReturnsAssigndBytes(t *testing.T) {
-	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
-	p := &shimtest.Proxy{Next: real}
+	real, p, proxied := shimtest.ServeRecorded(t)
 	var reports []kgoassign.Report
-	b := kgoassign.CooperativeSticky(shimtest.NewClient(t, shimtest.ServeFake(t, p)),
+	b := kgoassign.CooperativeSticky(proxied,
 		kgoassign.WithLogger(shimtest.Quiet), kgoassign.WithObserver(func(r kgoassign.Report) { reports = append(reports, r) }))
 	g := cooperativeGroup()
 
@@ -38,16 +37,9 @@ func TestLeaderSendsRawMetadataAndReturnsAssigndBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := b.Stats(); st != (client.BalanceStats{Served: 1}) {
-		t.Fatalf("stats %+v, want one served balance", st)
-	}
-
 	// The request: raw metadata as the members sent it, the group's
 	// identity, topics sorted, replica racks because m1 has a rack.
-	if len(p.Requests()) != 1 {
-		t.Fatalf("%d requests", len(p.Requests()))
-	}
-	req := p.Requests()[0]
+	req := shimtest.OnlyRequest(t, b.Stats(), p)
 	if req.GetGroupId() != "g" || req.GetGenerationId() != 4 || req.GetLeaderId() != "m1" ||
 		req.GetProtocolName() != "cooperative-sticky" || req.GetRebalanceProtocol() != assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_COOPERATIVE {
 		t.Fatalf("request header %v", req)

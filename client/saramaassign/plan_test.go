@@ -35,10 +35,9 @@ func stickyGroup() (map[string]sarama.ConsumerGroupMemberMetadata, map[string][]
 }
 
 func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
-	real := shimtest.NewClient(t, shimtest.ServeAssignd(t))
-	p := &shimtest.Proxy{Next: real}
+	real, p, proxied := shimtest.ServeRecorded(t)
 	var reports []saramaassign.Report
-	s := saramaassign.Sticky(shimtest.NewClient(t, shimtest.ServeFake(t, p)), saramaassign.WithGroupID("orders-processor"),
+	s := saramaassign.Sticky(proxied, saramaassign.WithGroupID("orders-processor"),
 		saramaassign.WithLogger(shimtest.Quiet), saramaassign.WithObserver(func(r saramaassign.Report) { reports = append(reports, r) }))
 	members, topics := stickyGroup()
 
@@ -46,13 +45,7 @@ func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := s.Stats(); st != (client.BalanceStats{Served: 1}) {
-		t.Fatalf("stats %+v, want one served plan", st)
-	}
-	if len(p.Requests()) != 1 {
-		t.Fatalf("%d requests", len(p.Requests()))
-	}
-	req := p.Requests()[0]
+	req := shimtest.OnlyRequest(t, s.Stats(), p)
 	want := &assigndv1.AssignRequest{
 		GroupId: "orders-processor", ProtocolName: "sticky",
 		RebalanceProtocol: assigndv1.RebalanceProtocol_REBALANCE_PROTOCOL_EAGER,
@@ -112,8 +105,8 @@ func TestPlanSendsTheGroupAndReturnsAssigndsPlan(t *testing.T) {
 // The versions' own fields reach assignd: owned partitions from v1, the
 // generation from v2, the rack from v3.
 func TestPlanSendsVersionedFields(t *testing.T) {
-	p := &shimtest.Proxy{Next: shimtest.NewClient(t, shimtest.ServeAssignd(t))}
-	s := saramaassign.Range(shimtest.NewClient(t, shimtest.ServeFake(t, p)), saramaassign.WithLogger(shimtest.Quiet))
+	_, p, proxied := shimtest.ServeRecorded(t)
+	s := saramaassign.Range(proxied, saramaassign.WithLogger(shimtest.Quiet))
 	rack := "az2"
 	owned := []*sarama.OwnedPartition{{Topic: "t", Partitions: []int32{1}}}
 	members := map[string]sarama.ConsumerGroupMemberMetadata{

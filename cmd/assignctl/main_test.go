@@ -60,6 +60,17 @@ func ctl(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 	return code, out.String(), errOut.String()
 }
 
+// ctlOK runs assignctl with args and no input, and fails the test unless
+// it exits 0; it returns the standard output.
+func ctlOK(t *testing.T, args ...string) string {
+	t.Helper()
+	code, out, errOut := ctl(t, "", args...)
+	if code != exitOK {
+		t.Fatalf("%q: exit %d: %s", args, code, errOut)
+	}
+	return out
+}
+
 // TestExamples sends every example request: the valid ones must be
 // assigned, the invalid ones rejected naming the field at fault.
 func TestExamples(t *testing.T) {
@@ -70,10 +81,7 @@ func TestExamples(t *testing.T) {
 	}
 	for _, f := range valid {
 		t.Run(filepath.Base(f), func(t *testing.T) {
-			code, out, errOut := ctl(t, "", "--addr", addr, "assign", "-f", f, "-o", "json")
-			if code != exitOK {
-				t.Fatalf("exit %d: %s", code, errOut)
-			}
+			out := ctlOK(t, "--addr", addr, "assign", "-f", f, "-o", "json")
 			var resp map[string]any
 			if err := json.Unmarshal([]byte(out), &resp); err != nil || resp["assignor"] == nil {
 				t.Fatalf("-o json printed %q (%v)", out, err)
@@ -97,10 +105,7 @@ func TestExamples(t *testing.T) {
 
 func TestAssignTable(t *testing.T) {
 	addr := startServer(t)
-	code, out, errOut := ctl(t, "", "assign", "--addr", addr, "-f", "../../examples/cooperative-explicit.json")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := ctlOK(t, "assign", "--addr", addr, "-f", "../../examples/cooperative-explicit.json")
 	checkContains(t, "table", out,
 		`group "checkout"  generation 5  assignor cooperative-sticky@1  protocol COOPERATIVE  policy default/`,
 		"follow-up rebalance required",

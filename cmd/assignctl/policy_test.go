@@ -107,10 +107,7 @@ func startExplainServer(t *testing.T, listing bool, names ...string) (string, *a
 
 func TestPolicyExplain(t *testing.T) {
 	addr, unnamed := startExplainServer(t, true, "cooperative-sticky", "custom")
-	code, out, errOut := ctl(t, "", "--addr", addr, "policy", "explain", "g", "cooperative-sticky")
-	if code != exitOK {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out := ctlOK(t, "--addr", addr, "policy", "explain", "g", "cooperative-sticky")
 	checkContains(t, "output", out,
 		`group "g"  protocol cooperative-sticky  caller (none)`,
 		"  policy       staged/abc\n",
@@ -124,7 +121,7 @@ func TestPolicyExplain(t *testing.T) {
 	)
 
 	// Without a protocol name: every name the policy answers for.
-	code, out, errOut = ctl(t, "", "policy", "explain", "g", "--addr", addr, "--caller-common-name", "leader-a")
+	code, out, errOut := ctl(t, "", "policy", "explain", "g", "--addr", addr, "--caller-common-name", "leader-a")
 	if code != exitOK || strings.Count(out, `group "g"`) != 2 || !strings.Contains(out, "protocol custom") ||
 		!strings.Contains(out, `caller subject "" common name "leader-a"`) {
 		t.Errorf("exit %d:\n%s%s", code, out, errOut)

@@ -18,6 +18,7 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // procStatus reads a field of /proc/PID/status in bytes (VmRSS, VmHWM).
@@ -141,16 +142,16 @@ func TestBinaryMemoryBound(t *testing.T) {
 	p.stop(t)
 }
 
-// TestBinaryDeadlineToIdle: a long computation ([longRequest]) with a
+// TestBinaryDeadlineToIdle: a long computation ([shimtest.LongRangeRequest]) with a
 // 200 ms deadline; the process's CPU use stops
 // once the engine sees the ended call. The time from the deadline to an
 // idle process is logged.
 func TestBinaryDeadlineToIdle(t *testing.T) {
 	bin, _ := binaries(t)
-	p := startAssignd(t, bin, nil, "--max-partitions", strconv.Itoa(longPartitions))
+	p := startAssignd(t, bin, nil, "--max-partitions", strconv.Itoa(shimtest.LongRangePartitions))
 	pid := p.cmd.Process.Pid
 	client := dial(t, p.grpcAddr)
-	req := longRequest()
+	req := shimtest.LongRangeRequest()
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	deadline, _ := ctx.Deadline()
@@ -187,17 +188,3 @@ func TestBinaryDeadlineToIdle(t *testing.T) {
 	t.Logf("deadline to the engine's stop (call logged): %s", max(0, stoppedAt.Sub(deadline)).Round(10*time.Millisecond))
 	p.stop(t)
 }
-
-// longRequest is a computation that takes seconds on any machine since the
-// repair became near-linear: range over one topic of 20,000,000 partitions
-// (the server is started with --max-partitions raised to allow it).
-func longRequest() *assigndv1.AssignRequest {
-	req := &assigndv1.AssignRequest{GroupId: "long-range", ProtocolName: "range",
-		Topics: []*assigndv1.Topic{{Name: "t", PartitionCount: longPartitions}}}
-	for i := range 200 {
-		req.Members = append(req.Members, &assigndv1.Member{MemberId: fmt.Sprintf("m%03d", i), Topics: []string{"t"}})
-	}
-	return req
-}
-
-const longPartitions = 20_000_000

@@ -2,10 +2,8 @@ package main
 
 import (
 	"crypto/tls"
-	"crypto/x509"
 	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -18,24 +16,14 @@ import (
 // files (as the kubelet swaps a Secret) serves the new certificate and
 // checks clients against the new CA without a restart.
 func TestBinaryHTTPTLS(t *testing.T) {
-	assignd, _ := binaries(t)
-	secret := secretDir{t.TempDir()}
-	ca1, ca2 := testcerts.New(t), testcerts.New(t)
-	srv1, srv2 := ca1.Server(t), ca2.Server(t)
-	cli1, cli2 := ca1.Client(t, "prometheus", "ops"), ca2.Client(t, "prometheus", "ops")
+	r := startRotation(t, "ASSIGND_METRICS_TLS_", "prometheus", "ops")
+	p, srv1, srv2, cli1, cli2 := r.p, r.srv1, r.srv2, r.cli1, r.cli2
 	foreign := testcerts.New(t).Client(t, "intruder", "elsewhere")
-	secret.write(t, "v1", ca1, srv1)
-	p := startAssignd(t, assignd, []string{"ASSIGND_METRICS_TLS_CERT=" + secret.path("tls.crt"), "ASSIGND_METRICS_TLS_KEY=" + secret.path("tls.key"),
-		"ASSIGND_METRICS_TLS_CLIENT_CA=" + secret.path("ca.crt")})
-
-	roots := x509.NewCertPool()
-	roots.AddCert(ca1.Cert)
-	roots.AddCert(ca2.Cert)
 	// get makes a new connection (no keep-alive) and returns the status
 	// and the serial of the server's certificate.
 	get := func(path string, certs ...tls.Certificate) (int, string, error) {
 		c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
-			DisableKeepAlives: true, TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: certs}}}
+			DisableKeepAlives: true, TLSClientConfig: &tls.Config{RootCAs: r.roots, Certificates: certs}}}
 		resp, err := c.Get("https://" + p.metricsAddr + path)
 		if err != nil {
 			return 0, "", err
@@ -72,22 +60,14 @@ func TestBinaryHTTPTLS(t *testing.T) {
 		}
 	}
 
-	secret.write(t, "v2", ca2, srv2)
+	r.rotate(t)
 	if code, serial, err := get("/console/", cli2); err != nil || code != http.StatusOK || serial != srv2.Leaf.SerialNumber.String() {
 		t.Errorf("after the rotation: %d, %v, server certificate %s; want 200 from the new certificate %s", code, err, serial, srv2.Leaf.SerialNumber)
 	}
 	if _, _, err := get("/console/", cli1); err == nil {
 		t.Error("after the rotation a client certificate of the old CA was accepted; the client CA was not reloaded")
 	}
-	deadline := time.After(5 * time.Second)
-	for reloaded := false; !reloaded; {
-		select {
-		case rec := <-p.lines:
-			reloaded = rec["msg"] == "TLS files reloaded" && strings.Contains(rec["files"].(string), "--metrics-tls-cert")
-		case <-deadline:
-			t.Fatal("no \"TLS files reloaded\" log line for the HTTP listener")
-		}
-	}
+	r.waitReloaded(t, "--metrics-tls-cert")
 	p.stop(t)
 }
 

@@ -49,25 +49,65 @@ func (s secretDir) write(t *testing.T, version string, ca *testcerts.CA, cert tl
 
 func (s secretDir) path(f string) string { return filepath.Join(s.dir, f) }
 
+// rotation is an assignd serving one listener with TLS from a secretDir,
+// and the two versions of the secret: v1, which it starts with, and v2, a
+// new server certificate and client CA that [rotation.rotate] swaps in.
+type rotation struct {
+	p          *process
+	secret     secretDir
+	srv1, srv2 tls.Certificate // the server certificates of v1 and v2
+	cli1, cli2 tls.Certificate // a client certificate of each CA
+	roots      *x509.CertPool  // both CAs, as a client trusting the rotation
+	ca2        *testcerts.CA
+}
+
+// startRotation starts assignd with the TLS variables that start with env
+// ("ASSIGND_TLS_" or "ASSIGND_METRICS_TLS_") naming secret v1, and makes a
+// client certificate of each CA for commonName and org.
+func startRotation(t *testing.T, env, commonName, org string) *rotation {
+	t.Helper()
+	assignd, _ := binaries(t)
+	r := &rotation{secret: secretDir{t.TempDir()}, roots: x509.NewCertPool()}
+	ca1, ca2 := testcerts.New(t), testcerts.New(t)
+	r.srv1, r.srv2, r.ca2 = ca1.Server(t), ca2.Server(t), ca2
+	r.cli1, r.cli2 = ca1.Client(t, commonName, org), ca2.Client(t, commonName, org)
+	r.roots.AddCert(ca1.Cert)
+	r.roots.AddCert(ca2.Cert)
+	r.secret.write(t, "v1", ca1, r.srv1)
+	r.p = startAssignd(t, assignd, []string{env + "CERT=" + r.secret.path("tls.crt"), env + "KEY=" + r.secret.path("tls.key"),
+		env + "CLIENT_CA=" + r.secret.path("ca.crt")})
+	return r
+}
+
+// rotate swaps secret v2 in, as the kubelet updates a Secret.
+func (r *rotation) rotate(t *testing.T) { r.secret.write(t, "v2", r.ca2, r.srv2) }
+
+// waitReloaded waits up to 5 s for the log line saying the TLS files were
+// reloaded, one that names flag when flag is not empty.
+func (r *rotation) waitReloaded(t *testing.T, flag string) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case rec := <-r.p.lines:
+			if files, _ := rec["files"].(string); rec["msg"] == "TLS files reloaded" && strings.Contains(files, flag) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no \"TLS files reloaded\" log line naming %q", flag)
+		}
+	}
+}
+
 // TestBinaryTLSRotation rotates the server certificate and the client CA
 // under a live client, as cert-manager and the kubelet do: the connection
 // opened before keeps working, a new one gets the new certificate and is
 // checked against the new CA, and no restart is needed.
 func TestBinaryTLSRotation(t *testing.T) {
-	assignd, _ := binaries(t)
-	secret := secretDir{t.TempDir()}
-	ca1, ca2 := testcerts.New(t), testcerts.New(t)
-	srv1, srv2 := ca1.Server(t), ca2.Server(t)
-	cli1, cli2 := ca1.Client(t, "leader", "team"), ca2.Client(t, "leader", "team")
-	secret.write(t, "v1", ca1, srv1)
-	p := startAssignd(t, assignd, []string{"ASSIGND_TLS_CERT=" + secret.path("tls.crt"), "ASSIGND_TLS_KEY=" + secret.path("tls.key"),
-		"ASSIGND_TLS_CLIENT_CA=" + secret.path("ca.crt")})
-
-	roots := x509.NewCertPool()
-	roots.AddCert(ca1.Cert)
-	roots.AddCert(ca2.Cert)
+	r := startRotation(t, "ASSIGND_TLS_", "leader", "team")
+	p, srv1, srv2, cli1, cli2 := r.p, r.srv1, r.srv2, r.cli1, r.cli2
 	dial := func(cert tls.Certificate) *grpc.ClientConn {
-		conn, err := grpc.NewClient(p.grpcAddr, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: roots, Certificates: []tls.Certificate{cert}})))
+		conn, err := grpc.NewClient(p.grpcAddr, grpc.WithTransportCredentials(credentials.NewTLS(&tls.Config{RootCAs: r.roots, Certificates: []tls.Certificate{cert}})))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -89,7 +129,7 @@ func TestBinaryTLSRotation(t *testing.T) {
 	if serial, err := call(live); err != nil || serial != srv1.Leaf.SerialNumber.String() {
 		t.Fatalf("before rotation: serial %s, %v; want %s", serial, err, srv1.Leaf.SerialNumber)
 	}
-	secret.write(t, "v2", ca2, srv2)
+	r.rotate(t)
 
 	if serial, err := call(live); err != nil || serial != srv1.Leaf.SerialNumber.String() {
 		t.Errorf("the connection opened before the rotation: serial %s, %v; want it to keep working on %s", serial, err, srv1.Leaf.SerialNumber)
@@ -100,15 +140,7 @@ func TestBinaryTLSRotation(t *testing.T) {
 	if _, err := call(dial(cli1)); err == nil {
 		t.Error("a new connection with a client certificate of the old CA succeeded; the client CA was not reloaded")
 	}
-	deadline := time.After(5 * time.Second)
-	for reloaded := false; !reloaded; {
-		select {
-		case rec := <-p.lines:
-			reloaded = rec["msg"] == "TLS files reloaded"
-		case <-deadline:
-			t.Fatal("no \"TLS files reloaded\" log line")
-		}
-	}
+	r.waitReloaded(t, "")
 	p.stop(t)
 }
 

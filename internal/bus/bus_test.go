@@ -10,10 +10,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/assignd/assignd/internal/bus"
 	"github.com/assignd/assignd/internal/kafkaconn"
+	"github.com/assignd/assignd/testbed/metrictest"
 )
 
 // Each kind's records reach its own subscriber, in the order of their
@@ -62,23 +62,7 @@ func TestKindsReachTheirSubscribers(t *testing.T) {
 	if err := cl.ProduceSync(ctx, &kgo.Record{Value: []byte("no kind")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	counter := func(name string) int64 {
-		var rm metricdata.ResourceMetrics
-		if err := metrics.Collect(context.Background(), &rm); err != nil {
-			t.Fatal(err)
-		}
-		var n int64
-		for _, sm := range rm.ScopeMetrics {
-			for _, m := range sm.Metrics {
-				if s, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == name {
-					for _, dp := range s.DataPoints {
-						n += dp.Value
-					}
-				}
-			}
-		}
-		return n
-	}
+	counter := func(name string) int64 { return metrictest.Sum(t, metrics, name) }
 	for counter("assignd.history.records.consumed") < 8 {
 		select {
 		case <-ctx.Done():

@@ -13,7 +13,9 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/syncbuf"
 )
 
@@ -183,4 +185,15 @@ func groupsInBuckets(t testing.TB, n int, in func(bucket int) bool) []string {
 		}
 	}
 	return out
+}
+
+// runSelected plans g with the assignor and options sel chose; the engine
+// refusing fails the test.
+func runSelected(t testing.TB, sel selection.Selection, g *assign.Group) *assign.Result {
+	t.Helper()
+	r, err := assign.Run(sel.Assignor, g, sel.Options...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

@@ -178,13 +178,7 @@ func TestUnknownProtocolName(t *testing.T) {
 // tells the server which protocol to run, and Explain reports the same.
 // A protocol the request names is passed through.
 func TestUnspecifiedProtocolRunsNameDefault(t *testing.T) {
-	p := mustParse(t, `
-version: 1
-rules:
-  - name: sticky-for-range
-    match: {protocols: [range]}
-    assignor: cooperative-sticky@1
-  - name: any-name
+	p := mustParse(t, stickyForRange+`  - name: any-name
     assignor: cooperative-sticky@1
 `)
 	tests := []struct {

@@ -40,10 +40,7 @@ rules:
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := assign.Run(sel.Assignor, g, sel.Options...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		r := runSelected(t, sel, g)
 		if r.Stats.Moved != tc.moved {
 			t.Errorf("%s: moved %d, want %d", tc.group, r.Stats.Moved, tc.moved)
 		}

@@ -112,17 +112,20 @@ func TestServerUsesPolicy(t *testing.T) {
 
 func ptr[T any](v T) *T { return &v }
 
-// A rule may put cooperative-sticky behind "range": a request that leaves
-// the rebalance protocol unspecified still runs EAGER, as range clients
-// expect, because the Selection tells the server so.
-func TestServerRunsNameDefaultProtocol(t *testing.T) {
-	p := mustParse(t, `
+// stickyForRange puts cooperative-sticky behind the protocol name range.
+const stickyForRange = `
 version: 1
 rules:
   - name: sticky-for-range
     match: {protocols: [range]}
     assignor: cooperative-sticky@1
-`)
+`
+
+// A rule may put cooperative-sticky behind "range": a request that leaves
+// the rebalance protocol unspecified still runs EAGER, as range clients
+// expect, because the Selection tells the server so.
+func TestServerRunsNameDefaultProtocol(t *testing.T) {
+	p := mustParse(t, stickyForRange)
 	src, err := policy.NewSource(p, policy.WithLogger(slog.New(slog.DiscardHandler)))
 	if err != nil {
 		t.Fatal(err)

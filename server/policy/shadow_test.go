@@ -59,10 +59,7 @@ func (e *shadowEnv) assign(t *testing.T, g *assign.Group) (selection.Selection, 
 		t.Fatal("no Observe for a rule with a shadow")
 	}
 	start := time.Now()
-	r, err := assign.Run(sel.Assignor, g, sel.Options...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runSelected(t, sel, g)
 	took := time.Since(start)
 	observed := make(chan struct{})
 	go func() { sel.Observe(context.Background(), g, r, took); close(observed) }()

@@ -63,10 +63,7 @@ func TestSourceSelect(t *testing.T) {
 	g := assigntest.NewGroup().Protocol(assign.Cooperative).Topic("t", 8).
 		Member("a", "t").Owns("a", "t", 0, 1, 2, 3, 4, 5, 6, 7).Gen("a", 1).Member("b", "t").Generation(2).Build()
 	sel, _ := src.Select(ctx, tests[0].query)
-	r, err := assign.Run(sel.Assignor, g, sel.Options...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := runSelected(t, sel, g)
 	if err := assigntest.Check(g, r); err != nil {
 		t.Fatal(err)
 	}

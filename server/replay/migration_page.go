@@ -6,29 +6,13 @@ import (
 	"slices"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server/history/console"
 )
 
 // migrationTemplate is the console's KIP-848 migration page: the report's
 // first page (at most maxPage groups), rendered on the server like
 // the rest of the console (no JavaScript, no external asset).
-var migrationTemplate = template.Must(template.New("migration").Funcs(template.FuncMap{
-	"verdict": verdictLabel,
-}).Parse(`<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<title>KIP-848 migration · assignd observatory</title>
-<style>
-body { font: 14px/1.4 system-ui, sans-serif; margin: 1.5em; color: #222; }
-table { border-collapse: collapse; margin: .5em 0 1.5em; }
-th, td { border-bottom: 1px solid #ddd; padding: .3em .7em; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-.blocked { color: #8a1c14; font-weight: bold; } .caution { color: #8a5a00; font-weight: bold; } .ready { color: #1d6b2a; }
-</style>
-</head>
-<body>
-<p><a href="./">Fleet</a> · assignd observatory (this replica's memory)</p>
+var migrationTemplate = console.Page("migration", template.FuncMap{"verdict": verdictLabel}, `{{template "head" "KIP-848 migration"}}
 <h1>KIP-848 migration report</h1>
 <p>For each group: what moves when it switches to the consumer protocol (the broker imports today's assignment as the previous one), balance and per-topic skew after against today, rack locality lost, and a verdict. {{.Shown}} of {{.Total}} groups{{if .Prefix}} starting with <code>{{.Prefix}}</code>{{end}}.</p>
 <table>
@@ -37,9 +21,7 @@ td.n { text-align: right; font-variant-numeric: tabular-nums; }
 {{if .GetAfter}}<td class="n">{{.GetMovedAtSwitch}}</td><td class="n">{{.GetToday.GetImbalance}} → {{.GetAfter.GetImbalance}}</td><td class="n">{{.GetToday.GetWorstTopicSkew}} → {{.GetAfter.GetWorstTopicSkew}}</td><td class="n">{{.GetRackLocalityLost}}</td>{{else}}<td></td><td></td><td></td><td></td>{{end}}
 <td>{{if .GetUserData}}yes{{else}}no{{end}}</td><td class="{{verdict .GetVerdict}}">{{verdict .GetVerdict}}</td><td>{{.GetReason}}</td></tr>
 {{end}}</table>
-</body>
-</html>
-`))
+{{template "foot"}}`)
 
 func verdictLabel(v assigndv1.MigrationVerdict) string {
 	switch v {

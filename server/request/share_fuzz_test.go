@@ -1,15 +1,11 @@
 package request_test
 
 import (
-	"errors"
 	"testing"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign/share"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/request"
-	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // FuzzDecodeShare feeds arbitrary AssignShare requests through the
@@ -33,42 +29,18 @@ func FuzzDecodeShare(f *testing.F) {
 		{Topics: []*assigndv1.ShareTopic{{Name: "t", PartitionCount: 1}},
 			Members: []*assigndv1.ShareMember{{MemberId: "a", Topics: []string{"t"}}, {MemberId: "a"}}},
 	}
-	for _, s := range seeds {
-		b, err := proto.Marshal(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var req assigndv1.AssignShareRequest
-		if proto.Unmarshal(b, &req) != nil {
-			return
-		}
-		if request.SharePartitionCount(&req) > 1<<12 || len(req.GetMembers()) > 64 {
+	fuzzRequests(f, seeds, func(t *testing.T, req *assigndv1.AssignShareRequest) {
+		if request.SharePartitionCount(req) > 1<<12 || len(req.GetMembers()) > 64 {
 			// Large groups are the limit tests'; here they would only
 			// slow the search.
 			return
 		}
-		_ = request.EstimateShareBytes(&req, 0)
-		in, err := request.DecodeShare(&req)
-		var fe *rpcerr.FieldError
-		var le *rpcerr.LimitError
-		if err != nil {
-			if !errors.As(err, &fe) && !errors.As(err, &le) {
-				t.Fatalf("decode error %T is neither a field nor a limit error: %v", err, err)
-			}
+		_ = request.EstimateShareBytes(req, 0)
+		in, err := request.DecodeShare(req)
+		if !decoded(t, err) {
 			return
 		}
 		res, err := share.Run(in.Assignor, in.Group)
-		if err != nil {
-			if err := in.EngineError(err); !errors.As(err, &fe) {
-				t.Fatalf("engine error %T is not a field error: %v", err, err)
-			}
-			return
-		}
-		if err := share.Check(in.Group, res); err != nil {
-			t.Fatalf("plan breaks an invariant: %v", err)
-		}
+		checkPlanned(t, err, in.EngineError, func() error { return share.Check(in.Group, res) })
 	})
 }

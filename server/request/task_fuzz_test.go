@@ -1,15 +1,11 @@
 package request_test
 
 import (
-	"errors"
 	"testing"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/request"
-	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // FuzzDecodeTasks feeds arbitrary AssignTasks requests through the
@@ -35,31 +31,15 @@ func FuzzDecodeTasks(f *testing.F) {
 				{MemberId: "b", ProcessId: "B", Lags: []*assigndv1.TaskLag{{Task: st("s", 0), Lag: 100}, {Task: st("s", 1)}}},
 			}},
 	}
-	for _, s := range seeds {
-		b, err := proto.Marshal(s)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		var req assigndv1.AssignTasksRequest
-		if proto.Unmarshal(b, &req) != nil {
-			return
-		}
-		if request.TaskCount(&req) > 1<<12 || len(req.GetMembers()) > 64 {
+	fuzzRequests(f, seeds, func(t *testing.T, req *assigndv1.AssignTasksRequest) {
+		if request.TaskCount(req) > 1<<12 || len(req.GetMembers()) > 64 {
 			// Large groups are the limit tests' and benchmarks'; here
 			// they would only slow the search.
 			return
 		}
-		_ = request.EstimateTaskBytes(&req, 0)
-		in, err := request.DecodeTasks(&req)
-		var fe *rpcerr.FieldError
-		var le *rpcerr.LimitError
-		if err != nil {
-			if !errors.As(err, &fe) && !errors.As(err, &le) {
-				t.Fatalf("decode error %T is neither a field nor a limit error: %v", err, err)
-			}
+		_ = request.EstimateTaskBytes(req, 0)
+		in, err := request.DecodeTasks(req)
+		if !decoded(t, err) {
 			return
 		}
 		a := in.Assignor
@@ -67,14 +47,6 @@ func FuzzDecodeTasks(f *testing.F) {
 			a = task.Sticky()
 		}
 		res, err := task.Run(a, in.Group)
-		if err != nil {
-			if err := in.EngineError(err); !errors.As(err, &fe) {
-				t.Fatalf("engine error %T is not a field error: %v", err, err)
-			}
-			return
-		}
-		if err := task.Check(in.Group, res); err != nil {
-			t.Fatalf("plan breaks an invariant: %v", err)
-		}
+		checkPlanned(t, err, in.EngineError, func() error { return task.Check(in.Group, res) })
 	})
 }

@@ -1,7 +1,6 @@
 package rollout_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -11,11 +10,11 @@ import (
 
 	"go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/testbed/metrictest"
 )
 
 // Records the tests write by hand.
@@ -418,22 +417,7 @@ func TestHaltsCountedLiveOnly(t *testing.T) {
 	l := &sharedLog{}
 	counted := func(reader *sdkmetric.ManualReader) map[string]int64 {
 		t.Helper()
-		var rm metricdata.ResourceMetrics
-		if err := reader.Collect(context.Background(), &rm); err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]int64{}
-		for _, sm := range rm.ScopeMetrics {
-			for _, m := range sm.Metrics {
-				if s, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "assignd.policy.rollout.halts" {
-					for _, dp := range s.DataPoints {
-						v, _ := dp.Attributes.Value("reason")
-						out[v.AsString()] += dp.Value
-					}
-				}
-			}
-		}
-		return out
+		return metrictest.Sums(t, reader, "assignd.policy.rollout.halts", "reason")
 	}
 	newMetered := func(name string) (*replica, *sdkmetric.ManualReader) {
 		reader := sdkmetric.NewManualReader()

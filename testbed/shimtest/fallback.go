@@ -2,7 +2,6 @@ package shimtest
 
 import (
 	"bytes"
-	"context"
 	"crypto/tls"
 	"errors"
 	"log/slog"
@@ -12,7 +11,6 @@ import (
 
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/resolver"
@@ -23,6 +21,7 @@ import (
 	"github.com/assignd/assignd/client"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/metrictest"
 )
 
 // Fataler is what a test helper needs of *testing.T and *rapid.T alike.
@@ -232,23 +231,5 @@ func CheckFailure(t *testing.T, l Leader) {
 // FallbackCount reads the assignd.client.fallbacks counter for reason.
 func FallbackCount(t *testing.T, r *sdkmetric.ManualReader, reason string) int64 {
 	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			sum, ok := m.Data.(metricdata.Sum[int64])
-			if m.Name != "assignd.client.fallbacks" || !ok {
-				continue
-			}
-			for _, dp := range sum.DataPoints {
-				if v, _ := dp.Attributes.Value("reason"); v.AsString() == reason {
-					n += dp.Value
-				}
-			}
-		}
-	}
-	return n
+	return metrictest.Sums(t, r, "assignd.client.fallbacks", "reason")[reason]
 }

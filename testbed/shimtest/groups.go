@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/assignd/assignd/assign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
 // ScaleOutGroup is a burst scale-out of a cooperative group, from one
@@ -29,4 +30,20 @@ func ScaleOutGroup(n int) *assign.Group {
 		g.Members = append(g.Members, m)
 	}
 	return g
+}
+
+// LongRangePartitions is the topic size of [LongRangeRequest]; a server
+// needs its partition limit raised to it.
+const LongRangePartitions = 20_000_000
+
+// LongRangeRequest is a computation that takes seconds on any machine:
+// range over one topic of [LongRangePartitions], 200 members. The request
+// itself is a few kilobytes, so it reaches the handler at once.
+func LongRangeRequest() *assigndv1.AssignRequest {
+	req := &assigndv1.AssignRequest{GroupId: "long-range", ProtocolName: "range",
+		Topics: []*assigndv1.Topic{{Name: "t", PartitionCount: LongRangePartitions}}}
+	for i := range 200 {
+		req.Members = append(req.Members, &assigndv1.Member{MemberId: fmt.Sprintf("m%03d", i), Topics: []string{"t"}})
+	}
+	return req
 }

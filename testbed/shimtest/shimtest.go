@@ -135,6 +135,30 @@ func (p *Proxy) Requests() []*assigndv1.AssignRequest {
 	return append([]*assigndv1.AssignRequest(nil), p.reqs...)
 }
 
+// ServeRecorded runs a real assignd behind a [Proxy] that records every
+// request, and returns a client of the real one, the proxy and a client of
+// the proxy.
+func ServeRecorded(t testing.TB) (real *client.Client, p *Proxy, proxied *client.Client) {
+	t.Helper()
+	real = NewClient(t, ServeAssignd(t))
+	p = &Proxy{Next: real}
+	return real, p, NewClient(t, ServeFake(t, p))
+}
+
+// OnlyRequest checks that a shim served one balance, from assignd (its
+// stats), with one request through p, and returns that request.
+func OnlyRequest(t testing.TB, stats client.BalanceStats, p *Proxy) *assigndv1.AssignRequest {
+	t.Helper()
+	if stats != (client.BalanceStats{Served: 1}) {
+		t.Fatalf("stats %+v, want one balance served by assignd", stats)
+	}
+	reqs := p.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	return reqs[0]
+}
+
 // SkipLarge skips a test of a group large enough to take seconds of CPU
 // under -short, and under the race detector, which makes it take minutes
 // and checks nothing such a test adds. scripts/test.sh runs these tests

@@ -64,6 +64,15 @@ var pages = template.Must(template.New("").Funcs(template.FuncMap{
 	"moves":   partitionMoves,
 }).ParseFS(files, "templates/*.html"))
 
+// Page is a console page served by another package (the replay service's
+// migration report, say) in the console's layout: name's template, text,
+// calls {{template "head" "Title"}} and {{template "foot"}} around its
+// body and may call funcs.
+func Page(name string, funcs template.FuncMap, text string) *template.Template {
+	layout := template.Must(template.New(name).Funcs(funcs).ParseFS(files, "templates/layout.html"))
+	return template.Must(layout.Parse(text))
+}
+
 // reasonName is a MoveReason as the console writes it: "no owner",
 // "balance", "stale claim".
 func reasonName(r assigndv1.MoveReason) string {

@@ -11,7 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/test/bufconn"
@@ -23,6 +22,7 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/metrictest"
 )
 
 // replica is one in-process assignd sharing its history through the log.
@@ -140,21 +140,7 @@ func (r *replica) sees(group string, gen int32, from string) error {
 // counter is the sum of a counter's data points.
 func (r *replica) counter(t *testing.T, name string) int64 {
 	t.Helper()
-	var rm metricdata.ResourceMetrics
-	if err := r.metrics.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	for _, sm := range rm.ScopeMetrics {
-		for _, m := range sm.Metrics {
-			if s, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == name {
-				for _, dp := range s.DataPoints {
-					n += dp.Value
-				}
-			}
-		}
-	}
-	return n
+	return metrictest.Sum(t, r.metrics, name)
 }
 
 func freePort(t *testing.T) int {

@@ -43,6 +43,12 @@ class KafkaAssignorTests {
     return ours;
   }
 
+  /** Every plan of a Kafka test came from assignd: none fell back. */
+  static void assertServedByAssignd(AssigndBacked ours) {
+    assertEquals(0, ours.stats().getFallbacks(), ours.stats().toString());
+    assertTrue(ours.stats().getServed() > 0, "the test's plans came from assignd");
+  }
+
   @Nested
   class Range extends RangeAssignorTest {
     private AssigndRangeAssignor ours;
@@ -54,8 +60,7 @@ class KafkaAssignorTests {
 
     @AfterEach
     void noFallback() {
-      assertEquals(0, ours.stats().getFallbacks(), ours.stats().toString());
-      assertTrue(ours.stats().getServed() > 0, "the test's plans came from assignd");
+      assertServedByAssignd(ours);
     }
   }
 
@@ -70,8 +75,7 @@ class KafkaAssignorTests {
 
     @AfterEach
     void noFallback() {
-      assertEquals(0, ours.stats().getFallbacks(), ours.stats().toString());
-      assertTrue(ours.stats().getServed() > 0, "the test's plans came from assignd");
+      assertServedByAssignd(ours);
     }
   }
 }

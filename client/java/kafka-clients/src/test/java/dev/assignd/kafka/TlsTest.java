@@ -53,79 +53,67 @@ class TlsTest {
     return AssigndAssignorTest.statsOf(a);
   }
 
+  /** The shim's properties: pairs of a setting and its value. */
+  private static Map<String, Object> props(String... kv) {
+    Map<String, Object> p = new HashMap<>();
+    for (int i = 0; i < kv.length; i += 2) {
+      p.put(kv[i], kv[i + 1]);
+    }
+    return p;
+  }
+
+  /** One balance with props is a misconfiguration, logged as an ERROR naming the setting at fault. */
+  private static AssigndStats assertMisconfigured(Map<String, Object> props, String setting) {
+    try (LogCapture log = new LogCapture()) {
+      AssigndStats s = assign(props);
+      assertEquals(1, s.getMisconfigurations(), s.toString());
+      assertTrue(log.text().contains("ERROR") && log.text().contains(setting), log.text());
+      return s;
+    }
+  }
+
   @Test
   void tlsWithTheRightCa() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(AssigndConfig.TARGET, tls.target());
-    p.put(AssigndConfig.TLS_CA_FILE, certs.caCert.toString());
-    AssigndStats s = assign(p);
+    AssigndStats s = assign(props(AssigndConfig.TARGET, tls.target(), AssigndConfig.TLS_CA_FILE, certs.caCert.toString()));
     assertEquals(1, s.getServed(), s.toString());
   }
 
   @Test
   void tlsWithAServerNameOverride() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(AssigndConfig.TARGET, "127.0.0.1:" + tls.target().replaceAll(".*:", ""));
-    p.put(AssigndConfig.TLS_CA_FILE, certs.caCert.toString());
-    p.put(AssigndConfig.TLS_SERVER_NAME, "assignd.test");
-    AssigndStats s = assign(p);
+    AssigndStats s = assign(props(AssigndConfig.TARGET, "127.0.0.1:" + tls.target().replaceAll(".*:", ""),
+        AssigndConfig.TLS_CA_FILE, certs.caCert.toString(), AssigndConfig.TLS_SERVER_NAME, "assignd.test"));
     assertEquals(1, s.getServed(), s.toString());
   }
 
   @Test
   void tlsWithTheWrongCaIsAMisconfiguration() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(AssigndConfig.TARGET, tls.target());
-    p.put(AssigndConfig.TLS_CA_FILE, other.caCert.toString());
-    try (LogCapture log = new LogCapture()) {
-      AssigndStats s = assign(p);
-      assertEquals(1, s.getMisconfigurations(), s.toString());
-      assertTrue(log.text().contains("ERROR") && log.text().contains(AssigndConfig.TLS_CA_FILE), log.text());
-    }
+    assertMisconfigured(props(AssigndConfig.TARGET, tls.target(), AssigndConfig.TLS_CA_FILE, other.caCert.toString()),
+        AssigndConfig.TLS_CA_FILE);
   }
 
   @Test
   void plaintextToATlsServerFallsBack() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(AssigndConfig.TARGET, tls.target());
-    p.put(AssigndConfig.DEADLINE_MS, "3000");
-    AssigndStats s = assign(p);
+    AssigndStats s = assign(props(AssigndConfig.TARGET, tls.target(), AssigndConfig.DEADLINE_MS, "3000"));
     assertEquals(1, s.getFallbacks(), s.toString());
   }
 
   @Test
   void unreadableCaFileIsAMisconfiguration() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(AssigndConfig.TARGET, tls.target());
-    p.put(AssigndConfig.TLS_CA_FILE, certs.dir.resolve("no-such-ca.pem").toString());
-    try (LogCapture log = new LogCapture()) {
-      AssigndStats s = assign(p);
-      assertEquals(1, s.getMisconfigurations(), s.toString());
-      assertTrue(log.text().contains("ERROR") && log.text().contains(AssigndConfig.TLS_CA_FILE), log.text());
-    }
+    assertMisconfigured(props(AssigndConfig.TARGET, tls.target(),
+        AssigndConfig.TLS_CA_FILE, certs.dir.resolve("no-such-ca.pem").toString()), AssigndConfig.TLS_CA_FILE);
   }
 
   @Test
   void mtlsWithAClientCertificate() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(AssigndConfig.TARGET, mtls.target());
-    p.put(AssigndConfig.TLS_CA_FILE, certs.caCert.toString());
-    p.put(AssigndConfig.TLS_CERT_FILE, certs.clientCert.toString());
-    p.put(AssigndConfig.TLS_KEY_FILE, certs.clientKey.toString());
-    AssigndStats s = assign(p);
+    AssigndStats s = assign(props(AssigndConfig.TARGET, mtls.target(), AssigndConfig.TLS_CA_FILE, certs.caCert.toString(),
+        AssigndConfig.TLS_CERT_FILE, certs.clientCert.toString(), AssigndConfig.TLS_KEY_FILE, certs.clientKey.toString()));
     assertEquals(1, s.getServed(), s.toString());
   }
 
   @Test
   void mtlsWithoutAClientCertificateIsAMisconfiguration() {
-    Map<String, Object> p = new HashMap<>();
-    p.put(AssigndConfig.TARGET, mtls.target());
-    p.put(AssigndConfig.TLS_CA_FILE, certs.caCert.toString());
-    try (LogCapture log = new LogCapture()) {
-      AssigndStats s = assign(p);
-      assertEquals(1, s.getMisconfigurations(), s.toString());
-      assertEquals(0, s.getServed());
-      assertTrue(log.text().contains("ERROR") && log.text().contains(AssigndConfig.TLS_CERT_FILE), log.text());
-    }
+    AssigndStats s = assertMisconfigured(props(AssigndConfig.TARGET, mtls.target(), AssigndConfig.TLS_CA_FILE, certs.caCert.toString()),
+        AssigndConfig.TLS_CERT_FILE);
+    assertEquals(0, s.getServed());
   }
 }

@@ -39,6 +39,13 @@ import org.slf4j.LoggerFactory;
  * again for {@code assignd.backoff.ms} (default 5 s): a dead or hung assignd
  * costs one deadline per backoff, not one per heartbeat.
  *
+ * <p>After its wait ends, at the deadline at the latest, the coordinator's
+ * thread does only bounded in-memory work: it cancels the call (an
+ * interrupt of the call's thread), classifies the failure, runs the
+ * fallback on the same input and counts the outcome. Every log line and
+ * the record file are handed to the plugin's I/O thread ({@link OffThread}),
+ * so that a slow disk never holds a coordinator thread.
+ *
  * <p>It throws {@link PartitionAssignorException} only when the fallback
  * itself fails; every failure of assignd is counted ({@link PluginStats})
  * and logged, a misconfiguration once at ERROR.
@@ -64,6 +71,8 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
   private volatile long skipUntil;
   /** Whether the last attempt was a failure, so that recovery and new failures log once. */
   private volatile boolean failing;
+  /** Targets the fallback computed since failing began, said when assignd answers again. */
+  private final AtomicLong fallbacksWhileFailing = new AtomicLong();
 
   /** Slot 1: settings under {@code assignd.assignor.1.}, default name {@code assignd}. */
   public AssigndAssignor() {
@@ -154,8 +163,10 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
         logOnce(c, "not-target", "check " + PluginConfig.TARGET + ": " + e.getMessage());
         return fallBack(c, FallbackReason.MISCONFIGURED, built.request(), resp, spec, topics, start, gcStart);
       } else if (r.invalid() != null) {
-        LOG.warn("assignd plugin {}: assignd's answer is not a valid assignment of the group: {}; assigning with {}",
-            c.name, r.invalid().getMessage(), fallback.name());
+        String why = r.invalid().getMessage();
+        String fb = fallback.name();
+        OffThread.run(() -> LOG.warn("assignd plugin {}: assignd's answer is not a valid assignment of the group: {}; assigning with {}",
+            c.name, why, fb));
         return fallBack(c, FallbackReason.BAD_RESPONSE, built.request(), resp, spec, topics, start, gcStart);
       }
       long took = System.nanoTime() - start;
@@ -165,14 +176,20 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       skipUntil = 0;
       if (failing) {
         failing = false;
-        LOG.info("assignd plugin {}: assignd answers again", c.name);
+        long missed = fallbacksWhileFailing.getAndSet(0);
+        String fb = fallback.name();
+        OffThread.run(() -> LOG.info("assignd plugin {}: assignd answers again; {} targets were computed by {} meanwhile",
+            c.name, missed, fb));
       }
       if (LOG.isDebugEnabled()) {
-        LOG.debug("assignd plugin {}: {} members assigned by assignd ({}@{}, policy {}) in {} µs",
-            c.name, built.request().getMembersCount(), resp.getAssignor(), resp.getAssignorVersion(), resp.getPolicy(), took / 1000);
-      }
-      for (String w : resp.getWarningsList()) {
-        LOG.debug("assignd plugin {}: assignd warns: {}", c.name, w);
+        int members = built.request().getMembersCount();
+        OffThread.run(() -> {
+          LOG.debug("assignd plugin {}: {} members assigned by assignd ({}@{}, policy {}) in {} µs",
+              c.name, members, resp.getAssignor(), resp.getAssignorVersion(), resp.getPolicy(), took / 1000);
+          for (String w : resp.getWarningsList()) {
+            LOG.debug("assignd plugin {}: assignd warns: {}", c.name, w);
+          }
+        });
       }
       record(c, "SERVED", took, gc, built.request(), resp, out);
       return out;
@@ -182,7 +199,8 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     } catch (StatusRuntimeException e) {
       return failed(c, e, request(built), spec, topics, start, gcStart);
     } catch (RuntimeException e) {
-      LOG.warn("assignd plugin {}: unexpected failure: {}; assigning with {}", c.name, e.toString(), fallback.name(), e);
+      String fb = fallback.name();
+      OffThread.run(() -> LOG.warn("assignd plugin {}: unexpected failure: {}; assigning with {}", c.name, e.toString(), fb, e));
       return fallBack(c, FallbackReason.OTHER, request(built), null, spec, topics, start, gcStart);
     }
   }
@@ -194,14 +212,15 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
   private GroupAssignment failed(PluginConfig c, StatusRuntimeException e, AssignRequest req,
       GroupSpec spec, SubscribedTopicDescriber topics, long start, long gcStart) {
     Diagnosis d = Diagnosis.of(e, PluginConfig.DEADLINE_MS, c.deadlineMs);
+    String fb = fallback.name();
     if (d.misconfigured()) {
       logOnce(c, d.reason().name(), "check " + d.property() + ": " + d.detail());
     } else if (d.reason() == FallbackReason.INVALID_ARGUMENT) {
-      LOG.error("assignd plugin {}: assignd refused the request: {}; assigning with {}", c.name, d.detail(), fallback.name());
+      OffThread.run(() -> LOG.error("assignd plugin {}: assignd refused the request: {}; assigning with {}", c.name, d.detail(), fb));
     } else if (d.backOff()) {
       logTransient(c, d.reason(), d.detail());
     } else {
-      LOG.warn("assignd plugin {}: assignd failed: {}; assigning with {}", c.name, d.detail(), fallback.name());
+      OffThread.run(() -> LOG.warn("assignd plugin {}: assignd failed: {}; assigning with {}", c.name, d.detail(), fb));
     }
     if (d.backOff() && c.backoffMs > 0) {
       long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(c.backoffMs);
@@ -212,12 +231,13 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
 
   /** A failure that may pass: WARN when it starts, DEBUG while it lasts. */
   private void logTransient(PluginConfig c, FallbackReason reason, String what) {
+    String fb = fallback.name();
     if (!failing) {
       failing = true;
-      LOG.warn("assignd plugin {}: assignd failed ({}): {}; assigning with {} and not calling assignd for {} ms",
-          c.name, reason, what, fallback.name(), c.backoffMs);
-    } else {
-      LOG.debug("assignd plugin {}: assignd still failing ({}): {}", c.name, reason, what);
+      OffThread.run(() -> LOG.warn("assignd plugin {}: assignd failed ({}): {}; assigning with {} and not calling assignd for {} ms",
+          c.name, reason, what, fb, c.backoffMs));
+    } else if (LOG.isDebugEnabled()) {
+      OffThread.run(() -> LOG.debug("assignd plugin {}: assignd still failing ({}): {}", c.name, reason, what));
     }
   }
 
@@ -237,6 +257,9 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
     long took = System.nanoTime() - start;
     long gc = JvmPauses.gcNanos() - gcStart;
     stats.fellBack(reason, took);
+    if (failing) {
+      fallbacksWhileFailing.incrementAndGet();
+    }
     overran(c, took, gc);
     // The broker logs "with 'assignd' assignor" either way: say who
     // computed it (within a backoff, the WARN that started it said so).
@@ -244,9 +267,9 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
       String line = "assignd plugin {} (group {}): the target of {} members was computed by {}, not assignd ({}), in {} µs";
       Object[] args = {c.name, c.groupId, spec.memberIds().size(), fb.name(), reason, took / 1000};
       if (reason == FallbackReason.BACKOFF) {
-        LOG.debug(line, args);
+        OffThread.run(() -> LOG.debug(line, args));
       } else {
-        LOG.info(line, args);
+        OffThread.run(() -> LOG.info(line, args));
       }
     }
     record(c, reason.name(), took, gc, req, resp, out);
@@ -267,20 +290,21 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
   private static void overran(PluginConfig c, long tookNanos, long gcNanos) {
     long over = TimeUnit.NANOSECONDS.toMillis(tookNanos - gcNanos) - c.deadlineMs;
     if (TimeUnit.NANOSECONDS.toMillis(tookNanos) - c.deadlineMs > OVERRUN_MS) {
-      LOG.warn("assignd plugin {}: a call held the coordinator's thread {} ms, past {}={}; the broker's JVM was stopped for garbage "
+      OffThread.run(() -> LOG.warn("assignd plugin {}: a call held the coordinator's thread {} ms, past {}={}; the broker's JVM was stopped for garbage "
           + "collection {} ms of it, and the rest, {} ms past the deadline, is time the thread waited for a CPU",
           c.name, TimeUnit.NANOSECONDS.toMillis(tookNanos), PluginConfig.DEADLINE_MS, c.deadlineMs,
-          TimeUnit.NANOSECONDS.toMillis(gcNanos), Math.max(0, over));
+          TimeUnit.NANOSECONDS.toMillis(gcNanos), Math.max(0, over)));
     }
   }
 
   private void logOnce(PluginConfig c, String kind, String message) {
+    String fb = fallback.name();
     if (LOGGED.add(c.name + "\0" + kind + "\0" + message)) {
       MISCONFIGURATIONS_LOGGED.incrementAndGet();
-      LOG.error("assignd plugin {}: {}; every assignment falls back to {} until it is fixed (logged once)",
-          c.name, message, fallback.name());
-    } else {
-      LOG.debug("assignd plugin {}: {}", c.name, message);
+      OffThread.run(() -> LOG.error("assignd plugin {}: {}; every assignment falls back to {} until it is fixed (logged once)",
+          c.name, message, fb));
+    } else if (LOG.isDebugEnabled()) {
+      OffThread.run(() -> LOG.debug("assignd plugin {}: {}", c.name, message));
     }
   }
 

@@ -157,13 +157,21 @@ public final class PluginStats extends Outcomes implements PluginStatsMXBean {
       ring[(int) (count++ % ring.length)] = nanos;
     }
 
-    /** The q-quantile (nearest rank) in µs, or -1 when empty. */
-    synchronized long quantileMicros(double q) {
-      int n = (int) Math.min(count, ring.length);
-      if (n == 0) {
-        return -1;
+    /**
+     * The q-quantile (nearest rank) in µs, or -1 when empty. Sorted outside
+     * the lock: a JMX read must not hold up the coordinator's thread adding
+     * a sample.
+     */
+    long quantileMicros(double q) {
+      long[] s;
+      synchronized (this) {
+        int n = (int) Math.min(count, ring.length);
+        if (n == 0) {
+          return -1;
+        }
+        s = Arrays.copyOf(ring, n);
       }
-      long[] s = Arrays.copyOf(ring, n);
+      int n = s.length;
       Arrays.sort(s);
       int rank = (int) Math.ceil(q * n) - 1;
       return s[Math.max(0, Math.min(n - 1, rank))] / 1000;

@@ -66,7 +66,7 @@ class ColdStartIT {
             }
             assertEquals(4, m.owned().size(), "start " + i + ": the member's partitions");
           }
-          List<Records.Entry> calls = Records.read(records);
+          List<Records.Entry> calls = Records.atLeast(records, 1);
           assertTrue(!calls.isEmpty(), "start " + i + ": the plugin was called");
           Records.Entry first = calls.get(0);
           assertEquals("SERVED", first.outcome(), "start " + i + ": the first target after the broker's start");

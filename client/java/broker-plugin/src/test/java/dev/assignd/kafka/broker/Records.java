@@ -84,6 +84,21 @@ final class Records {
     return out;
   }
 
+  /**
+   * The entries once there are at least n, waiting up to 10 s: the plugin
+   * writes its record a few milliseconds after the call, off the
+   * coordinator's thread.
+   */
+  static List<Entry> atLeast(Path file, int n) throws IOException, InterruptedException {
+    long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+    List<Entry> got = read(file);
+    while (got.size() < n && System.nanoTime() < until) {
+      Thread.sleep(20);
+      got = read(file);
+    }
+    return got;
+  }
+
   /** The last entry whose assignment covers exactly these topic ids, or null. */
   static Entry last(List<Entry> entries, Set<String> topicIds) {
     for (int i = entries.size() - 1; i >= 0; i--) {
