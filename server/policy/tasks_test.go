@@ -202,3 +202,24 @@ rules:
 		}
 	}
 }
+
+// TestSelectTasksCountsSelections: the selection metric counts a streams
+// group's choice by rule, revision, task assignor and group type.
+func TestSelectTasksCountsSelections(t *testing.T) {
+	m := newMeter(t)
+	p := mustParse(t, streamsPolicy)
+	src, err := policy.NewSource(p, policy.WithMeterProvider(m.provider))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	for range 3 {
+		if _, err := src.SelectTasks(context.Background(), selection.Query{GroupID: "shared"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]string{"rule": "both", "revision": p.Revision(), "assignor": "sticky@1", "group_type": "streams"}
+	if n, ok := m.value(t, "assignd.policy.selections", want); !ok || n != 3 {
+		t.Errorf("assignd.policy.selections%v = %d (found %t), want 3", want, n, ok)
+	}
+}
