@@ -5,6 +5,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/pbwire"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
@@ -12,8 +13,6 @@ import (
 const (
 	fieldPartitions protowire.Number = 2 // MemberAssignment.partitions
 	fieldRevoked    protowire.Number = 5 // MemberAssignment.revoked
-	fieldTopic      protowire.Number = 1 // TopicPartitions.topic
-	fieldPartition  protowire.Number = 2 // TopicPartitions.partitions
 )
 
 // fullView writes each member's partitions and revoked lists, as
@@ -39,26 +38,10 @@ func fullView(r *assign.Result, ms []assigndv1.MemberAssignment) {
 	}
 }
 
-// appendLists appends tps as the repeated TopicPartitions field num,
-// encoded as proto.Marshal encodes it: the topic unless empty, the
-// partitions packed unless none.
+// appendLists appends tps as the repeated TopicPartitions field num.
 func appendLists(b []byte, num protowire.Number, tps []assign.TopicPartitions) []byte {
 	for _, tp := range tps {
-		packed := packedSize(tp.Partitions)
-		b = protowire.AppendTag(b, num, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(topicPartitionsSize(tp.Topic, packed)))
-		if tp.Topic != "" {
-			b = protowire.AppendTag(b, fieldTopic, protowire.BytesType)
-			b = protowire.AppendString(b, tp.Topic)
-		}
-		if packed > 0 {
-			b = protowire.AppendTag(b, fieldPartition, protowire.BytesType)
-			b = protowire.AppendVarint(b, uint64(packed))
-			for _, p := range tp.Partitions {
-				// An int32 is a varint of its 64-bit sign extension.
-				b = protowire.AppendVarint(b, uint64(int64(p)))
-			}
-		}
+		b = pbwire.AppendTopicPartitions(b, num, tp.Topic, tp.Partitions)
 	}
 	return b
 }
@@ -67,29 +50,7 @@ func appendLists(b []byte, num protowire.Number, tps []assign.TopicPartitions) [
 func listsSize(num protowire.Number, tps []assign.TopicPartitions) int {
 	n := 0
 	for _, tp := range tps {
-		inner := topicPartitionsSize(tp.Topic, packedSize(tp.Partitions))
-		n += protowire.SizeTag(num) + protowire.SizeBytes(inner)
-	}
-	return n
-}
-
-// topicPartitionsSize is the size of a TopicPartitions message of topic,
-// with packed bytes of partitions.
-func topicPartitionsSize(topic string, packed int) int {
-	n := 0
-	if topic != "" {
-		n += protowire.SizeTag(fieldTopic) + protowire.SizeBytes(len(topic))
-	}
-	if packed > 0 {
-		n += protowire.SizeTag(fieldPartition) + protowire.SizeBytes(packed)
-	}
-	return n
-}
-
-func packedSize(ps []int32) int {
-	n := 0
-	for _, p := range ps {
-		n += protowire.SizeVarint(uint64(int64(p)))
+		n += pbwire.TopicPartitionsSize(num, tp.Topic, tp.Partitions)
 	}
 	return n
 }

@@ -120,42 +120,49 @@ type field struct {
 	val []byte
 }
 
-// fields walks the fields of one message, giving each to read, and
-// returns, as they came, the bytes of those read returns errNotMine for.
-func fields(b []byte, read func(field) error) (rest []byte, err error) {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
+// message reads the fields of b into m: read reads those it knows, and
+// proto.Unmarshal those read returns errNotMine for, each run of them
+// where it lies in b (a message's bytes concatenated are the message
+// merged, so the runs merged in turn are the fields read together), so
+// that nothing is copied: a raw-metadata member is all one run.
+func message(b []byte, m proto.Message, read func(field) error) error {
+	run := -1 // where the run of fields not read here began
+	merge := func(end int) error {
+		if run < 0 {
+			return nil
+		}
+		seg := b[run:end]
+		run = -1
+		return proto.UnmarshalOptions{Merge: true}.Unmarshal(seg, m)
+	}
+	for at := 0; at < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[at:])
 		if n < 0 {
-			return nil, protowire.ParseError(n)
+			return protowire.ParseError(n)
 		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			return nil, protowire.ParseError(m)
+		v := protowire.ConsumeFieldValue(num, typ, b[at+n:])
+		if v < 0 {
+			return protowire.ParseError(v)
 		}
-		f := field{num: num, typ: typ, val: b[n : n+m]}
+		f := field{num: num, typ: typ, val: b[at+n : at+n+v]}
 		if typ == protowire.BytesType {
 			f.val, _ = protowire.ConsumeBytes(f.val)
 		}
-		switch err := read(f); err {
-		case nil:
-		case errNotMine:
-			rest = append(rest, b[:n+m]...)
+		switch err := read(f); {
+		case err == errNotMine:
+			if run < 0 {
+				run = at
+			}
+		case err != nil:
+			return err
 		default:
-			return nil, err
+			if err := merge(at); err != nil {
+				return err
+			}
 		}
-		b = b[n+m:]
+		at += n + v
 	}
-	return rest, nil
-}
-
-// message reads the fields of b into m: read reads those it knows, and
-// proto.Unmarshal those read returns errNotMine for.
-func message(b []byte, m proto.Message, read func(field) error) error {
-	rest, err := fields(b, read)
-	if err != nil || len(rest) == 0 {
-		return err
-	}
-	return proto.UnmarshalOptions{Merge: true}.Unmarshal(rest, m)
+	return merge(len(b))
 }
 
 func (u *unmarshaler) member(b []byte) (*assigndv1.Member, error) {
