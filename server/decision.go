@@ -6,11 +6,12 @@ import (
 	"slices"
 	"time"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/request"
 	"github.com/assignd/assignd/server/rpcerr"
 	"github.com/assignd/assignd/server/selection"
 )
@@ -139,7 +140,7 @@ func capPartitions(out []*assigndv1.TopicPartitions, tps []assign.TopicPartition
 // history keeps for replay and digests; nil if it cannot be marshaled.
 func (in *decisionInput) marshaled() []byte {
 	if in.input == nil {
-		in.input, _ = request.Marshal(in.req)
+		in.input, _ = proto.MarshalOptions{Deterministic: true}.Marshal(in.req)
 	}
 	return in.input
 }

@@ -35,42 +35,12 @@ func checkUnmarshal(t interface {
 	if !proto.Equal(want, got) {
 		t.Fatalf("request.Unmarshal gave\n%v\nproto.Unmarshal\n%v", got, want)
 	}
-	checkMarshal(t, got)
 	for _, m := range got.GetMembers() {
 		for _, tp := range m.GetOwnedPartitions() {
 			if ps := tp.GetPartitions(); cap(ps) != len(ps) {
 				t.Fatalf("member %q, topic %q: partitions of capacity %d for %d, so an append would write a neighbour's", m.GetMemberId(), tp.GetTopic(), cap(ps), len(ps))
 			}
 		}
-	}
-}
-
-// checkMarshal: request.Marshal writes the bytes proto.Marshal writes
-// deterministically, or fails as it fails.
-func checkMarshal(t interface {
-	Helper()
-	Fatalf(string, ...any)
-}, req *assigndv1.AssignRequest) {
-	t.Helper()
-	want, wantErr := proto.MarshalOptions{Deterministic: true}.Marshal(req)
-	got, gotErr := request.Marshal(req)
-	if (wantErr == nil) != (gotErr == nil) || (wantErr == nil && !bytes.Equal(got, want)) {
-		t.Fatalf("request.Marshal gave %x, %v;\nproto.Marshal %x, %v", got, gotErr, want, wantErr)
-	}
-}
-
-// TestMarshalEdges: what the wire cannot carry (a name that is not
-// UTF-8), nil list entries, unknown fields in an owned list.
-func TestMarshalEdges(t *testing.T) {
-	withUnknown := &assigndv1.TopicPartitions{Topic: "t", Partitions: []int32{1}}
-	withUnknown.ProtoReflect().SetUnknown(varint(9, 1))
-	for _, m := range []*assigndv1.Member{
-		{MemberId: "a", Topics: []string{"\xff"}},
-		{MemberId: "a", OwnedPartitions: []*assigndv1.TopicPartitions{{Topic: "\xff"}}},
-		{MemberId: "a", OwnedPartitions: []*assigndv1.TopicPartitions{nil, withUnknown, {Partitions: []int32{-1}}}},
-		nil,
-	} {
-		checkMarshal(t, &assigndv1.AssignRequest{GroupId: "g", Members: []*assigndv1.Member{m}, Topics: []*assigndv1.Topic{{Name: "t"}}})
 	}
 }
 
