@@ -1,5 +1,7 @@
 package assign
 
+import "github.com/assignd/assignd/assign/internal/versioned"
+
 // Assignor computes a target assignment. The set of assignors is closed:
 // every implementation lives in this package, so that all of them go through
 // the same validation and the same KIP-429 post-pass in Run.
@@ -45,28 +47,4 @@ var (
 )
 
 // Ref names an assignor and version, as "cooperative-sticky@2".
-func Ref(a Assignor) string {
-	return a.Name() + "@" + itoa(a.Version())
-}
-
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
+func Ref(a Assignor) string { return versioned.Ref(a) }
