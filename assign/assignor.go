@@ -1,6 +1,10 @@
 package assign
 
-import "github.com/assignd/assignd/assign/internal/versioned"
+import (
+	"slices"
+
+	"github.com/assignd/assignd/assign/internal/versioned"
+)
 
 // Assignor computes a target assignment. The set of assignors is closed:
 // every implementation lives in this package, so that all of them go through
@@ -45,6 +49,26 @@ var (
 	eagerOnly        = []RebalanceProtocol{Eager}
 	cooperativeFirst = []RebalanceProtocol{Cooperative, Eager}
 )
+
+// eagerProtocols gives an assignor that runs EAGER only its Protocols,
+// cooperativeProtocols one that runs COOPERATIVE first, and EAGER too.
+type (
+	eagerProtocols       struct{}
+	cooperativeProtocols struct{}
+)
+
+func (eagerProtocols) Protocols() []RebalanceProtocol       { return slices.Clone(eagerOnly) }
+func (eagerProtocols) protocols() []RebalanceProtocol       { return eagerOnly }
+func (cooperativeProtocols) Protocols() []RebalanceProtocol { return slices.Clone(cooperativeFirst) }
+func (cooperativeProtocols) protocols() []RebalanceProtocol { return cooperativeFirst }
+
+// ownedHistory gives an assignor the memberData that takes a member's
+// owned partitions and generation as they are.
+type ownedHistory struct{}
+
+func (ownedHistory) memberData(m *Member) ([]TopicPartitions, int32, bool) {
+	return m.Owned, m.Generation, true
+}
 
 // Ref names an assignor and version, as "cooperative-sticky@2".
 func Ref(a Assignor) string { return versioned.Ref(a) }

@@ -1,7 +1,6 @@
 package request
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -146,14 +145,7 @@ func DecodeShare(req *assigndv1.AssignShareRequest) (*ShareInput, error) {
 // ("topics[i].partition_count", "topics[i].unassignable_partitions[j]").
 // Other errors pass through.
 func (in *ShareInput) EngineError(err error) error {
-	var ie *assign.InputError
-	if !errors.As(err, &ie) {
-		return err
-	}
-	field := ie.Field
-	if strings.HasPrefix(field, "topics[") && ie.Member == "" {
-		field = strings.NewReplacer(".partitions", ".partition_count", ".unassignable[", ".unassignable_partitions[").Replace(field)
-	}
-	field = memberPath(ie.Member, field, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
-	return &rpcerr.FieldError{Field: field, Member: ie.Member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP, Desc: ie.Reason, Err: err}
+	return engineFieldError(err, "topics[", shareFieldNames, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
 }
+
+var shareFieldNames = strings.NewReplacer(".partitions", ".partition_count", ".unassignable[", ".unassignable_partitions[")

@@ -1,13 +1,11 @@
 package request
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/rpcerr"
@@ -180,14 +178,7 @@ func DecodeTasks(req *assigndv1.AssignTasksRequest) (*TaskInput, error) {
 // gains the member's index; "subtopologies[i].partitions" is the
 // request's partition_count. Other errors pass through.
 func (in *TaskInput) EngineError(err error) error {
-	var ie *assign.InputError
-	if !errors.As(err, &ie) {
-		return err
-	}
-	field := ie.Field
-	if rest, ok := strings.CutSuffix(field, ".partitions"); ok && strings.HasPrefix(field, "subtopologies[") {
-		field = rest + ".partition_count"
-	}
-	field = memberPath(ie.Member, field, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
-	return &rpcerr.FieldError{Field: field, Member: ie.Member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP, Desc: ie.Reason, Err: err}
+	return engineFieldError(err, "subtopologies[", taskFieldNames, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
 }
+
+var taskFieldNames = strings.NewReplacer(".partitions", ".partition_count")
