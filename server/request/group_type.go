@@ -38,6 +38,15 @@ func resolveRef[A any](ref, kind string, lookup func(name string, version int) (
 	return a, nil
 }
 
+// servesGroupType refuses a request whose group_type is neither
+// unspecified nor want, the one group type the RPC serves; why says so.
+func servesGroupType(gt, want assigndv1.GroupType, why string) error {
+	if gt != assigndv1.GroupType_GROUP_TYPE_UNSPECIFIED && gt != want {
+		return groupField("group_type", "", "%s: %s", gt, why)
+	}
+	return nil
+}
+
 // groupField is an INVALID_GROUP error on a request field.
 func groupField(field, member, format string, args ...any) *rpcerr.FieldError {
 	return &rpcerr.FieldError{Field: field, Member: member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,

@@ -107,10 +107,8 @@ func EstimateShareBytes(req *assigndv1.AssignShareRequest, reqBytes int) int64 {
 // are the engine's to check ([share.Run]), and [ShareInput.EngineError]
 // names their request fields.
 func DecodeShare(req *assigndv1.AssignShareRequest) (*ShareInput, error) {
-	switch gt := req.GetGroupType(); gt {
-	case assigndv1.GroupType_GROUP_TYPE_UNSPECIFIED, assigndv1.GroupType_GROUP_TYPE_SHARE:
-	default:
-		return nil, groupField("group_type", "", "%s: AssignShare serves share groups only", gt)
+	if err := servesGroupType(req.GetGroupType(), assigndv1.GroupType_GROUP_TYPE_SHARE, "AssignShare serves share groups only"); err != nil {
+		return nil, err
 	}
 	a, err := ShareAssignor(req.GetAssignor())
 	if err != nil {

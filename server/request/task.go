@@ -97,10 +97,8 @@ func EstimateTaskBytes(req *assigndv1.AssignTasksRequest, reqBytes int) int64 {
 // and settings are the engine's to check ([task.Run]), and
 // [TaskInput.EngineError] names their request fields.
 func DecodeTasks(req *assigndv1.AssignTasksRequest) (*TaskInput, error) {
-	switch gt := req.GetGroupType(); gt {
-	case assigndv1.GroupType_GROUP_TYPE_UNSPECIFIED, assigndv1.GroupType_GROUP_TYPE_STREAMS:
-	default:
-		return nil, taskField("group_type", "", "%s: AssignTasks serves streams groups only", gt)
+	if err := servesGroupType(req.GetGroupType(), assigndv1.GroupType_GROUP_TYPE_STREAMS, "AssignTasks serves streams groups only"); err != nil {
+		return nil, err
 	}
 	a, err := TaskAssignor(req.GetAssignor())
 	if err != nil {
