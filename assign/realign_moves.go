@@ -112,21 +112,27 @@ func (ra *realigner) tradeWith(p, h int32) (done, ok bool) {
 // (c == ra.racks), which are off nobody's rack either; with offHolder,
 // those of column c that are off their holder's rack.
 func (ra *realigner) tradeAt(p, h, c int32, offHolder bool) (done, ok bool) {
-	key := ra.key(h, c)
-	end := ra.placedAt[key+1]
-	for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], h) {
-		ra.placedHead[key]++
-	}
-	for i := ra.placedHead[key]; i < end; i++ {
+	for _, x := range ra.placedIn(h, c) {
 		if !ra.look() {
 			return false, false
 		}
-		x := ra.placed[i]
 		if ra.tradable(x, h) && (!offHolder || ra.misaligned(x)) && ra.swap(p, x) {
 			return true, true
 		}
 	}
 	return false, true
+}
+
+// placedIn returns the candidates of row h, column c of placed, from the
+// first one still tradable: the stale ones before it are skipped for good
+// (placedHead).
+func (ra *realigner) placedIn(h, c int32) []int32 {
+	key := ra.key(h, c)
+	end := ra.placedAt[key+1]
+	for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], h) {
+		ra.placedHead[key]++
+	}
+	return ra.placed[ra.placedHead[key]:end]
 }
 
 // tradable reports whether x is still placed this round on a member in
@@ -162,16 +168,10 @@ func (ra *realigner) handOver(p int32) bool {
 		return false
 	}
 	for h := range ra.racks {
-		key := ra.key(h, ro)
-		end := ra.placedAt[key+1]
-		for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], h) {
-			ra.placedHead[key]++
-		}
-		for i := ra.placedHead[key]; i < end; i++ {
+		for _, x := range ra.placedIn(h, ro) {
 			if !ra.look() {
 				return false
 			}
-			x := ra.placed[i]
 			w := ra.target[x]
 			if !ra.tradable(x, h) || w == o || w == v || ra.count[w] != ra.hi || !st.subscribes(o, st.topicOf[x]) {
 				continue
