@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/share"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -89,16 +87,13 @@ const (
 // the request's counts: members, partitions, subscriptions, current
 // pairs, and its size. reqBytes as in [EstimateBytes].
 func EstimateShareBytes(req *assigndv1.AssignShareRequest, reqBytes int) int64 {
-	if reqBytes <= 0 {
-		reqBytes = proto.Size(req)
-	}
 	parts := SharePartitionCount(req)
 	subs, current := shareCounts(req)
 	return estimateBase +
 		estimateSharePerMember*int64(len(req.GetMembers())) +
 		estimateSharePerPartition*parts +
 		estimateSharePerPair*(subs+parts+current) +
-		estimatePerRequestByte*int64(reqBytes)
+		requestByteCost(req, reqBytes)
 }
 
 // DecodeShare converts an AssignShare request into the share assignor's

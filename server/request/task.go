@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/rpcerr"
@@ -76,9 +74,6 @@ const (
 // request's counts: members, tasks times (1 + standbys), tasks the
 // members list, and its size. reqBytes as in [EstimateBytes].
 func EstimateTaskBytes(req *assigndv1.AssignTasksRequest, reqBytes int) int64 {
-	if reqBytes <= 0 {
-		reqBytes = proto.Size(req)
-	}
 	tasks, listed := TaskCount(req), int64(0)
 	for _, m := range req.GetMembers() {
 		listed += int64(len(m.GetActiveTasks()) + len(m.GetStandbyTasks()) + len(m.GetWarmupTasks()) + len(m.GetLags()))
@@ -88,7 +83,7 @@ func EstimateTaskBytes(req *assigndv1.AssignTasksRequest, reqBytes int) int64 {
 		estimateTaskPerMember*int64(len(req.GetMembers())) +
 		estimateTaskPerReplica*replicas +
 		estimateTaskPerListed*listed +
-		estimatePerRequestByte*int64(reqBytes)
+		requestByteCost(req, reqBytes)
 }
 
 // DecodeTasks converts an AssignTasks request into the task assignor's
