@@ -3,7 +3,6 @@ package dev.assignd.kafka.broker;
 import assignd.v1.ShareAssignment.AssignShareResponse;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.common.Configurable;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.assignor.PartitionAssignorException;
@@ -34,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * {@link PluginCall}'s, which this class gives the AssignShare RPC and the
  * fallback.
  */
-public class AssigndShareAssignor implements ShareGroupPartitionAssignor, Configurable {
+public class AssigndShareAssignor extends PluginAssignor<ShareConfig, ShareRequests.Built, AssignShareResponse, GroupAssignment>
+    implements ShareGroupPartitionAssignor {
   /** Misconfigurations logged at ERROR so far, for tests. */
   static final AtomicLong MISCONFIGURATIONS_LOGGED = new AtomicLong();
   private static final PluginCall.Kind KIND = new PluginCall.Kind(GroupType.SHARE, LoggerFactory.getLogger(AssigndShareAssignor.class),
@@ -42,32 +42,17 @@ public class AssigndShareAssignor implements ShareGroupPartitionAssignor, Config
       MISCONFIGURATIONS_LOGGED);
   private static final PluginCall.Rpc<ShareRequests.Built, AssignShareResponse, GroupAssignment> ASSIGN_SHARE = new PluginCall.Rpc<>(
       (stub, b) -> stub.assignShare(b.request()), ShareRequests::toAssignment, Recorder::encode,
-      r -> r.getAssignor() + ", " + r.getPairs() + " pairs, " + r.getRemoved() + " removed", AssignShareResponse::getWarningsList);
+      r -> r.getAssignor() + ", " + r.getPairs() + " pairs, " + r.getRemoved() + " removed", AssignShareResponse::getWarningsList,
+      new GroupAssignment(Map.of()));
+  /** The built-in keeps no state between calls. */
+  private static final ShareGroupPartitionAssignor SIMPLE = new SimpleAssignor();
 
-  private final ShareGroupPartitionAssignor fallback = new SimpleAssignor();
-  private final PluginCall<ShareConfig, ShareRequests.Built, AssignShareResponse, GroupAssignment> call =
-      new PluginCall<>(KIND, ASSIGN_SHARE, ShareConfig.defaults(), fallback.name());
-
-  @Override
-  public void configure(Map<String, ?> configs) {
-    ShareConfig c = ShareConfig.from(configs);
-    call.configure(c, fallback.name(), "assignor " + (c.assignor.isEmpty() ? "assignd's default" : c.assignor),
-        cfg -> ShareWarmUp.run(cfg, fallback));
-  }
-
-  @Override
-  public String name() {
-    return call.config().name;
-  }
-
-  /** This instance's counters and latencies. */
-  public PluginStats stats() {
-    return call.stats();
+  public AssigndShareAssignor() {
+    super(KIND, ASSIGN_SHARE, ShareConfig::from, c -> SIMPLE.name(), c -> ShareWarmUp.run(c, SIMPLE));
   }
 
   @Override
   public GroupAssignment assign(GroupSpec spec, SubscribedTopicDescriber topics) throws PartitionAssignorException {
-    return call.assign(spec.memberIds().size(), c -> ShareRequests.build(c, spec, topics),
-        () -> fallback.assign(spec, topics), () -> new GroupAssignment(Map.of()));
+    return call.assign(spec.memberIds().size(), c -> ShareRequests.build(c, spec, topics), c -> SIMPLE.assign(spec, topics));
   }
 }

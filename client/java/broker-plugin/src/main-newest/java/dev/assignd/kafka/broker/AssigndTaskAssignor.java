@@ -3,7 +3,6 @@ package dev.assignd.kafka.broker;
 import assignd.v1.TaskAssignment.AssignTasksResponse;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.common.Configurable;
 import org.apache.kafka.coordinator.group.api.streams.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.streams.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.streams.assignor.TaskAssignor;
@@ -36,39 +35,25 @@ import org.slf4j.LoggerFactory;
  * {@link PluginCall}'s, which this class gives the AssignTasks RPC and the
  * fallback.
  */
-public class AssigndTaskAssignor implements TaskAssignor, Configurable {
+public class AssigndTaskAssignor extends PluginAssignor<TaskAssignorConfig, TaskRequests.Built, AssignTasksResponse, GroupAssignment>
+    implements TaskAssignor {
   /** Misconfigurations logged at ERROR so far, for tests. */
   static final AtomicLong MISCONFIGURATIONS_LOGGED = new AtomicLong();
   private static final PluginCall.Kind KIND = new PluginCall.Kind(GroupType.STREAMS, LoggerFactory.getLogger(AssigndTaskAssignor.class),
       "assignd task assignor", "task assignment", TaskAssignorException.class, TaskAssignorException::new, MISCONFIGURATIONS_LOGGED);
   private static final PluginCall.Rpc<TaskRequests.Built, AssignTasksResponse, GroupAssignment> ASSIGN_TASKS = new PluginCall.Rpc<>(
       (stub, b) -> stub.assignTasks(b.request()), TaskRequests::toAssignment, TaskRequests::encode,
-      r -> r.getAssignor() + ", " + r.getMoveCount() + " moves", AssignTasksResponse::getWarningsList);
+      r -> r.getAssignor() + ", " + r.getMoveCount() + " moves", AssignTasksResponse::getWarningsList,
+      new GroupAssignment(Map.of()));
+  /** The built-in keeps no state between calls. */
+  private static final TaskAssignor STICKY = new StickyTaskAssignor();
 
-  private final TaskAssignor fallback = new StickyTaskAssignor();
-  private final PluginCall<TaskAssignorConfig, TaskRequests.Built, AssignTasksResponse, GroupAssignment> call =
-      new PluginCall<>(KIND, ASSIGN_TASKS, TaskAssignorConfig.defaults(), fallback.name());
-
-  @Override
-  public void configure(Map<String, ?> configs) {
-    TaskAssignorConfig c = TaskAssignorConfig.from(configs);
-    call.configure(c, fallback.name(), "assignor " + (c.assignor.isEmpty() ? "assignd's choice" : c.assignor),
-        cfg -> TaskWarmUp.run(cfg, fallback));
-  }
-
-  @Override
-  public String name() {
-    return call.config().name;
-  }
-
-  /** This instance's counters and latencies. */
-  public PluginStats stats() {
-    return call.stats();
+  public AssigndTaskAssignor() {
+    super(KIND, ASSIGN_TASKS, TaskAssignorConfig::from, c -> STICKY.name(), c -> TaskWarmUp.run(c, STICKY));
   }
 
   @Override
   public GroupAssignment assign(GroupSpec spec, TopologyDescriber topology) throws TaskAssignorException {
-    return call.assign(spec.memberIds().size(), c -> TaskRequests.build(c, spec, topology),
-        () -> fallback.assign(spec, topology), () -> new GroupAssignment(Map.of()));
+    return call.assign(spec.memberIds().size(), c -> TaskRequests.build(c, spec, topology), c -> STICKY.assign(spec, topology));
   }
 }

@@ -28,13 +28,13 @@ final class ShareConfig extends CallConfig {
     assignor = or(Settings.string(c, PREFIX + "assignor"), "");
   }
 
+  @Override
+  String describe() {
+    return "assignor " + (assignor.isEmpty() ? "assignd's default" : assignor);
+  }
+
   /** @throws ConfigException naming the property whose value cannot be parsed */
   static ShareConfig from(Map<String, ?> configs) {
     return new ShareConfig(Objects.requireNonNull(configs, "configs"));
-  }
-
-  /** The settings before configure (name() may be asked first). */
-  static ShareConfig defaults() {
-    return new ShareConfig(Map.of());
   }
 }

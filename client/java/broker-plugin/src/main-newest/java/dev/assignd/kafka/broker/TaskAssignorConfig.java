@@ -40,14 +40,14 @@ final class TaskAssignorConfig extends CallConfig {
         GroupCoordinatorConfig.STREAMS_GROUP_ACCEPTABLE_RECOVERY_LAG_DEFAULT);
   }
 
+  @Override
+  String describe() {
+    return "assignor " + (assignor.isEmpty() ? "assignd's choice" : assignor);
+  }
+
   /** @throws ConfigException naming the property whose value cannot be parsed */
   static TaskAssignorConfig from(Map<String, ?> configs) {
     return new TaskAssignorConfig(Objects.requireNonNull(configs, "configs"));
-  }
-
-  /** The settings before configure (name() may be asked first). */
-  static TaskAssignorConfig defaults() {
-    return new TaskAssignorConfig(Map.of());
   }
 
   private static long lag(Map<String, ?> c, String key, long def) {

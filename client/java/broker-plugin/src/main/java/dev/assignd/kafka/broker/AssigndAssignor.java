@@ -3,7 +3,6 @@ package dev.assignd.kafka.broker;
 import assignd.v1.Assignment.AssignResponse;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.kafka.common.Configurable;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
@@ -48,18 +47,19 @@ import org.slf4j.LoggerFactory;
  * {@link AssigndAssignor4} are the same assignor in slots 2 to 4, each with
  * its own name, protocol name and group label.
  */
-public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configurable {
+public class AssigndAssignor extends PluginAssignor<PluginConfig, Requests.Built, AssignResponse, GroupAssignment>
+    implements ConsumerGroupPartitionAssignor {
   /** Misconfigurations logged at ERROR so far, for tests. */
   static final AtomicLong MISCONFIGURATIONS_LOGGED = new AtomicLong();
   private static final PluginCall.Kind KIND = new PluginCall.Kind(GroupType.CONSUMER, LoggerFactory.getLogger(AssigndAssignor.class),
       "assignd plugin", "target", PartitionAssignorException.class, PartitionAssignorException::new, MISCONFIGURATIONS_LOGGED);
   private static final PluginCall.Rpc<Requests.Built, AssignResponse, GroupAssignment> ASSIGN = new PluginCall.Rpc<>(
       (stub, b) -> stub.assign(b.request()), Requests::toAssignment, Recorder::encode,
-      r -> r.getAssignor() + "@" + r.getAssignorVersion() + ", policy " + r.getPolicy(), AssignResponse::getWarningsList);
-
-  private final int slot;
-  private final PluginCall<PluginConfig, Requests.Built, AssignResponse, GroupAssignment> call;
-  private volatile ConsumerGroupPartitionAssignor fallback;
+      r -> r.getAssignor() + "@" + r.getAssignorVersion() + ", policy " + r.getPolicy(), AssignResponse::getWarningsList,
+      new GroupAssignment(Map.of()));
+  // The built-in assignors keep no state between calls: one of each serves every slot.
+  private static final ConsumerGroupPartitionAssignor UNIFORM = new UniformAssignor();
+  private static final ConsumerGroupPartitionAssignor RANGE = new RangeAssignor();
 
   /** Slot 1: settings under {@code assignd.assignor.1.}, default name {@code assignd}. */
   public AssigndAssignor() {
@@ -68,38 +68,17 @@ public class AssigndAssignor implements ConsumerGroupPartitionAssignor, Configur
 
   /** For the other slots' classes. */
   protected AssigndAssignor(int slot) {
-    this.slot = slot;
-    PluginConfig c = PluginConfig.defaults(slot);
-    this.fallback = builtin(c.fallback);
-    this.call = new PluginCall<>(KIND, ASSIGN, c, fallback.name());
-  }
-
-  @Override
-  public void configure(Map<String, ?> configs) {
-    PluginConfig c = PluginConfig.from(slot, configs);
-    ConsumerGroupPartitionAssignor fb = builtin(c.fallback);
-    fallback = fb;
-    call.configure(c, fb.name(), "slot " + slot + ", protocol name " + c.protocol, cfg -> WarmUp.run(cfg, fb));
-  }
-
-  @Override
-  public String name() {
-    return call.config().name;
-  }
-
-  /** This instance's counters and latencies. */
-  public PluginStats stats() {
-    return call.stats();
+    super(KIND, ASSIGN, configs -> PluginConfig.from(slot, configs), c -> builtin(c.fallback).name(),
+        c -> WarmUp.run(c, builtin(c.fallback)));
   }
 
   @Override
   public GroupAssignment assign(GroupSpec spec, SubscribedTopicDescriber topics) throws PartitionAssignorException {
-    ConsumerGroupPartitionAssignor fb = fallback;
     return call.assign(spec.memberIds().size(), c -> Requests.build(c.groupId, c.protocol, spec, topics),
-        () -> fb.assign(spec, topics), () -> new GroupAssignment(Map.of()));
+        c -> builtin(c.fallback).assign(spec, topics));
   }
 
   static ConsumerGroupPartitionAssignor builtin(PluginConfig.Builtin b) {
-    return b == PluginConfig.Builtin.RANGE ? new RangeAssignor() : new UniformAssignor();
+    return b == PluginConfig.Builtin.RANGE ? RANGE : UNIFORM;
   }
 }

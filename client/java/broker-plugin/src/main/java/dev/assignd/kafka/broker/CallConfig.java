@@ -20,7 +20,7 @@ import org.apache.kafka.common.config.ConfigException;
  * {@link ConfigException} naming the property, as the broker does for its
  * own settings.
  */
-class CallConfig {
+abstract class CallConfig {
   final String name;
   final String groupId;
   /** The deadline key in effect, for the messages that name it. */
@@ -52,6 +52,9 @@ class CallConfig {
     channel = ChannelSettings.from(c, PluginConfig.PRODUCT);
     recordFile = recordFileKey == null ? null : Settings.string(c, recordFileKey);
   }
+
+  /** What the settings line at configure says of the plugin's own settings ("assignor sticky@1"). */
+  abstract String describe();
 
   static String or(String v, String def) {
     return v == null ? def : v;

@@ -14,7 +14,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import java.util.function.Function;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 
 /**
@@ -54,9 +53,10 @@ final class PluginCall<C extends CallConfig, B extends PluginCall.Built, R exten
    * @param encode the returned assignment as the record file keeps it
    * @param summary what the DEBUG line of a served call says of the answer ("sticky@1, policy p")
    * @param warnings the answer's warnings, logged at DEBUG
+   * @param empty the assignment of a group without members (immutable: every such call returns it)
    */
   record Rpc<B, R, O>(BiFunction<AssignmentServiceBlockingStub, B, R> send, BiFunction<B, R, O> read,
-      Function<O, MessageLite> encode, Function<R, String> summary, Function<R, List<String>> warnings) {}
+      Function<O, MessageLite> encode, Function<R, String> summary, Function<R, List<String>> warnings, O empty) {}
 
   /**
    * One plugin class: its log, its words and the exception its coordinator
@@ -133,13 +133,12 @@ final class PluginCall<C extends CallConfig, B extends PluginCall.Built, R exten
    * pay for a cold JVM or a new connection, and a wrong target shows here.
    *
    * @param fallback the fallback's name
-   * @param detail what the settings line says of the plugin's own settings
    * @param warmUp warms the paths of a call for c; what it found wrong, or null
    */
-  void configure(C c, String fallback, String detail, Function<C, Diagnosis> warmUp) {
+  void configure(C c, String fallback, Function<C, Diagnosis> warmUp) {
     setup = setup(kind, c, fallback);
     String settings = String.format("target %s, group id %s, %s, deadline %d ms, backoff %d ms, fallback %s%s",
-        c.channel.target(), c.groupId, detail, c.deadlineMs, c.backoffMs, fallback, c.channel.tls() ? ", TLS" : "");
+        c.channel.target(), c.groupId, c.describe(), c.deadlineMs, c.backoffMs, fallback, c.channel.tls() ? ", TLS" : "");
     if (kind.logged.add(c.name + "\0settings\0" + settings)) {
       kind.log.info("{} {}: {}", kind.label, c.name, settings);
     }
@@ -170,14 +169,13 @@ final class PluginCall<C extends CallConfig, B extends PluginCall.Built, R exten
    *
    * @param members the group's size; 0: empty is returned, nothing asked
    * @param request builds the request from the settings (on the call's thread)
-   * @param fallback the fallback's assignment of the same group
-   * @param empty the assignment of a group without members
+   * @param fallback the fallback's assignment of the same group, under the same settings
    */
-  O assign(int members, Function<C, B> request, Supplier<O> fallback, Supplier<O> empty) {
+  O assign(int members, Function<C, B> request, Function<C, O> fallback) {
     Attempt a = new Attempt(setup, members, fallback);
     if (members == 0) {
       a.s.stats().served(System.nanoTime() - a.start);
-      return empty.get();
+      return rpc.empty();
     }
     long skip = skipUntil;
     if (skip != 0 && a.start - skip < 0) {
@@ -216,12 +214,12 @@ final class PluginCall<C extends CallConfig, B extends PluginCall.Built, R exten
     final long start = System.nanoTime();
     final Setup<C> s;
     final int members;
-    final Supplier<O> fallback;
+    final Function<C, O> fallback;
     /** The request sent and assignd's answer, when there were any. */
     B built;
     R resp;
 
-    Attempt(Setup<C> s, int members, Supplier<O> fallback) {
+    Attempt(Setup<C> s, int members, Function<C, O> fallback) {
       this.s = s;
       this.members = members;
       this.fallback = fallback;
@@ -284,7 +282,7 @@ final class PluginCall<C extends CallConfig, B extends PluginCall.Built, R exten
       C c = s.cfg();
       O out;
       try {
-        out = fallback.get();
+        out = fallback.apply(c);
       } catch (RuntimeException e) {
         s.stats().failed();
         if (kind.failure.isInstance(e)) {

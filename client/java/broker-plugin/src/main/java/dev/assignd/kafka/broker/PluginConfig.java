@@ -71,13 +71,13 @@ final class PluginConfig extends CallConfig {
     }
   }
 
-  static PluginConfig from(int slot, Map<String, ?> configs) {
-    return new PluginConfig(slot, Objects.requireNonNull(configs, "configs"));
+  @Override
+  String describe() {
+    return "slot " + slot + ", protocol name " + protocol;
   }
 
-  /** The default settings of a slot, before configure (name() may be asked first). */
-  static PluginConfig defaults(int slot) {
-    return new PluginConfig(slot, Map.of());
+  static PluginConfig from(int slot, Map<String, ?> configs) {
+    return new PluginConfig(slot, Objects.requireNonNull(configs, "configs"));
   }
 
   static String slotPrefix(int slot) {

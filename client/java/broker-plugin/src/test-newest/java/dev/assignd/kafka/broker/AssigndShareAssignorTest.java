@@ -74,7 +74,7 @@ class AssigndShareAssignorTest {
     assertEquals(1, a.stats().getServed());
     assertEquals("SHARE", a.stats().getGroupType());
 
-    ShareRequests.Built b = ShareRequests.build(ShareConfig.defaults(), g, g);
+    ShareRequests.Built b = ShareRequests.build(ShareConfig.from(Map.of()), g, g);
     ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
     try {
       AssignShareResponse direct = AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS)
@@ -96,7 +96,7 @@ class AssigndShareAssignorTest {
     AssigndShareAssignor a = plugin(assignd.target());
     FakeGroup g = new FakeGroup().topic(A, 4).member("m1", A).member("m2", A);
     g.unassignable.add(A + "-3");
-    ShareRequests.Built b = ShareRequests.build(ShareConfig.defaults(), g, g);
+    ShareRequests.Built b = ShareRequests.build(ShareConfig.from(Map.of()), g, g);
     assertEquals(3, b.request().getTopics(0).getUnassignablePartitions(0));
     GroupAssignment got = a.assign(g, g);
     assertEquals("", ShareInvariants.violations(g, got));
@@ -225,6 +225,6 @@ class AssigndShareAssignorTest {
     ShareConfig own = ShareConfig.from(Map.of(PluginConfig.DEADLINE_MS, "700", ShareConfig.DEADLINE_MS, "300"));
     assertEquals(300, own.deadlineMs);
     assertEquals(ShareConfig.DEADLINE_MS, own.deadlineKey);
-    assertEquals("kip932:assignd", ShareConfig.defaults().groupId);
+    assertEquals("kip932:assignd", ShareConfig.from(Map.of()).groupId);
   }
 }
