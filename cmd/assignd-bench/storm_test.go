@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -123,5 +124,23 @@ func TestStormShapeIsTheIssues(t *testing.T) {
 	}
 	if minMembers != 3 || maxMembers != 60 {
 		t.Errorf("members %d to %d, want 3 to 60", minMembers, maxMembers)
+	}
+}
+
+// TestProcCPUCountsWork: the CPU time read for this process grows while
+// it works (however loaded the machine, within 10 s), and is zero for a
+// process that does not exist.
+func TestProcCPUCountsWork(t *testing.T) {
+	before := procCPU(os.Getpid())
+	for give := time.Now().Add(10 * time.Second); procCPU(os.Getpid())-before < 30*time.Millisecond; {
+		if time.Now().After(give) {
+			t.Fatalf("10 s of busy loop counted as %s of CPU", procCPU(os.Getpid())-before)
+		}
+		for x := range 1 << 20 {
+			_ = x * x
+		}
+	}
+	if got := procCPU(1 << 30); got != 0 {
+		t.Errorf("a process that does not exist used %s", got)
 	}
 }
