@@ -128,7 +128,7 @@ func (s *Store) RecordInput(d *assigndv1.Decision, input []byte) {
 	d.Replica, d.Incarnation, d.Sequence = s.cfg.replica, s.cfg.incarnation, s.seq.Add(1)
 	k := keep(d)
 	s.mu.Lock()
-	s.add(d, k, input)
+	s.add(d, k, input, false)
 	s.mu.Unlock()
 	if s.cfg.publisher != nil {
 		s.cfg.publisher.Publish(d, input)
@@ -147,7 +147,7 @@ func (s *Store) Apply(rec *assigndv1.HistoryRecord) {
 		}
 		k := keep(d)
 		s.mu.Lock()
-		s.add(d, k, rec.GetInput())
+		s.add(d, k, rec.GetInput(), true)
 		s.mu.Unlock()
 		return
 	}
@@ -160,11 +160,13 @@ func (s *Store) own(replica string, incarnation uint64) bool {
 	return replica == s.cfg.replica && incarnation == s.cfg.incarnation
 }
 
-// add records d, kept as k, under s.mu.
-func (s *Store) add(d *assigndv1.Decision, k kept, input []byte) {
+// add records d, kept as k, under s.mu; read (from the shared log), it
+// may be a record already held. One this run made has a new sequence
+// number.
+func (s *Store) add(d *assigndv1.Decision, k kept, input []byte, read bool) {
 	at := d.GetTime().AsTime()
 	g := s.groups[d.GetGroupId()]
-	if g != nil && g.holds(d) {
+	if read && g != nil && g.holds(d) {
 		return
 	}
 	s.run(d.GetReplica(), d.GetIncarnation()).note(at)
