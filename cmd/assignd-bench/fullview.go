@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 )
@@ -62,14 +63,7 @@ func explicitRequest(g *assign.Group) *assigndv1.AssignRequest {
 		req.Topics = append(req.Topics, &assigndv1.Topic{Name: t.Name, PartitionCount: t.Partitions})
 	}
 	for _, m := range g.Members {
-		pm := &assigndv1.Member{MemberId: m.ID, Topics: m.Topics}
-		for _, tp := range m.Owned {
-			pm.OwnedPartitions = append(pm.OwnedPartitions, &assigndv1.TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
-		}
-		if m.Generation != assign.NoGeneration {
-			pm.Generation = proto.Int32(m.Generation)
-		}
-		req.Members = append(req.Members, pm)
+		req.Members = append(req.Members, apiconv.MemberToAPI(m))
 	}
 	return req
 }
