@@ -38,19 +38,33 @@ var balanced = assigntest.Balanced()
 // layout renders each member's assignment as "t0:0,1 t1:2" ("" for none),
 // the form the table tests spell their expectations in.
 func layout(r *assign.Result) map[string]string {
+	return layouts(r, func(m assign.MemberAssignment) []assign.TopicPartitions { return m.Assigned })
+}
+
+// revokedLayout renders each member's Revoked as layout does Assigned.
+func revokedLayout(r *assign.Result) map[string]string {
+	return layouts(r, func(m assign.MemberAssignment) []assign.TopicPartitions { return m.Revoked })
+}
+
+func layouts(r *assign.Result, of func(assign.MemberAssignment) []assign.TopicPartitions) map[string]string {
 	out := make(map[string]string, len(r.Members))
 	for _, m := range r.Members {
-		var parts []string
-		for _, tp := range m.Assigned {
-			ps := make([]string, len(tp.Partitions))
-			for i, p := range tp.Partitions {
-				ps[i] = fmt.Sprint(p)
-			}
-			parts = append(parts, tp.Topic+":"+strings.Join(ps, ","))
-		}
-		out[m.ID] = strings.Join(parts, " ")
+		out[m.ID] = layoutOf(of(m))
 	}
 	return out
+}
+
+// layoutOf renders partitions as layout does one member's.
+func layoutOf(l []assign.TopicPartitions) string {
+	var parts []string
+	for _, tp := range l {
+		ps := make([]string, len(tp.Partitions))
+		for i, p := range tp.Partitions {
+			ps[i] = fmt.Sprint(p)
+		}
+		parts = append(parts, tp.Topic+":"+strings.Join(ps, ","))
+	}
+	return strings.Join(parts, " ")
 }
 
 // wantLayout compares layout(r) with want, where members missing from want
