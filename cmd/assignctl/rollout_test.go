@@ -18,6 +18,7 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 	"github.com/assignd/assignd/testbed/rollouttest"
 )
 
@@ -34,20 +35,12 @@ func startFleetServer(t *testing.T) (addr, candidate string) {
 // policy to a file.
 func startRecorded(t *testing.T, current, cand string, record func(context.Context, assigndv1.AssignmentServiceClient) error, groups []string) (addr, candidate string) {
 	t.Helper()
-	cur, err := policy.Parse("current.yaml", []byte(current))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := policy.NewSource(cur)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := policytest.Serve(t, current)
 	h, err := history.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	parse := func(file string, data []byte) (selection.Explainer, error) { return policy.Parse(file, data) }
-	t.Cleanup(func() { _ = src.Close() })
 	addr = serve(t, src, server.WithHistory(h), server.WithExplainer(src), server.WithPolicyParser(parse))
 	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
