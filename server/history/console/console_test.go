@@ -39,6 +39,16 @@ func get(t *testing.T, base, path string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// getOK is get of the console's page what, which must be served.
+func getOK(t *testing.T, base, path, what string) string {
+	t.Helper()
+	code, page := get(t, base, path)
+	if code != http.StatusOK {
+		t.Fatalf("%s: %d", what, code)
+	}
+	return page
+}
+
 func TestConsole(t *testing.T) {
 	h, _ := history.New()
 	now := time.Now()
@@ -64,10 +74,7 @@ func TestConsole(t *testing.T) {
 	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h, console.WithExplainer(policy.Default()))))
 	defer srv.Close()
 
-	code, page := get(t, srv.URL, "/console/")
-	if code != http.StatusOK {
-		t.Fatalf("fleet page: %d", code)
-	}
+	page := getOK(t, srv.URL, "/console/", "fleet page")
 	checkPage(t, "fleet page", page,
 		"2 shown of 2 groups remembered",
 		`<a href="group?id=payments%3Ceu%3E">payments&lt;eu&gt;</a>`, // escaped, never raw
@@ -88,10 +95,7 @@ func TestConsole(t *testing.T) {
 		t.Errorf("unknown signal: %d, want 400", code)
 	}
 
-	code, page = get(t, srv.URL, "/console/group?id=payments%3Ceu%3E")
-	if code != http.StatusOK {
-		t.Fatalf("group page: %d", code)
-	}
+	page = getOK(t, srv.URL, "/console/group?id=payments%3Ceu%3E", "group page")
 	checkPage(t, "group page", page,
 		"Group <code>payments&lt;eu&gt;</code>",
 		"generation 5 never reached assignd",

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -70,10 +69,7 @@ func TestFleetGaps(t *testing.T) {
 			}
 			srv := httptest.NewServer(console.Handler(h))
 			defer srv.Close()
-			code, page := get(t, srv.URL, "/")
-			if code != http.StatusOK {
-				t.Fatalf("fleet page: %d", code)
-			}
+			page := getOK(t, srv.URL, "/", "fleet page")
 			if tc.want == nil {
 				if strings.Contains(page, "History gaps") || strings.Contains(page, `id="gaps"`) {
 					t.Errorf("fleet page shows gaps though no replica dropped a record:\n%s", page)

@@ -33,10 +33,7 @@ func TestConsoleMoveReasons(t *testing.T) {
 	h.Record(d)
 	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h)))
 	defer srv.Close()
-	code, page := get(t, srv.URL, "/console/group?id=orders")
-	if code != http.StatusOK {
-		t.Fatalf("group page: %d", code)
-	}
+	page := getOK(t, srv.URL, "/console/group?id=orders", "group page")
 	checkPage(t, "group page", page,
 		"by reason: no owner 1, balance 9.",
 		"t[0] nobody→b (no owner), t[1] a→withheld (balance),",
