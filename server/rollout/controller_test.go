@@ -16,6 +16,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/testbed/contains"
 	"github.com/assignd/assignd/testbed/policytest"
 )
 
@@ -227,11 +228,7 @@ func TestGate(t *testing.T) {
 				t.Errorf("halted %t step %d, want %t %d; status %v", st.GetHalted(), st.GetStep(), tt.halted, tt.step, st)
 			}
 			text := st.GetReason() + " | " + st.GetLastEvaluation()
-			for _, w := range tt.reason {
-				if !strings.Contains(text, w) {
-					t.Errorf("status does not say %q: %s", w, text)
-				}
-			}
+			contains.All(t, "the status", text, tt.reason...)
 			if tt.halted && len(st.GetFailures()) == 0 {
 				t.Errorf("halted without failures: %v", st)
 			}

@@ -11,6 +11,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/console"
+	"github.com/assignd/assignd/testbed/contains"
 )
 
 // TestFleetGaps checks that the fleet page lists the replicas' history
@@ -76,11 +77,7 @@ func TestFleetGaps(t *testing.T) {
 				}
 				return
 			}
-			for _, want := range tc.want {
-				if !strings.Contains(page, want) {
-					t.Errorf("fleet page lacks %q:\n%s", want, page)
-				}
-			}
+			contains.All(t, "fleet page", page, tc.want...)
 			// Newest gap first within a run, as ListGroups orders them.
 			if newer, older := strings.Index(page, "NOT_ENOUGH_REPLICAS"), strings.Index(page, "<td>buffer full</td>"); newer < 0 || older < newer {
 				t.Errorf("gaps are not listed newest first (newer at %d, older at %d)", newer, older)
