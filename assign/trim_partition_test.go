@@ -13,6 +13,16 @@ import (
 	"github.com/assignd/assignd/assign/wire"
 )
 
+// sentBy is g as members running a send it: eager sticky members with
+// their history in user data (asStickyEager) for sticky, COOPERATIVE for
+// the cooperative assignors.
+func sentBy(a assign.Assignor, g *assign.Group) *assign.Group {
+	if a.Name() == "sticky" {
+		return asStickyEager(g)
+	}
+	return assigntest.Edit(g).Protocol(assign.Cooperative).Build()
+}
+
 // asStickyEager turns g into what eager sticky members send: their history
 // in StickyAssignorUserData V1 as well as in the subscription's owned
 // partitions.

@@ -114,7 +114,7 @@ func mustSub(t tester, b []byte) wire.Subscription {
 
 // checkDecodes asserts that wire.Decode<what> (decode) and the Decoder's
 // method (viaDecoder) both read in as want.
-func checkDecodes[T any](t *testing.T, what string, in []byte, want T, decode, viaDecoder func([]byte) (T, error), equal func(a, b T) bool) {
+func checkDecodes[T any](t tester, what string, in []byte, want T, decode, viaDecoder func([]byte) (T, error), equal func(a, b T) bool) {
 	t.Helper()
 	got, err := decode(in)
 	if err != nil {
