@@ -32,15 +32,7 @@ type fullViewCase struct {
 // assignment of 500 topics × 2,000 partitions to 2,000 members; B and B2
 // start from what A gave, with the last member gone (B) or a new one (B2).
 func fullViewCases() ([]fullViewCase, error) {
-	a := &assign.Group{Generation: 1, Protocol: assign.Cooperative}
-	topics := make([]string, 500)
-	for i := range topics {
-		topics[i] = fmt.Sprintf("topic-%03d", i)
-		a.Topics = append(a.Topics, assign.Topic{Name: topics[i], Partitions: 2000})
-	}
-	for i := range 2000 {
-		a.Members = append(a.Members, assign.Member{ID: fmt.Sprintf("consumer-%04d", i), Topics: topics, Generation: assign.NoGeneration})
-	}
+	a, topics := caseA()
 	res, err := assign.Run(assign.CooperativeSticky(), a)
 	if err != nil {
 		return nil, err
