@@ -20,6 +20,7 @@ import (
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/policytest"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
@@ -487,11 +488,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := policy.NewSource(p, policy.WithLogger(shimtest.Quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policytest.ServePolicy(t, p, policy.WithLogger(shimtest.Quiet))
 	return &keepSwitch{kept: src, realign: selection.Default()}
 }
 
