@@ -1,38 +1,97 @@
 package assign
 
+import (
+	"cmp"
+	"slices"
+)
+
 // WorstTopicSkew is the largest difference, within one topic, between the
 // partitions two of its subscribers hold in res, and that topic (the first
 // by name on a tie; "" when no topic is skewed). Members of res missing
 // from g (none, for a result of g) are ignored. The work is linear in the
-// subscriptions and the assigned runs; memory in the topics.
+// subscriptions and the assigned runs; memory in the topics. It runs on
+// every recorded call, so topics are counted by index, not in maps keyed
+// by name, and a member's assignment is found by binary search in res,
+// which the engine sorts by member id.
 func WorstTopicSkew(g *Group, res *Result) (int32, string) {
-	type spread struct{ lo, hi int }
-	topics := make(map[string]*spread)
-	assigned := make(map[string][]TopicPartitions, len(res.Members))
-	for _, m := range res.Members {
-		assigned[m.ID] = m.Assigned
+	var sk skew
+	sk.index = make(map[string]int, len(g.Topics))
+	for _, t := range g.Topics {
+		sk.at(t.Name)
 	}
-	held := make(map[string]int)
+	assigned := assignedByID(res)
 	for _, m := range g.Members {
-		clear(held)
-		for _, tp := range assigned[m.ID] {
-			held[tp.Topic] += len(tp.Partitions)
+		runs := assigned(m.ID)
+		for _, tp := range runs {
+			sk.held[sk.at(tp.Topic)] += len(tp.Partitions)
 		}
 		for _, t := range m.Topics {
-			n := held[t]
-			if s := topics[t]; s == nil {
-				topics[t] = &spread{n, n}
+			i := sk.at(t)
+			n, s := sk.held[i], &sk.spreads[i]
+			if !s.seen {
+				*s = spread{lo: n, hi: n, seen: true}
 			} else {
 				s.lo, s.hi = min(s.lo, n), max(s.hi, n)
 			}
 		}
+		for _, tp := range runs {
+			sk.held[sk.index[tp.Topic]] = 0
+		}
 	}
 	var worst int32
 	var topic string
-	for t, s := range topics {
-		if d := int32(s.hi - s.lo); d > worst || (d == worst && d > 0 && t < topic) {
+	for i, s := range sk.spreads {
+		if d, t := int32(s.hi-s.lo), sk.names[i]; d > worst || (d == worst && d > 0 && t < topic) {
 			worst, topic = d, t
 		}
 	}
 	return worst, topic
+}
+
+// spread is the fewest and most partitions of a topic a subscriber holds.
+type spread struct {
+	lo, hi int
+	seen   bool // a subscriber was counted
+}
+
+// skew is WorstTopicSkew's count: each topic by index, in order of first
+// sight.
+type skew struct {
+	index   map[string]int
+	names   []string
+	held    []int // partitions of each topic the current member holds
+	spreads []spread
+}
+
+// at is the index of topic name, adding it at its first sight.
+func (sk *skew) at(name string) int {
+	if i, ok := sk.index[name]; ok {
+		return i
+	}
+	i := len(sk.names)
+	sk.index[name] = i
+	sk.names = append(sk.names, name)
+	sk.held = append(sk.held, 0)
+	sk.spreads = append(sk.spreads, spread{})
+	return i
+}
+
+// assignedByID finds a member's assigned partitions in res: by binary
+// search when res is sorted by member id, as the engine's results are,
+// else through a map.
+func assignedByID(res *Result) func(id string) []TopicPartitions {
+	byID := func(a MemberAssignment, id string) int { return cmp.Compare(a.ID, id) }
+	if slices.IsSortedFunc(res.Members, func(a, b MemberAssignment) int { return cmp.Compare(a.ID, b.ID) }) {
+		return func(id string) []TopicPartitions {
+			if i, ok := slices.BinarySearchFunc(res.Members, id, byID); ok {
+				return res.Members[i].Assigned
+			}
+			return nil
+		}
+	}
+	m := make(map[string][]TopicPartitions, len(res.Members))
+	for _, ma := range res.Members {
+		m[ma.ID] = ma.Assigned
+	}
+	return func(id string) []TopicPartitions { return m[id] }
 }

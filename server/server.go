@@ -137,7 +137,9 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		// call (copystack was 8% of the CPU of a small Assign); workers
 		// keep their grown stacks. When all are busy grpc starts a
 		// goroutine as usual, so a call waiting for a slot blocks nobody.
-		grpc.NumStreamWorkers(uint32(runtime.GOMAXPROCS(0))),
+		// Calls in intake and in line hold their workers too, so there
+		// are several per slot: a storm's calls still find one free.
+		grpc.NumStreamWorkers(uint32(streamWorkersPerCore*runtime.GOMAXPROCS(0))),
 		grpc.InTapHandle(refuseEarly(adm, metrics)),
 		grpc.ChainUnaryInterceptor(
 			rpcs.unary,
@@ -157,9 +159,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	if cfg.tls != nil {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(cfg.tls)))
 	}
-	if s.osReturner != nil {
-		serverOpts = append(serverOpts, grpc.ForceServerCodecV2(holdingCodec{encoding.GetCodecV2(grpcproto.Name), s.osReturner}))
-	}
+	serverOpts = append(serverOpts, grpc.ForceServerCodecV2(serverCodec{encoding.GetCodecV2(grpcproto.Name), s.osReturner}))
 	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
 	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
 	assigndv1.RegisterGroupHistoryServiceServer(s.grpc, history.NewService(cfg.history))
@@ -248,6 +248,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // the computations are told to stop, for their calls to answer before
 // closing the connections. An engine run stops well within it.
 const stopGrace = 250 * time.Millisecond
+
+// streamWorkersPerCore is gRPC's stream workers per GOMAXPROCS: enough
+// for the calls computing, in intake and at the head of the line of a
+// busy server, each worker a goroutine and its stack (tens of KiB).
+const streamWorkersPerCore = 16
 
 // MinMemoryBudget is the smallest WithMemoryBudget: 16 MiB, for a few
 // small calls beside the reserve.

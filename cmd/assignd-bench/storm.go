@@ -181,16 +181,16 @@ func overloaded(err error) bool {
 
 // sustained is the server's capacity: parallel callers, closed loop (each
 // sends its next call when the last is answered), for d, over the groups
-// in turn. It returns the calls answered per second; a caller refused
+// in turn. It returns the calls answered, per second and in all; a caller refused
 // as overloaded waits the refusal's retry hint (at most 100 ms), as a
 // leader backs off, and the refusal does not count. As in a storm, the
 // requests are encoded before and every answer is checked after the run,
 // so that the callers spend no CPU on protobuf or on checks while the
 // server they share the machine with is measured.
-func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int, d time.Duration) (float64, error) {
+func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int, d time.Duration) (float64, int, error) {
 	reqs, err := encodeRequests(groups)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	type answer struct {
 		group int
@@ -230,12 +230,12 @@ func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int,
 	for _, as := range answers {
 		for _, a := range as {
 			if err := groups[a.group].checkRaw(a.resp); err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			done++
 		}
 	}
-	return float64(done) / took.Seconds(), errors.Join(errs...)
+	return float64(done) / took.Seconds(), done, errors.Join(errs...)
 }
 
 // encodeRequests is every group's request in its wire form.
@@ -260,7 +260,7 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	capacity := map[string]float64{}
+	capacity, cpu := map[string]float64{}, map[string]time.Duration{}
 	for _, kind := range []string{franzKind, assigndKind} {
 		srv, err := startChild(ctx, kind)
 		if err != nil {
@@ -271,20 +271,23 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 			return errors.Join(err, srv.stop())
 		}
 		// Connections and both processes warm before anything counts.
-		if _, err := sustained(ctx, p, groups, cfg.parallel, time.Second); err != nil {
+		if _, _, err := sustained(ctx, p, groups, cfg.parallel, time.Second); err != nil {
 			return errors.Join(err, p.close(), srv.stop())
 		}
-		c, err := sustained(ctx, p, groups, cfg.parallel, cfg.sustain)
-		capacity[kind] = c
+		before := procCPU(srv.pid)
+		c, calls, err := sustained(ctx, p, groups, cfg.parallel, cfg.sustain)
+		capacity[kind], cpu[kind] = c, (procCPU(srv.pid)-before)/time.Duration(max(calls, 1))
 		if err == nil && kind == assigndKind {
 			err = stormRuns(ctx, cfg, srv.addr, groups, c, out)
+			fmt.Fprintf(out, "assignd RSS %d MiB after the runs, peak %d MiB\n", procMemory(srv.pid, "VmRSS")>>20, procMemory(srv.pid, "VmHWM")>>20)
 		}
 		if err := errors.Join(err, p.close(), srv.stop()); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "sustained, %d callers, closed loop, %s: assignd %.0f calls/s, franz-go peer %.0f calls/s (%.2f×)\n",
-		cfg.parallel, cfg.sustain, capacity[assigndKind], capacity[franzKind], capacity[assigndKind]/capacity[franzKind])
+	fmt.Fprintf(out, "sustained, %d callers, closed loop, %s: assignd %.0f calls/s, franz-go peer %.0f calls/s (%.2f×); server CPU per call: assignd %s, franz-go peer %s\n",
+		cfg.parallel, cfg.sustain, capacity[assigndKind], capacity[franzKind], capacity[assigndKind]/capacity[franzKind],
+		cpu[assigndKind].Round(time.Microsecond), cpu[franzKind].Round(time.Microsecond))
 	return nil
 }
 

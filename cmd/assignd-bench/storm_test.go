@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -8,26 +9,14 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/wire"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
 
 // TestStormChecksEveryAnswer: a short storm against assignd in this
 // process answers every group validly, and the check rejects answers a
 // leader must not apply.
 func TestStormChecksEveryAnswer(t *testing.T) {
-	srv, err := startServer(t.Context(), true)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.stop()
-	p, err := dialPool(srv.addr, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.close()
-	groups, err := stormGroups("t", 40, stormShape)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, groups := stormInProcess(t, 2, 40)
 	r := storm(t.Context(), p, groups, 100*time.Millisecond, 10*time.Second)
 	if r.ok != len(groups) || r.firstErr != nil {
 		t.Fatalf("%d of %d answered validly: %+v", r.ok, len(groups), r)
@@ -124,4 +113,64 @@ func TestStormShapeIsTheIssues(t *testing.T) {
 	if minMembers != 3 || maxMembers != 60 {
 		t.Errorf("members %d to %d, want 3 to 60", minMembers, maxMembers)
 	}
+}
+
+// TestProcCPUCountsWork: the CPU time read for this process grows while
+// it works (however loaded the machine, within 10 s), and is zero for a
+// process that does not exist.
+func TestProcCPUCountsWork(t *testing.T) {
+	before := procCPU(os.Getpid())
+	for give := time.Now().Add(10 * time.Second); procCPU(os.Getpid())-before < 30*time.Millisecond; {
+		if time.Now().After(give) {
+			t.Fatalf("10 s of busy loop counted as %s of CPU", procCPU(os.Getpid())-before)
+		}
+		for x := range 1 << 20 {
+			_ = x * x
+		}
+	}
+	if got := procCPU(1 << 30); got != 0 {
+		t.Errorf("a process that does not exist used %s", got)
+	}
+}
+
+// BenchmarkStormCall is one call of the storm's mix, served in this
+// process with the default flags and the history on, the groups in
+// turn (distinct groups, as in a storm): its allocations are the
+// server's and the raw codec's, whose requests are encoded beforehand.
+// Run: go test ./cmd/assignd-bench -run '^$' -bench StormCall -benchmem
+func BenchmarkStormCall(b *testing.B) {
+	p, groups := stormInProcess(b, 1, 2000)
+	reqs, err := encodeRequests(groups)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var resp rawMessage
+	i := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := p.conn().Invoke(b.Context(), assigndv1.AssignmentService_Assign_FullMethodName, &reqs[i%len(reqs)], &resp, rawCall); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// stormInProcess serves assignd in this process, until the test ends,
+// and returns conns connections to it and n groups of a storm.
+func stormInProcess(tb testing.TB, conns, n int) (*pool, []*stormGroup) {
+	srv, err := startServer(tb.Context(), true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = srv.stop() })
+	p, err := dialPool(srv.addr, conns)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = p.close() })
+	groups, err := stormGroups(tb.Name(), n, stormShape)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return p, groups
 }

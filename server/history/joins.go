@@ -78,30 +78,32 @@ func (g *group) noteJoins(keys []uint64, at time.Time) {
 // member id without the coordinator's UUID suffix (the client id, for Java
 // and franz-go clients), so that a restarted member is the same member.
 // Members sharing a client id make one key present throughout, which hides
-// their joins rather than inventing any. The member is named from the
-// decisions kept (newest first), or as "(not in the decisions kept)".
-func flapping(joins []joinEvent, newestFirst []*assigndv1.Decision, since time.Time) (key string, n int) {
+// their joins rather than inventing any. It returns the member's key, to
+// name with [memberNamed].
+func flapping(joins []joinEvent, since time.Time) (member uint64, n int) {
 	counts := make(map[uint64]int)
 	for _, j := range joins {
 		if j.at != 0 && j.at >= since.UnixNano() {
 			counts[j.key]++
 		}
 	}
-	var best uint64
 	for k, c := range counts {
-		if c > n || c == n && k < best {
-			best, n = k, c
+		if c > n || c == n && k < member {
+			member, n = k, c
 		}
 	}
-	if n == 0 {
-		return "", 0
-	}
-	for _, d := range newestFirst {
-		for _, m := range d.GetMembers() {
-			if keyHash(m) == best {
-				return memberKey(m), n
+	return member, n
+}
+
+// memberNamed names the member of key from the decisions kept (newest
+// first), or as "(not in the decisions kept)".
+func memberNamed(key uint64, newestFirst []kept) string {
+	for _, k := range newestFirst {
+		for _, m := range k.full().GetMembers() {
+			if keyHash(m) == key {
+				return memberKey(m)
 			}
 		}
 	}
-	return "(not in the decisions kept)", n
+	return "(not in the decisions kept)"
 }

@@ -120,11 +120,11 @@ func (s *Store) Get(id string, max int) (*assigndv1.GroupSummary, []*assigndv1.D
 	if !ok {
 		return nil, nil, false
 	}
-	ds := sn.decisions
-	if max > 0 && len(ds) > max {
-		ds = ds[:max]
+	ks := sn.kept
+	if max > 0 && len(ks) > max {
+		ks = ks[:max]
 	}
-	return summary(&sn, s.cfg.thresholds, s.cfg.now()), ds, true
+	return summary(&sn, s.cfg.thresholds, s.cfg.now()), fulls(ks), true
 }
 
 func summary(sn *snapshot, t Thresholds, now time.Time) *assigndv1.GroupSummary {
@@ -145,16 +145,17 @@ func summary(sn *snapshot, t Thresholds, now time.Time) *assigndv1.GroupSummary 
 // most max of them; 0: all).
 func (s *Store) Shadows(id string, max int) []*assigndv1.Decision {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	g := s.groups[id]
 	if g == nil || g.nshad == 0 {
+		s.mu.Unlock()
 		return nil
 	}
-	ds := newestFirst(g.shadows, g.shadowHead, g.nshad)
-	if max > 0 && len(ds) > max {
-		ds = ds[:max]
+	ks := newestFirst(g.shadows, g.shadowHead, g.nshad)
+	s.mu.Unlock()
+	if max > 0 && len(ks) > max {
+		ks = ks[:max]
 	}
-	return ds
+	return fulls(ks)
 }
 
 // SignalCounts counts the groups where each signal holds now, and returns

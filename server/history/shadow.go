@@ -50,27 +50,42 @@ func ShadowDecision(s Shadow) *assigndv1.Decision {
 // DecisionMembers lists the first limit members of res by id, with
 // their owned (from g, the input) and assigned (from res) partition
 // counts, and their assigned counts per topic of topics (sorted; none
-// when nil): the members a Decision records.
+// when nil): the members a Decision records. It runs on every recorded
+// call: the members and their per-topic counts share two allocations, and
+// g's members are matched by position while g lists them in res's order.
 func DecisionMembers(g *assign.Group, res *assign.Result, limit int, topics []string) []*assigndv1.DecisionMember {
-	byID := make(map[string]*assign.Member, len(g.Members))
-	for i := range g.Members {
-		byID[g.Members[i].ID] = &g.Members[i]
+	n := min(len(res.Members), limit)
+	backing := make([]assigndv1.DecisionMember, n)
+	counts := make([]int32, n*len(topics))
+	var byID map[string]*assign.Member
+	input := func(i int, id string) *assign.Member {
+		if byID == nil && i < len(g.Members) && g.Members[i].ID == id {
+			return &g.Members[i]
+		}
+		if byID == nil {
+			byID = make(map[string]*assign.Member, len(g.Members))
+			for j := range g.Members {
+				byID[g.Members[j].ID] = &g.Members[j]
+			}
+		}
+		return byID[id]
 	}
-	out := make([]*assigndv1.DecisionMember, 0, min(len(res.Members), limit))
-	for _, ma := range res.Members[:min(len(res.Members), limit)] {
-		dm := &assigndv1.DecisionMember{MemberId: ma.ID, Assigned: int32(CountPartitions(ma.Assigned))}
+	out := make([]*assigndv1.DecisionMember, n)
+	for i, ma := range res.Members[:n] {
+		dm := &backing[i]
+		dm.MemberId, dm.Assigned = ma.ID, int32(CountPartitions(ma.Assigned))
 		if topics != nil {
-			dm.AssignedByTopic = make([]int32, len(topics))
+			dm.AssignedByTopic = counts[i*len(topics) : (i+1)*len(topics) : (i+1)*len(topics)]
 			for _, tp := range ma.Assigned {
-				if i, ok := slices.BinarySearch(topics, tp.Topic); ok {
-					dm.AssignedByTopic[i] = int32(len(tp.Partitions))
+				if t, ok := slices.BinarySearch(topics, tp.Topic); ok {
+					dm.AssignedByTopic[t] = int32(len(tp.Partitions))
 				}
 			}
 		}
-		if m := byID[ma.ID]; m != nil {
+		if m := input(i, ma.ID); m != nil {
 			dm.GroupInstanceId, dm.Rack, dm.Owned = m.InstanceID, m.Rack, int32(CountPartitions(m.Owned))
 		}
-		out = append(out, dm)
+		out[i] = dm
 	}
 	return out
 }

@@ -139,7 +139,7 @@ func TestApplyShared(t *testing.T) {
 	s.Apply(shadow)
 
 	sum, ds, _ := s.Get("g", 0)
-	if len(ds) != 3 || ds[0].GetReplica() != "r2" || ds[1] != own || ds[2].GetIncarnation() != 5 || sum.GetDecisionsRecorded() != 3 {
+	if len(ds) != 3 || ds[0].GetReplica() != "r2" || !proto.Equal(ds[1], own) || ds[2].GetIncarnation() != 5 || sum.GetDecisionsRecorded() != 3 {
 		t.Fatalf("decisions %v, recorded %d; want r2's, r1/7's, r1/5's, 3 recorded", ds, sum.GetDecisionsRecorded())
 	}
 	if sh := s.Shadows("g", 0); len(sh) != 1 || !sh[0].GetShadow() {

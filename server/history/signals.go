@@ -36,9 +36,9 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 	if n := countSince(sn.times, now.Add(-t.StormWindow)); n >= storm {
 		why = append(why, fmt.Sprintf("%d rebalances in the last %s (threshold %d for %d members)", n, t.StormWindow, storm, latest.GetMemberCount()))
 	}
-	if key, joins := flapping(sn.joins, sn.decisions, now.Add(-t.StormWindow)); joins >= t.FlapJoins {
+	if key, joins := flapping(sn.joins, now.Add(-t.StormWindow)); joins >= t.FlapJoins {
 		why = append(why, fmt.Sprintf("member %s joined %d times in the last %s (threshold %d): it keeps leaving and coming back",
-			key, joins, t.StormWindow, t.FlapJoins))
+			memberNamed(key, sn.kept), joins, t.StormWindow, t.FlapJoins))
 	}
 	if len(why) > 0 {
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_REBALANCE_STORM, "%s", strings.Join(why, "; "))
@@ -82,9 +82,10 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_FREQUENT_REBALANCES, "%d rebalances in the last hour (threshold %d)", n, t.RebalancesPerHour)
 	}
 	if u := longestUnowned(sn.decisions); u.span >= t.Unowned {
+		withheld := sn.kept[u.fromIndex].full().GetWithheldPartitions()
 		fire(assigndv1.GroupSignal_GROUP_SIGNAL_LONG_UNOWNED,
 			"%d partitions withheld at generation %d (%s) stayed unowned %s, until generation %d assigned them at %s (threshold %s)",
-			u.from.GetWithheld(), u.from.GetGenerationId(), partitionList(u.from.GetWithheldPartitions(), u.from.GetWithheld()),
+			u.from.GetWithheld(), u.from.GetGenerationId(), partitionList(withheld, u.from.GetWithheld()),
 			u.span.Round(time.Millisecond), u.to.GetGenerationId(), stamp(u.to.GetTime().AsTime()), t.Unowned)
 	}
 	return out
@@ -93,8 +94,9 @@ func signals(sn *snapshot, t Thresholds, now time.Time) []*assigndv1.FiredSignal
 // unowned is a span during which partitions withheld by one decision
 // waited for the next.
 type unowned struct {
-	from, to *assigndv1.Decision
-	span     time.Duration
+	from, to  *assigndv1.Decision
+	fromIndex int // from's, in the decisions
+	span      time.Duration
 }
 
 // longestUnowned finds, among the decisions (newest first), the longest
@@ -109,6 +111,7 @@ type unowned struct {
 func longestUnowned(newestFirst []*assigndv1.Decision) unowned {
 	var u unowned
 	var open *assigndv1.Decision
+	openIndex := 0
 	for i := len(newestFirst) - 1; i >= 0; i-- {
 		d := newestFirst[i]
 		if open != nil {
@@ -117,13 +120,13 @@ func longestUnowned(newestFirst []*assigndv1.Decision) unowned {
 			}
 			if d.GetGenerationId() > open.GetGenerationId() {
 				if span := d.GetTime().AsTime().Sub(open.GetTime().AsTime()); span > u.span {
-					u = unowned{from: open, to: d, span: span}
+					u = unowned{from: open, to: d, fromIndex: openIndex, span: span}
 				}
 			}
 			open = nil // assigned, or the group started again
 		}
 		if d.GetWithheld() > 0 {
-			open = d
+			open, openIndex = d, i
 		}
 	}
 	return u

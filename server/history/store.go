@@ -41,12 +41,12 @@ type group struct {
 	prev, next *group
 	// decisions is a ring of the last decisions; head is where the next
 	// one goes, n how many it holds.
-	decisions []*assigndv1.Decision
+	decisions []kept
 	head, n   int
 	recorded  int64
 	// shadows is a ring of the last shadow runs' records, allocated with
 	// the first.
-	shadows           []*assigndv1.Decision
+	shadows           []kept
 	shadowHead, nshad int
 	// times is a ring of the last StormCap decision times, in Unix
 	// nanoseconds (8 bytes each, not time.Time's 24).
@@ -71,7 +71,7 @@ type group struct {
 	joinsHead int
 
 	// held is the heap of the decisions and shadow records in the rings
-	// ([decisionSize] of each); size is what the Store counted for the
+	// ([kept.size] of each); size is what the Store counted for the
 	// group when it last recounted it (see Store.recount).
 	held, size int64
 }
@@ -126,8 +126,9 @@ func (s *Store) Record(d *assigndv1.Decision) { s.RecordInput(d, nil) }
 // input budget is exceeded, forgetting the oldest inputs, each once).
 func (s *Store) RecordInput(d *assigndv1.Decision, input []byte) {
 	d.Replica, d.Incarnation, d.Sequence = s.cfg.replica, s.cfg.incarnation, s.seq.Add(1)
+	k := keep(d)
 	s.mu.Lock()
-	s.add(d, input)
+	s.add(d, k, input, false)
 	s.mu.Unlock()
 	if s.cfg.publisher != nil {
 		s.cfg.publisher.Publish(d, input)
@@ -144,8 +145,9 @@ func (s *Store) Apply(rec *assigndv1.HistoryRecord) {
 		if s.own(d.GetReplica(), d.GetIncarnation()) {
 			return
 		}
+		k := keep(d)
 		s.mu.Lock()
-		s.add(d, rec.GetInput())
+		s.add(d, k, rec.GetInput(), true)
 		s.mu.Unlock()
 		return
 	}
@@ -158,11 +160,13 @@ func (s *Store) own(replica string, incarnation uint64) bool {
 	return replica == s.cfg.replica && incarnation == s.cfg.incarnation
 }
 
-// add records d under s.mu.
-func (s *Store) add(d *assigndv1.Decision, input []byte) {
+// add records d, kept as k, under s.mu; read (from the shared log), it
+// may be a record already held. One this run made has a new sequence
+// number.
+func (s *Store) add(d *assigndv1.Decision, k kept, input []byte, read bool) {
 	at := d.GetTime().AsTime()
 	g := s.groups[d.GetGroupId()]
-	if g != nil && g.holds(d) {
+	if read && g != nil && g.holds(d) {
 		return
 	}
 	s.run(d.GetReplica(), d.GetIncarnation()).note(at)
@@ -173,9 +177,9 @@ func (s *Store) add(d *assigndv1.Decision, input []byte) {
 	}
 	g.linkAfter(&s.lru)
 	if d.GetShadow() {
-		g.insertShadow(d, at, len(g.decisions))
+		g.insertShadow(k, at, len(g.decisions))
 	} else {
-		g.record(d, at)
+		g.record(d, k, at)
 		if input != nil {
 			s.addInput(g, d, at, input)
 		}
@@ -184,13 +188,14 @@ func (s *Store) add(d *assigndv1.Decision, input []byte) {
 	s.fit(g)
 }
 
-// record adds d, not a shadow run's, to g's ring and its signals' state.
-func (g *group) record(d *assigndv1.Decision, at time.Time) {
+// record adds d, not a shadow run's, kept as k, to g's ring and its
+// signals' state.
+func (g *group) record(d *assigndv1.Decision, k kept, at time.Time) {
 	if d.GetProtocolName() == cooperativeSticky && at.After(g.cooperativeUntil) {
 		g.cooperativeUntil = at
 	}
 	g.noteJoins(memberKeys(d), at)
-	g.insert(d, at)
+	g.insert(k, at)
 	g.recorded++
 	g.times[g.timesHead] = at.UnixNano()
 	g.timesHead = (g.timesHead + 1) % len(g.times)
@@ -239,7 +244,7 @@ func (g *group) holds(d *assigndv1.Decision) bool {
 		ring = g.shadows
 	}
 	for _, k := range ring {
-		if k != nil && k.GetSequence() == d.GetSequence() && k.GetIncarnation() == d.GetIncarnation() && k.GetReplica() == d.GetReplica() {
+		if k := k.sum; k != nil && k.GetSequence() == d.GetSequence() && k.GetIncarnation() == d.GetIncarnation() && k.GetReplica() == d.GetReplica() {
 			return true
 		}
 	}
@@ -285,7 +290,7 @@ func (s *Store) admit(id string) *group {
 		*g = group{decisions: g.decisions, times: g.times, shadows: g.shadows, inputs: g.inputs, joins: g.joins}
 	} else {
 		g = &group{
-			decisions: make([]*assigndv1.Decision, s.cfg.decisions),
+			decisions: make([]kept, s.cfg.decisions),
 			times:     make([]int64, StormCap),
 		}
 	}
@@ -305,53 +310,53 @@ func (g *group) linkAfter(at *group) {
 	at.next = g
 }
 
-// latest is the newest decision, nil when none.
+// latest is the newest decision's summary, nil when none.
 func (g *group) latest() *assigndv1.Decision {
 	if g.n == 0 {
 		return nil
 	}
-	return g.decisions[(g.head-1+len(g.decisions))%len(g.decisions)]
+	return g.decisions[(g.head-1+len(g.decisions))%len(g.decisions)].sum
 }
 
 // insert adds d to the ring in time order. Decisions are recorded once
 // their response is written, so a call's record may come just after the
 // next call's, and other replicas' records come in the log's order: d
 // then moves back past the newer ones (at most the ring's size).
-func (g *group) insert(d *assigndv1.Decision, at time.Time) {
-	g.held += decisionSize(d) - decisionSize(g.decisions[g.head])
-	g.head, g.n = insertRing(g.decisions, g.head, g.n, d, at)
+func (g *group) insert(k kept, at time.Time) {
+	g.held += k.size() - g.decisions[g.head].size()
+	g.head, g.n = insertRing(g.decisions, g.head, g.n, k, at)
 }
 
 // insertShadow adds a shadow run's record to its ring, allocated with
 // the first one (size slots).
-func (g *group) insertShadow(d *assigndv1.Decision, at time.Time, size int) {
+func (g *group) insertShadow(k kept, at time.Time, size int) {
 	if g.shadows == nil {
-		g.shadows = make([]*assigndv1.Decision, size)
+		g.shadows = make([]kept, size)
 	}
-	g.held += decisionSize(d) - decisionSize(g.shadows[g.shadowHead])
-	g.shadowHead, g.nshad = insertRing(g.shadows, g.shadowHead, g.nshad, d, at)
+	g.held += k.size() - g.shadows[g.shadowHead].size()
+	g.shadowHead, g.nshad = insertRing(g.shadows, g.shadowHead, g.nshad, k, at)
 }
 
-func insertRing(ring []*assigndv1.Decision, head, n int, d *assigndv1.Decision, at time.Time) (int, int) {
+func insertRing(ring []kept, head, n int, k kept, at time.Time) (int, int) {
 	size := len(ring)
-	ring[head] = d
+	ring[head] = k
 	j := head
 	head = (head + 1) % size
 	n = min(n+1, size)
 	for range n - 1 {
 		older := (j - 1 + size) % size
-		if !ring[older].GetTime().AsTime().After(at) {
+		if !ring[older].sum.GetTime().AsTime().After(at) {
 			break
 		}
-		ring[j], ring[older] = ring[older], d
+		ring[j], ring[older] = ring[older], k
 		j = older
 	}
 	return head, n
 }
 
 // newestFirst copies n entries of a ring ending before head.
-func newestFirst(ring []*assigndv1.Decision, head, n int) []*assigndv1.Decision {
-	ds := make([]*assigndv1.Decision, n)
+func newestFirst(ring []kept, head, n int) []kept {
+	ds := make([]kept, n)
 	for i := range ds {
 		ds[i] = ring[(head-1-i+2*len(ring))%len(ring)]
 	}
@@ -368,9 +373,11 @@ func (s *Store) Len() int {
 // snapshot is a copy of one group's state, taken under the lock and read
 // without it.
 type snapshot struct {
-	id               string
-	decisions        []*assigndv1.Decision // newest first
-	shadows          []*assigndv1.Decision // newest first
+	id string
+	// decisions are the summaries of kept (see [kept]), newest first.
+	decisions []*assigndv1.Decision
+	kept      []kept
+	shadows   []kept // newest first
 	recorded         int64
 	times            []int64
 	hour             [60]uint16
@@ -381,8 +388,9 @@ type snapshot struct {
 
 // snapshot copies g's state and the pointers to its decisions.
 func (g *group) snapshot() snapshot {
+	ks := newestFirst(g.decisions, g.head, g.n)
 	sn := snapshot{
-		id: g.id, decisions: newestFirst(g.decisions, g.head, g.n), recorded: g.recorded,
+		id: g.id, decisions: sums(ks), kept: ks, recorded: g.recorded,
 		times: append([]int64(nil), g.times...), hour: g.hour, hourMin: g.hourMin,
 		joins: slices.Clone(g.joins), cooperativeUntil: g.cooperativeUntil,
 	}
