@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -260,7 +261,9 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	capacity, cpu := map[string]float64{}, map[string]time.Duration{}
+	fmt.Fprintf(out, "load average %s at the start\n", loadAverage())
+	defer func() { fmt.Fprintf(out, "load average %s at the end\n", loadAverage()) }()
+	capacity, cpu, callers := map[string]float64{}, map[string]time.Duration{}, map[string]time.Duration{}
 	for _, kind := range []string{franzKind, assigndKind} {
 		srv, err := startChild(ctx, kind)
 		if err != nil {
@@ -274,9 +277,10 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 		if _, _, err := sustained(ctx, p, groups, cfg.parallel, time.Second); err != nil {
 			return errors.Join(err, p.close(), srv.stop())
 		}
-		before := procCPU(srv.pid)
+		before, callersBefore := procCPU(srv.pid), procCPU(os.Getpid())
 		c, calls, err := sustained(ctx, p, groups, cfg.parallel, cfg.sustain)
 		capacity[kind], cpu[kind] = c, (procCPU(srv.pid)-before)/time.Duration(max(calls, 1))
+		callers[kind] = (procCPU(os.Getpid()) - callersBefore) / time.Duration(max(calls, 1))
 		if err == nil && kind == assigndKind {
 			err = stormRuns(ctx, cfg, srv.addr, groups, c, out)
 			fmt.Fprintf(out, "assignd RSS %d MiB after the runs, peak %d MiB\n", procMemory(srv.pid, "VmRSS")>>20, procMemory(srv.pid, "VmHWM")>>20)
@@ -285,9 +289,10 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "sustained, %d callers, closed loop, %s: assignd %.0f calls/s, franz-go peer %.0f calls/s (%.2f×); server CPU per call: assignd %s, franz-go peer %s\n",
+	fmt.Fprintf(out, "sustained, %d callers, closed loop, %s: assignd %.0f calls/s, franz-go peer %.0f calls/s (%.2f×); server CPU per call: assignd %s, franz-go peer %s; the callers' CPU per call: %s, %s\n",
 		cfg.parallel, cfg.sustain, capacity[assigndKind], capacity[franzKind], capacity[assigndKind]/capacity[franzKind],
-		cpu[assigndKind].Round(time.Microsecond), cpu[franzKind].Round(time.Microsecond))
+		cpu[assigndKind].Round(time.Microsecond), cpu[franzKind].Round(time.Microsecond),
+		callers[assigndKind].Round(time.Microsecond), callers[franzKind].Round(time.Microsecond))
 	return nil
 }
 
