@@ -1,5 +1,11 @@
 package assign
 
+import (
+	"slices"
+
+	"github.com/assignd/assignd/assign/internal/versioned"
+)
+
 // Assignor computes a target assignment. The set of assignors is closed:
 // every implementation lives in this package, so that all of them go through
 // the same validation and the same KIP-429 post-pass in Run.
@@ -44,29 +50,25 @@ var (
 	cooperativeFirst = []RebalanceProtocol{Cooperative, Eager}
 )
 
-// Ref names an assignor and version, as "cooperative-sticky@2".
-func Ref(a Assignor) string {
-	return a.Name() + "@" + itoa(a.Version())
+// eagerProtocols gives an assignor that runs EAGER only its Protocols,
+// cooperativeProtocols one that runs COOPERATIVE first, and EAGER too.
+type (
+	eagerProtocols       struct{}
+	cooperativeProtocols struct{}
+)
+
+func (eagerProtocols) Protocols() []RebalanceProtocol       { return slices.Clone(eagerOnly) }
+func (eagerProtocols) protocols() []RebalanceProtocol       { return eagerOnly }
+func (cooperativeProtocols) Protocols() []RebalanceProtocol { return slices.Clone(cooperativeFirst) }
+func (cooperativeProtocols) protocols() []RebalanceProtocol { return cooperativeFirst }
+
+// ownedHistory gives an assignor the memberData that takes a member's
+// owned partitions and generation as they are.
+type ownedHistory struct{}
+
+func (ownedHistory) memberData(m *Member) ([]TopicPartitions, int32, bool) {
+	return m.Owned, m.Generation, true
 }
 
-func itoa(n int) string {
-	if n == 0 {
-		return "0"
-	}
-	neg := n < 0
-	if neg {
-		n = -n
-	}
-	var b [20]byte
-	i := len(b)
-	for n > 0 {
-		i--
-		b[i] = byte('0' + n%10)
-		n /= 10
-	}
-	if neg {
-		i--
-		b[i] = '-'
-	}
-	return string(b[i:])
-}
+// Ref names an assignor and version, as "cooperative-sticky@2".
+func Ref(a Assignor) string { return versioned.Ref(a) }

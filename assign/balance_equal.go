@@ -39,16 +39,8 @@ func planEqual(st *state, target []memberIdx, perTopic bool) {
 	minQ, slots := total/n, total%n
 	count := st.ints.take(int(n))
 	keepable := st.ints.take(int(n))
-	step := 0
-	for i, c := range st.claims {
-		m := memberIdx(i)
-		for _, p := range c {
-			st.stop.at(step)
-			step++
-			if st.prev[p] == m {
-				keepable[m]++
-			}
-		}
+	for m := range st.ownedClaims() {
+		keepable[m]++
 	}
 	quota := st.ints.take(int(n))
 	for m := range n {
@@ -92,6 +84,7 @@ func planEqual(st *state, target []memberIdx, perTopic bool) {
 			count[m] = quota[m]
 			continue
 		}
+		step := 0
 		for j, p := range c {
 			st.stop.at(step)
 			step++

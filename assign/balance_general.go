@@ -24,20 +24,12 @@ import "slices"
 // topic that has two or more fewer partitions.
 func planGeneral(st *state, target []memberIdx) {
 	count := st.ints.take(len(st.members))
-	step := 0
-	for i, c := range st.claims {
-		m := memberIdx(i)
-		for _, p := range c {
-			st.stop.at(step)
-			step++
-			if st.prev[p] == m {
-				if st.keepable(m, p) {
-					target[p] = m
-					count[m]++
-				} else {
-					st.setReason(p, ReasonUnsubscribed) // reason: unsubscribed
-				}
-			}
+	for m, p := range st.ownedClaims() {
+		if st.keepable(m, p) {
+			target[p] = m
+			count[m]++
+		} else {
+			st.setReason(p, ReasonUnsubscribed) // reason: unsubscribed
 		}
 	}
 	cl := newTopicClasses(st)
@@ -48,6 +40,7 @@ func planGeneral(st *state, target []memberIdx) {
 	slices.SortStableFunc(order, func(a, b classIdx) int { return len(cl.subscribers[a]) - len(cl.subscribers[b]) })
 	// Each member's expected share of the classes still to fill.
 	freeIn := make([]int64, len(cl.subscribers))
+	step := 0
 	for p, m := range target {
 		st.stop.at(p)
 		if m < 0 {

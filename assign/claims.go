@@ -2,6 +2,7 @@ package assign
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 )
 
@@ -213,3 +214,40 @@ func (st *state) loseClaim(p int32, loser memberIdx) {
 
 // noStaleClaim marks, in staleLoser, a partition without a stale claim.
 const noStaleClaim memberIdx = -2
+
+// ownedClaims yields every member's claims that it owned before (st.prev),
+// each with the member, polling as it goes: what a plan keeps first.
+func (st *state) ownedClaims() iter.Seq2[memberIdx, int32] {
+	return func(yield func(memberIdx, int32) bool) {
+		step := 0
+		for i, c := range st.claims {
+			m := memberIdx(i)
+			for _, p := range c {
+				st.stop.at(step)
+				step++
+				if st.prev[p] == m && !yield(m, p) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// overQuota yields, of claims (member m's, ascending), the partitions m
+// owned before, for a trimmer to choose the ones m keeps within its quota.
+// Each is marked as given up for balance first, which a kept one never
+// reads.
+func (st *state) overQuota(m memberIdx, claims []int32) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		for i, p := range claims {
+			st.stop.at(i)
+			if st.prev[p] != m {
+				continue
+			}
+			st.setReason(p, ReasonBalance) // reason: balance (over quota); read only if not kept
+			if !yield(p) {
+				return
+			}
+		}
+	}
+}

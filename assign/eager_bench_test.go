@@ -2,11 +2,9 @@ package assign_test
 
 import (
 	"fmt"
-	"sort"
 	"testing"
 
 	"github.com/twmb/franz-go/pkg/kgo"
-	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/assignd/assignd/assign"
 )
@@ -105,24 +103,4 @@ func BenchmarkEager(b *testing.B) {
 			})
 		}
 	}
-}
-
-// franzMembers encodes g's members as JoinGroup members, sorted as the
-// franz-go leader sorts them.
-func franzMembers(g *assign.Group) []kmsg.JoinGroupResponseMember {
-	out := make([]kmsg.JoinGroupResponseMember, 0, len(g.Members))
-	for _, m := range g.Members {
-		meta := kmsg.NewConsumerMemberMetadata()
-		meta.Version = 3
-		meta.Topics = m.Topics
-		jm := kmsg.NewJoinGroupResponseMember()
-		jm.MemberID = m.ID
-		if m.InstanceID != "" {
-			jm.InstanceID = &m.InstanceID
-		}
-		jm.ProtocolMetadata = meta.AppendTo(nil)
-		out = append(out, jm)
-	}
-	sort.Slice(out, func(i, j int) bool { return franzLess(&out[i], &out[j]) })
-	return out
 }

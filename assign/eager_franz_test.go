@@ -49,11 +49,10 @@ func franzLess(l, r *kmsg.JoinGroupResponseMember) bool {
 	return l.MemberID < r.MemberID
 }
 
-// franzLayout runs a franz-go balancer as a leader would and renders the
-// result as layout does.
-func franzLayout(t checkT, b kgo.GroupBalancer, g *assign.Group) map[string]string {
-	t.Helper()
-	members := make([]kmsg.JoinGroupResponseMember, 0, len(g.Members))
+// franzMembers encodes g's members as JoinGroup members, sorted as the
+// franz-go leader sorts them.
+func franzMembers(g *assign.Group) []kmsg.JoinGroupResponseMember {
+	out := make([]kmsg.JoinGroupResponseMember, 0, len(g.Members))
 	for _, m := range g.Members {
 		meta := kmsg.NewConsumerMemberMetadata()
 		meta.Version = 3
@@ -65,9 +64,17 @@ func franzLayout(t checkT, b kgo.GroupBalancer, g *assign.Group) map[string]stri
 			jm.InstanceID = &m.InstanceID
 		}
 		jm.ProtocolMetadata = meta.AppendTo(nil)
-		members = append(members, jm)
+		out = append(out, jm)
 	}
-	sort.Slice(members, func(i, j int) bool { return franzLess(&members[i], &members[j]) })
+	sort.Slice(out, func(i, j int) bool { return franzLess(&out[i], &out[j]) })
+	return out
+}
+
+// franzLayout runs a franz-go balancer as a leader would and renders the
+// result as layout does.
+func franzLayout(t checkT, b kgo.GroupBalancer, g *assign.Group) map[string]string {
+	t.Helper()
+	members := franzMembers(g)
 	mb, _, err := b.MemberBalancer(members)
 	if err != nil {
 		t.Fatalf("franz-go MemberBalancer: %v", err)

@@ -1,8 +1,6 @@
 package assign_test
 
 import (
-	"encoding/binary"
-	"math/rand/v2"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -30,12 +28,7 @@ var fuzzRunSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 // fuzzSeedInput expands seed into a fuzz input long enough for any group
 // fuzzRunGroup draws (rapid skips an input it runs past the end of).
 func fuzzSeedInput(seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 0x61737369676e64)) // "assignd"
-	b := make([]byte, 8*4096)
-	for i := 0; i < len(b); i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-	}
-	return b
+	return assigntest.FuzzInput(seed, 0x61737369676e64, 8*4096) // "assignd"
 }
 
 func addFuzzRunSeeds(f *testing.F) {

@@ -47,18 +47,15 @@ func KIP848Uniform() Assignor { return kip848Uniform{} }
 // ignores racks.
 func KIP848Range() Assignor { return kip848Range{} }
 
-type kip848Uniform struct{}
-
-func (kip848Uniform) Name() string                   { return NameKIP848Uniform }
-func (kip848Uniform) Version() int                   { return 1 }
-func (kip848Uniform) Protocols() []RebalanceProtocol { return slices.Clone(cooperativeFirst) }
-func (kip848Uniform) protocols() []RebalanceProtocol { return cooperativeFirst }
-
-// memberData: the owned partitions stand for the broker's current
-// assignment.
-func (kip848Uniform) memberData(m *Member) ([]TopicPartitions, int32, bool) {
-	return m.Owned, m.Generation, true
+// The owned partitions of a KIP-848 assignor's members stand for the
+// broker's current assignment.
+type kip848Uniform struct {
+	cooperativeProtocols
+	ownedHistory
 }
+
+func (kip848Uniform) Name() string { return NameKIP848Uniform }
+func (kip848Uniform) Version() int { return 1 }
 
 func (kip848Uniform) plan(st *state, target []memberIdx) {
 	if brokerHomogeneous(st) {
@@ -72,18 +69,15 @@ func (kip848Uniform) plan(st *state, target []memberIdx) {
 	st.layoutReasons(target)
 }
 
-type kip848Range struct{}
-
-func (kip848Range) Name() string                   { return NameKIP848Range }
-func (kip848Range) Version() int                   { return 1 }
-func (kip848Range) Protocols() []RebalanceProtocol { return slices.Clone(cooperativeFirst) }
-func (kip848Range) protocols() []RebalanceProtocol { return cooperativeFirst }
-
-// memberData: range ignores history; owned partitions only matter for the
+// kip848Range ignores history: owned partitions only matter for the
 // revocation bookkeeping in Run.
-func (kip848Range) memberData(m *Member) ([]TopicPartitions, int32, bool) {
-	return m.Owned, m.Generation, true
+type kip848Range struct {
+	cooperativeProtocols
+	ownedHistory
 }
+
+func (kip848Range) Name() string { return NameKIP848Range }
+func (kip848Range) Version() int { return 1 }
 
 // plan: both of the broker's paths (homogeneous and heterogeneous) come to
 // the same per-topic split over the topic's subscribers in sorted order, the

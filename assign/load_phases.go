@@ -2,6 +2,7 @@ package assign
 
 import (
 	"cmp"
+	"iter"
 	"slices"
 )
 
@@ -155,16 +156,7 @@ func (lp *loadPlan) moves() (moved bool) {
 // receiver, or p = -1. Like every move here it takes load from the
 // heavier of two members to the lighter, so the plan cannot cycle.
 func (lp *loadPlan) roomMove(h int32) (d, p, r int32) {
-	st := lp.st
-	s := lp.sortedOf(h)
-	for lo := 0; lo < len(s); {
-		k := int32(lp.cls.classOf[st.topicOf[s[lo]]])
-		hi := lo + 1
-		for hi < len(s) && int32(lp.cls.classOf[st.topicOf[s[hi]]]) == k {
-			hi++
-		}
-		run := s[lo:hi]
-		lo = hi
+	for k, run := range lp.classRuns(h) {
 		light := -1.0 // h's lightest partition of class k that weighs anything
 		for _, q := range run {
 			if lp.w[q] > 0 {
@@ -252,8 +244,6 @@ func (lp *loadPlan) heaviest() int32 {
 // resulting largest load, then the lower partition. It returns -1 when
 // no move lowers h's load without making the receiver as loaded.
 func (lp *loadPlan) bestMove(h int32) (p, r int32) {
-	st := lp.st
-	s := lp.sortedOf(h)
 	type cand struct {
 		kind   int
 		newMax float64
@@ -270,14 +260,7 @@ func (lp *loadPlan) bestMove(h int32) (p, r int32) {
 			best = c
 		}
 	}
-	for lo := 0; lo < len(s); {
-		k := int32(lp.cls.classOf[st.topicOf[s[lo]]])
-		hi := lo + 1
-		for hi < len(s) && int32(lp.cls.classOf[st.topicOf[s[hi]]]) == k {
-			hi++
-		}
-		run := s[lo:hi]
-		lo = hi
+	for k, run := range lp.classRuns(h) {
 		r := lp.receiver(k, h)
 		if r < 0 {
 			continue
@@ -314,6 +297,25 @@ func (lp *loadPlan) bestMove(h int32) (p, r int32) {
 		}
 	}
 	return best.p, best.r
+}
+
+// classRuns yields member m's partitions (sortedOf) class by class: each
+// class k of them with the run of its partitions, lightest first.
+func (lp *loadPlan) classRuns(m int32) iter.Seq2[int32, []int32] {
+	s := lp.sortedOf(m)
+	classOf := func(p int32) int32 { return int32(lp.cls.classOf[lp.st.topicOf[p]]) }
+	return func(yield func(int32, []int32) bool) {
+		for lo := 0; lo < len(s); {
+			k, hi := classOf(s[lo]), lo+1
+			for hi < len(s) && classOf(s[hi]) == k {
+				hi++
+			}
+			if !yield(k, s[lo:hi]) {
+				return
+			}
+			lo = hi
+		}
+	}
 }
 
 // sortedOf returns member m's partitions sorted by (class, weight,

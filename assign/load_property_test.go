@@ -1,10 +1,8 @@
 package assign_test
 
 import (
-	"context"
 	"errors"
 	"math"
-	"reflect"
 	"slices"
 	"testing"
 
@@ -342,42 +340,7 @@ func TestLoadStickyPropertyStop(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		polls := 0
-		restore := assign.SetPollHook(func(string) { polls++ })
-		counting, stop := context.WithCancel(context.Background())
-		_, _ = assign.Run(a, g, assign.WithContext(counting))
-		stop()
-		restore()
-		if polls == 0 {
-			t.Fatal("a run with a context never polled it")
-		}
-		k := rapid.IntRange(0, polls-1).Draw(t, "poll")
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		n := 0
-		restore = assign.SetPollHook(func(string) {
-			if n == k {
-				cancel()
-			}
-			n++
-		})
-		r, err := assign.Run(a, g, assign.WithContext(ctx), assign.WithBestEffort(best))
-		restore()
-		switch {
-		case !best:
-			if r != nil || !errors.Is(err, assign.ErrStopped) || !errors.Is(err, context.Canceled) {
-				t.Fatalf("got %v, %v; want ErrStopped and context.Canceled", r, err)
-			}
-		case err != nil:
-			t.Fatalf("best effort: %v", err)
-		default:
-			if err := assigntest.Check(g, r); err != nil {
-				t.Fatalf("best effort broke invariants:\n%v", err)
-			}
-			if !slices.Contains(r.Warnings, assign.CutShortWarning) && !reflect.DeepEqual(r, want) {
-				t.Fatal("no warning, yet the plan differs from an unstopped run's")
-			}
-		}
+		checkStopAtDrawnPoll(t, a, g, want, best)
 	})
 }
 

@@ -1,7 +1,5 @@
 package assign
 
-import "slices"
-
 // rangeAssignor is Kafka's RangeAssignor. See registry.go Range.
 //
 // Per topic, the subscribers in MemberInfo order (static members by instance
@@ -17,18 +15,16 @@ import "slices"
 // range. KIP-881 rack awareness (range_rack.go) keeps the per-topic counts
 // and the co-partitioning and only changes which member takes which
 // partition.
-type rangeAssignor struct{}
-
-func (rangeAssignor) Name() string                   { return NameRange }
-func (rangeAssignor) Version() int                   { return 1 }
-func (rangeAssignor) Protocols() []RebalanceProtocol { return slices.Clone(eagerOnly) }
-func (rangeAssignor) protocols() []RebalanceProtocol { return eagerOnly }
-
-// memberData: range ignores history; owned partitions only matter for the
-// revocation bookkeeping in Run.
-func (rangeAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
-	return m.Owned, m.Generation, true
+//
+// Range ignores history: owned partitions only matter for the revocation
+// bookkeeping in Run.
+type rangeAssignor struct {
+	eagerProtocols
+	ownedHistory
 }
+
+func (rangeAssignor) Name() string { return NameRange }
+func (rangeAssignor) Version() int { return 1 }
 
 func (rangeAssignor) plan(st *state, target []memberIdx) {
 	ord := memberInfoOrder(st.members, &st.stop)

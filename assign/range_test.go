@@ -13,6 +13,11 @@ import (
 func TestRange(t *testing.T) {
 	az := func(racks ...string) []string { return racks }
 	off := []assign.Option{assign.WithRackAware(false)}
+	threeRacks := assigntest.NewGroup().Topic("t0", 6).
+		Racks("t0", az("az1"), az("az2"), az("az3"), az("az1"), az("az2"), az("az3")).
+		Member("c0", "t0").Rack("c0", "az1").
+		Member("c1", "t0").Rack("c1", "az2").
+		Member("c2", "t0").Rack("c2", "az3")
 	tests := []struct {
 		name string
 		g    *assigntest.GroupBuilder
@@ -37,38 +42,6 @@ func TestRange(t *testing.T) {
 			want: map[string]string{"c1": "topic:0,1,2", "c2": "topic:3,4", "c3": "topic:5,6"},
 		},
 		{
-			name: "mixed topics",
-			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 2).
-				Member("consumer1", "topic1").Member("consumer2", "topic1", "topic2").Member("consumer3", "topic1"),
-			want: map[string]string{"consumer1": "topic1:0", "consumer2": "topic1:1 topic2:0,1", "consumer3": "topic1:2"},
-		},
-		{
-			name: "two consumers, two topics, six partitions",
-			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
-				Member("consumer1", "topic1", "topic2").Member("consumer2", "topic1", "topic2"),
-			want: map[string]string{"consumer1": "topic1:0,1 topic2:0,1", "consumer2": "topic1:2 topic2:2"},
-		},
-		{
-			name: "co-partitioned topics follow each other",
-			g: assigntest.NewGroup().Topic("t1", 4).Topic("t2", 4).Topic("t3", 4).
-				Member("c1", "t1", "t2").Member("c2", "t1", "t2", "t3").Member("c3", "t1", "t2", "t3"),
-			want: map[string]string{"c1": "t1:0,1 t2:0,1", "c2": "t1:2 t2:2 t3:0,1", "c3": "t1:3 t2:3 t3:2,3"},
-		},
-		{
-			name: "static members ordered by instance id, not member id",
-			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
-				Member("consumer1", "topic1", "topic2").Static("consumer1", "instance2").
-				Member("consumer2", "topic1", "topic2").Static("consumer2", "instance1"),
-			want: map[string]string{"consumer1": "topic1:2 topic2:2", "consumer2": "topic1:0,1 topic2:0,1"},
-		},
-		{
-			name: "static members before dynamic ones",
-			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
-				Member("consumer1", "topic1", "topic2").
-				Member("consumer2", "topic1", "topic2").Static("consumer2", "instance"),
-			want: map[string]string{"consumer1": "topic1:2 topic2:2", "consumer2": "topic1:0,1 topic2:0,1"},
-		},
-		{
 			name: "instance ids compare in UTF-16 order",
 			g: assigntest.NewGroup().Topic("t", 3).
 				Member("a", "t").Static("a", "\uE000").
@@ -79,20 +52,12 @@ func TestRange(t *testing.T) {
 		// KIP-881.
 		{
 			name: "racks: one topic, each member takes its rack's partitions",
-			g: assigntest.NewGroup().Topic("t0", 6).
-				Racks("t0", az("az1"), az("az2"), az("az3"), az("az1"), az("az2"), az("az3")).
-				Member("c0", "t0").Rack("c0", "az1").
-				Member("c1", "t0").Rack("c1", "az2").
-				Member("c2", "t0").Rack("c2", "az3"),
+			g:    threeRacks,
 			want: map[string]string{"c0": "t0:0,3", "c1": "t0:1,4", "c2": "t0:2,5"},
 		},
 		{
 			name: "racks: switched off by option",
-			g: assigntest.NewGroup().Topic("t0", 6).
-				Racks("t0", az("az1"), az("az2"), az("az3"), az("az1"), az("az2"), az("az3")).
-				Member("c0", "t0").Rack("c0", "az1").
-				Member("c1", "t0").Rack("c1", "az2").
-				Member("c2", "t0").Rack("c2", "az3"),
+			g:    threeRacks,
 			opts: off,
 			want: map[string]string{"c0": "t0:0,1", "c1": "t0:2,3", "c2": "t0:4,5"},
 		},
@@ -186,13 +151,17 @@ func TestRange(t *testing.T) {
 			want: map[string]string{"c0": "t0:0 t1:0", "c1": "t0:1 t1:1"},
 		},
 	}
-	for _, c := range basicEagerCases {
-		tests = append(tests, struct {
-			name string
-			g    *assigntest.GroupBuilder
-			opts []assign.Option
-			want map[string]string
-		}{c.name, c.g, nil, c.want})
+	type rangeCase = struct {
+		name string
+		g    *assigntest.GroupBuilder
+		opts []assign.Option
+		want map[string]string
+	}
+	for _, c := range append(basicEagerCases, coPartitioned) {
+		tests = append(tests, rangeCase{c.name, c.g, nil, c.want})
+	}
+	for _, c := range classicCases {
+		tests = append(tests, rangeCase{c.name, c.g, nil, c.ranged})
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,9 +13,7 @@ package assign
 // topic's subscribers see the same counts as before.
 func (ra *realigner) exchange(p int32) bool {
 	st := ra.st
-	o := ra.target[p]
-	ro := st.memberRack[o]
-	tp := st.topicOf[p]
+	ro := st.memberRack[ra.target[p]]
 	for _, r := range st.partRacks[st.partRackIdx[p]:st.partRackIdx[p+1]] {
 		q := ra.wants[rackPair{r, ro}]
 		if q == nil {
@@ -28,20 +26,26 @@ func (ra *realigner) exchange(p int32) bool {
 			if !ra.look() {
 				return false
 			}
-			x := q.ps[i]
-			if !ra.misaligned(x) {
-				continue
+			if x := q.ps[i]; ra.misaligned(x) && ra.swap(p, x) {
+				return true
 			}
-			v := ra.target[x]
-			if (ra.count[v] != ra.count[o] && !ra.even && st.topicOf[x] != tp) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
-				continue
-			}
-			ra.rehome(p, v)
-			ra.rehome(x, o)
-			return true
 		}
 	}
 	return false
+}
+
+// swap gives p to x's owner and x to p's, when the counts and the
+// subscriptions allow (see exchange), and reports whether it did.
+func (ra *realigner) swap(p, x int32) bool {
+	st := ra.st
+	o, v := ra.target[p], ra.target[x]
+	tp, tx := st.topicOf[p], st.topicOf[x]
+	if (ra.count[v] != ra.count[o] && !ra.even && tx != tp) || !st.subscribes(v, tp) || !st.subscribes(o, tx) {
+		return false
+	}
+	ra.rehome(p, v)
+	ra.rehome(x, o)
+	return true
 }
 
 // trade gives p's owner o, for p, a partition on its rack (or with no
@@ -108,31 +112,27 @@ func (ra *realigner) tradeWith(p, h int32) (done, ok bool) {
 // (c == ra.racks), which are off nobody's rack either; with offHolder,
 // those of column c that are off their holder's rack.
 func (ra *realigner) tradeAt(p, h, c int32, offHolder bool) (done, ok bool) {
-	st := ra.st
-	o := ra.target[p]
-	tp := st.topicOf[p]
+	for _, x := range ra.placedIn(h, c) {
+		if !ra.look() {
+			return false, false
+		}
+		if ra.tradable(x, h) && (!offHolder || ra.misaligned(x)) && ra.swap(p, x) {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+// placedIn returns the candidates of row h, column c of placed, from the
+// first one still tradable: the stale ones before it are skipped for good
+// (placedHead).
+func (ra *realigner) placedIn(h, c int32) []int32 {
 	key := ra.key(h, c)
 	end := ra.placedAt[key+1]
 	for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], h) {
 		ra.placedHead[key]++
 	}
-	for i := ra.placedHead[key]; i < end; i++ {
-		if !ra.look() {
-			return false, false
-		}
-		x := ra.placed[i]
-		if !ra.tradable(x, h) || offHolder && !ra.misaligned(x) {
-			continue
-		}
-		v := ra.target[x]
-		if (ra.count[v] != ra.count[o] && !ra.even && st.topicOf[x] != tp) || !st.subscribes(v, tp) || !st.subscribes(o, st.topicOf[x]) {
-			continue
-		}
-		ra.rehome(p, v)
-		ra.rehome(x, o)
-		return true, true
-	}
-	return false, true
+	return ra.placed[ra.placedHead[key]:end]
 }
 
 // tradable reports whether x is still placed this round on a member in
@@ -168,16 +168,10 @@ func (ra *realigner) handOver(p int32) bool {
 		return false
 	}
 	for h := range ra.racks {
-		key := ra.key(h, ro)
-		end := ra.placedAt[key+1]
-		for ra.placedHead[key] < end && !ra.tradable(ra.placed[ra.placedHead[key]], h) {
-			ra.placedHead[key]++
-		}
-		for i := ra.placedHead[key]; i < end; i++ {
+		for _, x := range ra.placedIn(h, ro) {
 			if !ra.look() {
 				return false
 			}
-			x := ra.placed[i]
 			w := ra.target[x]
 			if !ra.tradable(x, h) || w == o || w == v || ra.count[w] != ra.hi || !st.subscribes(o, st.topicOf[x]) {
 				continue

@@ -1,10 +1,8 @@
 package assign_test
 
 import (
-	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
@@ -13,19 +11,6 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/wire"
 )
-
-// layoutOf renders partitions as layout does one member's.
-func layoutOf(l []assign.TopicPartitions) string {
-	var parts []string
-	for _, tp := range l {
-		ps := make([]string, len(tp.Partitions))
-		for i, p := range tp.Partitions {
-			ps[i] = fmt.Sprint(p)
-		}
-		parts = append(parts, tp.Topic+":"+strings.Join(ps, ","))
-	}
-	return strings.Join(parts, " ")
-}
 
 // equalLayouts compares layouts, a member missing from one being one
 // with nothing.

@@ -28,10 +28,7 @@ func TestRealignTradesForAPartitionOffItsHoldersRack(t *testing.T) {
 		Member("consumer2", "t1", "t3").Rack("consumer2", "c").Owns("consumer2", "t2", 4, 5, 6).Owns("consumer2", "t3", 0, 1).Gen("consumer2", 1).Build()
 	for _, asg := range stickyRackAssignors {
 		t.Run(assign.Ref(asg), func(t *testing.T) {
-			gg := assigntest.Edit(g).Protocol(assign.Cooperative).Build()
-			if asg.Name() == "sticky" {
-				gg = asStickyEager(g)
-			}
+			gg := sentBy(asg, g)
 			_, r, moved := convergeRounds(t, asg, gg)
 			if off := offRack(gg, r); off != 4 || moved != 9 {
 				t.Errorf("%d partitions off their racks after %d moves, want 4 after 9: %v", off, moved, layout(r))

@@ -1,6 +1,6 @@
 package assign
 
-import "sort"
+import "github.com/assignd/assignd/assign/internal/versioned"
 
 // The standard assignors, under the protocol names Kafka clients use.
 const (
@@ -33,31 +33,12 @@ func CooperativeSticky() Assignor { return cooperativeStickyAssignor{} }
 func CooperativeStickyPerTopic() Assignor { return cooperativeStickyV2{} }
 
 // all is every runnable assignor, including older versions.
-var all = []Assignor{Range(), RoundRobin(), Sticky(), CooperativeSticky(), CooperativeStickyPerTopic(),
-	KIP848Uniform(), KIP848Range(), LoadSticky()}
+var all = versioned.NewRegistry(Range(), RoundRobin(), Sticky(), CooperativeSticky(), CooperativeStickyPerTopic(),
+	KIP848Uniform(), KIP848Range(), LoadSticky())
 
 // Assignors returns every runnable assignor, sorted by name, then version.
-func Assignors() []Assignor {
-	out := append([]Assignor(nil), all...)
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Name() != out[j].Name() {
-			return out[i].Name() < out[j].Name()
-		}
-		return out[i].Version() < out[j].Version()
-	})
-	return out
-}
+func Assignors() []Assignor { return all.All() }
 
 // Lookup finds an assignor by name and version. Version 0 selects the
 // standard version, the one Kafka clients of that name behave like (1).
-func Lookup(name string, version int) (Assignor, bool) {
-	if version == 0 {
-		version = 1
-	}
-	for _, a := range all {
-		if a.Name() == name && a.Version() == version {
-			return a, true
-		}
-	}
-	return nil, false
-}
+func Lookup(name string, version int) (Assignor, bool) { return all.Lookup(name, version) }

@@ -135,12 +135,7 @@ func (r *repairer) pick(u memberIdx, k classIdx, v memberIdx, n int) []partIdx {
 	}
 	// Take every partition of the ranks below last, and the first of rank
 	// last up to n.
-	last, below := 0, 0
-	for last < pickRanks-1 && below+perRank[last] < n {
-		below += perRank[last]
-		last++
-	}
-	atLast := n - below
+	last, atLast := cutRank(&perRank, n)
 	r.markEpoch++
 	out := r.picked[:0]
 	read := 0
@@ -215,6 +210,18 @@ type pickScratch struct {
 
 // pickRanks is the number of pick preferences.
 const pickRanks = 12
+
+// cutRank splits a pick of n partitions by rank, perRank counting the
+// candidates of each: every candidate ranked below last is taken, and
+// atLast of those ranked last.
+func cutRank(perRank *[pickRanks]int, n int) (last, atLast int) {
+	below := 0
+	for last < pickRanks-1 && below+perRank[last] < n {
+		below += perRank[last]
+		last++
+	}
+	return last, n - below
+}
 
 // pickRank is p's preference as a partition u hands to v, lower first: 0
 // v owned it before, 4 u did not own it, 8 u owned it; in rack-aware
@@ -314,12 +321,7 @@ func (r *repairer) pickSettled(u memberIdx, k classIdx, v memberIdx, s slotIdx, 
 		read++
 	}
 	r.budget -= read
-	last, below := 0, 0
-	for last < pickRanks-1 && below+perRank[last] < n {
-		below += perRank[last]
-		last++
-	}
-	atLast := n - below
+	last, atLast := cutRank(&perRank, n)
 	r.markEpoch++
 	out := r.picked[:0]
 	w, passed := 0, 0 // passed: entries kept before the last take

@@ -27,16 +27,9 @@ func (r *repairer) firstHop(o memberIdx, freeOnly bool) {
 	}
 	d := r.dist[o]
 	for i, k := range r.cl.memberClasses[o] {
-		s := r.classOff[o] + slotIdx(i)
-		if r.held[s] == 0 {
+		cost, ok := r.hopCost(r.classOff[o]+slotIdx(i), freeOnly)
+		if !ok {
 			continue
-		}
-		cost := int32(0)
-		if r.free[s] == 0 {
-			if freeOnly {
-				continue
-			}
-			cost = 1
 		}
 		for _, w := range r.cl.subscribers[k] {
 			w := memberIdx(w)

@@ -22,13 +22,7 @@ func TestRepairTakesFromTheGiverOffItsRack(t *testing.T) {
 		Member("m3", "t")
 	for _, a := range append([]assign.Assignor{assign.Sticky()}, cooperativeAssignors...) {
 		t.Run(assign.Ref(a), func(t *testing.T) {
-			g := b.Build()
-			if a.Name() == "sticky" {
-				g = asStickyEager(g)
-			} else {
-				g = assigntest.Edit(g).Protocol(assign.Cooperative).Build()
-			}
-			_, r, moved := convergeRounds(t, a, g)
+			_, r, moved := convergeRounds(t, a, sentBy(a, b.Build()))
 			if moved != 1 {
 				t.Errorf("moved %d partitions, want 1: %v", moved, layout(r))
 			}
@@ -59,13 +53,7 @@ func TestRepairGivesTheOffRackPartitionThroughANeighbour(t *testing.T) {
 		Member("bojn", "tr0", "tg2").Rack("bojn", "rack-a")
 	for _, asg := range append([]assign.Assignor{assign.Sticky()}, cooperativeAssignors...) {
 		t.Run(assign.Ref(asg), func(t *testing.T) {
-			g := base.Build()
-			if asg.Name() == "sticky" {
-				g = asStickyEager(g)
-			} else {
-				g = assigntest.Edit(g).Protocol(assign.Cooperative).Build()
-			}
-			_, r, moved := convergeRounds(t, asg, g)
+			_, r, moved := convergeRounds(t, asg, sentBy(asg, base.Build()))
 			if moved != 1 {
 				t.Errorf("moved %d partitions, want 1: %v", moved, layout(r))
 			}

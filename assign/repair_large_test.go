@@ -104,21 +104,7 @@ func TestRepairScaleOutUnequal(t *testing.T) {
 					e.Member(fmt.Sprintf("consumer-%04d", i), subscription(i)...)
 				}
 				g = e.Build()
-				moved, followups := 0, 0
-				for {
-					r = run(t, a, g, nil, balanced)
-					if len(r.Warnings) > 0 {
-						t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
-					}
-					moved += r.Stats.Moved
-					if !r.FollowupRequired {
-						break
-					}
-					if followups++; followups > 1 {
-						t.Fatalf("still pending after %d follow-ups (%d partitions)", followups, r.Stats.Pending)
-					}
-					g = assigntest.NextGroup(g, r)
-				}
+				r, moved := settleWithinOneFollowup(t, a, g)
 				newcomers := 0
 				for _, ma := range r.Members {
 					if ma.ID >= fmt.Sprintf("consumer-%04d", tc.before) {
@@ -208,22 +194,7 @@ func TestRepairScaleOutFromFewOwners(t *testing.T) {
 				if racks {
 					g = withRacks(g)
 				}
-				moved, followups := 0, 0
-				var r *assign.Result
-				for {
-					r = run(t, assign.CooperativeSticky(), g, nil, balanced)
-					if len(r.Warnings) > 0 {
-						t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
-					}
-					moved += r.Stats.Moved
-					if !r.FollowupRequired {
-						break
-					}
-					if followups++; followups > 1 {
-						t.Fatalf("still pending after %d follow-ups", followups)
-					}
-					g = assigntest.NextGroup(g, r)
-				}
+				r, moved := settleWithinOneFollowup(t, assign.CooperativeSticky(), g)
 				kept := 0
 				for _, ma := range r.Members[:owners] {
 					for _, tp := range ma.Assigned {
@@ -234,6 +205,27 @@ func TestRepairScaleOutFromFewOwners(t *testing.T) {
 					t.Fatalf("moved %d partitions; the owners kept %d of 20000, so they should have given up %d", moved, kept, 20000-kept)
 				}
 			})
+		}
+	}
+}
+
+// settleWithinOneFollowup runs a on g, and on each next group while a
+// follow-up is pending: every round balanced and without a warning (it
+// fits its work budget), at most one follow-up. It returns the last round
+// and the partitions moved over all rounds.
+func settleWithinOneFollowup(t *testing.T, a assign.Assignor, g *assign.Group) (r *assign.Result, moved int) {
+	t.Helper()
+	for followups := 0; ; g = assigntest.NextGroup(g, r) {
+		r = run(t, a, g, nil, balanced)
+		if len(r.Warnings) > 0 {
+			t.Fatalf("follow-up %d: warnings %q", followups, r.Warnings)
+		}
+		moved += r.Stats.Moved
+		if !r.FollowupRequired {
+			return r, moved
+		}
+		if followups++; followups > 1 {
+			t.Fatalf("still pending after %d follow-ups (%d partitions)", followups, r.Stats.Pending)
 		}
 	}
 }

@@ -64,16 +64,9 @@ func (r *repairer) search(xs []memberIdx, freeOnly bool, better func(o, best mem
 			for i, u := range r.cl.subscribers[k] {
 				u := memberIdx(u)
 				r.budget--
-				s := r.subSlot[k][i]
-				if r.held[s] == 0 {
+				cost, ok := r.hopCost(r.subSlot[k][i], freeOnly)
+				if !ok {
 					continue
-				}
-				cost := int32(0)
-				if r.free[s] == 0 {
-					if freeOnly {
-						continue
-					}
-					cost = 1
 				}
 				nd := d + cost
 				if nd > bestDist || distOf(u) <= nd {
@@ -95,4 +88,20 @@ func (r *repairer) search(xs []memberIdx, freeOnly bool, better func(o, best mem
 		}
 	}
 	return best
+}
+
+// hopCost is what handing one of slot s's partitions on costs the search:
+// 0 when one of them is free (its holder did not own it before), 1 when
+// all are held ones; ok is false when s has none, or only held ones and
+// freeOnly is set.
+func (r *repairer) hopCost(s slotIdx, freeOnly bool) (cost int32, ok bool) {
+	switch {
+	case r.held[s] == 0:
+		return 0, false
+	case r.free[s] > 0:
+		return 0, true
+	case freeOnly:
+		return 0, false
+	}
+	return 1, true
 }

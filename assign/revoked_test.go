@@ -1,30 +1,12 @@
 package assign_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 )
-
-// revokedLayout renders each member's Revoked as layout does Assigned.
-func revokedLayout(r *assign.Result) map[string]string {
-	out := make(map[string]string, len(r.Members))
-	for _, m := range r.Members {
-		var parts []string
-		for _, tp := range m.Revoked {
-			ps := make([]string, len(tp.Partitions))
-			for i, p := range tp.Partitions {
-				ps[i] = fmt.Sprint(p)
-			}
-			parts = append(parts, tp.Topic+":"+strings.Join(ps, ","))
-		}
-		out[m.ID] = strings.Join(parts, " ")
-	}
-	return out
-}
 
 // Revoked is what a member reports owning (Member.Owned) and must give up
 // this round, under EAGER as under COOPERATIVE, for every assignor: m1

@@ -12,18 +12,16 @@ import "slices"
 //
 //	c0: t0-0 t0-1 t1-1
 //	c1: t1-0
-type roundRobinAssignor struct{}
-
-func (roundRobinAssignor) Name() string                   { return NameRoundRobin }
-func (roundRobinAssignor) Version() int                   { return 1 }
-func (roundRobinAssignor) Protocols() []RebalanceProtocol { return slices.Clone(eagerOnly) }
-func (roundRobinAssignor) protocols() []RebalanceProtocol { return eagerOnly }
-
-// memberData: roundrobin ignores history; owned partitions only matter for
-// the revocation bookkeeping in Run.
-func (roundRobinAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
-	return m.Owned, m.Generation, true
+//
+// Roundrobin ignores history: owned partitions only matter for the
+// revocation bookkeeping in Run.
+type roundRobinAssignor struct {
+	eagerProtocols
+	ownedHistory
 }
+
+func (roundRobinAssignor) Name() string { return NameRoundRobin }
+func (roundRobinAssignor) Version() int { return 1 }
 
 // plan deals partitions topic by topic. Within a topic the pointer visits
 // only the topic's subscribers, so instead of walking every member per

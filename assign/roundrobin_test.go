@@ -10,37 +10,7 @@ import (
 
 // The cases of Kafka's RoundRobinAssignorTest, in our words.
 func TestRoundRobin(t *testing.T) {
-	tests := []struct {
-		name string
-		g    *assigntest.GroupBuilder
-		want map[string]string
-	}{
-		{
-			name: "mixed topics",
-			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 2).
-				Member("consumer1", "topic1").Member("consumer2", "topic1", "topic2").Member("consumer3", "topic1"),
-			want: map[string]string{"consumer1": "topic1:0", "consumer2": "topic1:1 topic2:0,1", "consumer3": "topic1:2"},
-		},
-		{
-			name: "two dynamic consumers, two topics, six partitions",
-			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
-				Member("consumer1", "topic1", "topic2").Member("consumer2", "topic1", "topic2"),
-			want: map[string]string{"consumer1": "topic1:0,2 topic2:1", "consumer2": "topic1:1 topic2:0,2"},
-		},
-		{
-			name: "static members ordered by instance id, not member id",
-			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
-				Member("consumer1", "topic1", "topic2").Static("consumer1", "instance2").
-				Member("consumer2", "topic1", "topic2").Static("consumer2", "instance1"),
-			want: map[string]string{"consumer1": "topic1:1 topic2:0,2", "consumer2": "topic1:0,2 topic2:1"},
-		},
-		{
-			name: "static members before dynamic ones",
-			g: assigntest.NewGroup().Topic("topic1", 3).Topic("topic2", 3).
-				Member("consumer1", "topic1", "topic2").
-				Member("consumer2", "topic1", "topic2").Static("consumer2", "instance"),
-			want: map[string]string{"consumer1": "topic1:1 topic2:0,2", "consumer2": "topic1:0,2 topic2:1"},
-		},
+	tests := []layoutCase{
 		{
 			name: "unequal subscriptions can be unbalanced",
 			g: assigntest.NewGroup().Topic("t0", 2).Topic("t1", 2).
@@ -69,6 +39,9 @@ func TestRoundRobin(t *testing.T) {
 		},
 	}
 	tests = append(tests, basicEagerCases...)
+	for _, c := range classicCases {
+		tests = append(tests, layoutCase{c.name, c.g, c.roundRobin})
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := run(t, assign.RoundRobin(), tt.g.Build(), nil)

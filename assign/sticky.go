@@ -1,19 +1,13 @@
 package assign
 
-import (
-	"slices"
-
-	"github.com/assignd/assignd/assign/wire"
-)
+import "github.com/assignd/assignd/assign/wire"
 
 // stickyAssignor is the eager sticky assignor (KIP-54, KIP-341). See
 // registry.go Sticky.
-type stickyAssignor struct{}
+type stickyAssignor struct{ eagerProtocols }
 
-func (stickyAssignor) Name() string                   { return NameSticky }
-func (stickyAssignor) Version() int                   { return 1 }
-func (stickyAssignor) Protocols() []RebalanceProtocol { return slices.Clone(eagerOnly) }
-func (stickyAssignor) protocols() []RebalanceProtocol { return eagerOnly }
+func (stickyAssignor) Name() string { return NameSticky }
+func (stickyAssignor) Version() int { return 1 }
 
 // memberData reads the previous assignment from StickyAssignorUserData, as
 // the Java StickyAssignor does: eager members revoke everything before they
@@ -40,14 +34,10 @@ func (stickyAssignor) historyFromUserData() {}
 type userDataHistory interface{ historyFromUserData() }
 
 // cooperativeStickyAssignor is KIP-429's cooperative-sticky. See registry.go.
-type cooperativeStickyAssignor struct{}
+type cooperativeStickyAssignor struct{ cooperativeProtocols }
 
 func (cooperativeStickyAssignor) Name() string { return NameCooperativeSticky }
 func (cooperativeStickyAssignor) Version() int { return 1 }
-func (cooperativeStickyAssignor) Protocols() []RebalanceProtocol {
-	return slices.Clone(cooperativeFirst)
-}
-func (cooperativeStickyAssignor) protocols() []RebalanceProtocol { return cooperativeFirst }
 
 func (cooperativeStickyAssignor) memberData(m *Member) ([]TopicPartitions, int32, bool) {
 	g, ok := cooperativeGeneration(m)

@@ -338,40 +338,52 @@ func TestStopPropertyValid(t *testing.T) {
 			if err != nil {
 				continue // invalid input: TestRunRejectsBadInput's business
 			}
-			polls := 0
-			restore := assign.SetPollHook(func(string) { polls++ })
-			ctx, cancel := context.WithCancel(context.Background())
-			_, _ = assign.Run(a, g, assign.WithContext(ctx))
-			cancel()
-			restore()
-			k := rapid.IntRange(0, polls-1).Draw(t, "poll")
-
-			ctx, cancel = context.WithCancel(context.Background())
-			n := 0
-			restore = assign.SetPollHook(func(string) {
-				if n == k {
-					cancel()
-				}
-				n++
-			})
-			r, err := assign.Run(a, g, assign.WithContext(ctx), assign.WithBestEffort(best))
-			restore()
-			cancel()
-			switch {
-			case !best:
-				if r != nil || !errors.Is(err, assign.ErrStopped) || !errors.Is(err, context.Canceled) {
-					t.Fatalf("%s: got %v, %v; want ErrStopped and context.Canceled", assign.Ref(a), r, err)
-				}
-			case err != nil:
-				t.Fatalf("%s best effort: %v", assign.Ref(a), err)
-			default:
-				if err := assigntest.Check(g, r); err != nil {
-					t.Fatalf("%s best effort broke invariants:\n%v", assign.Ref(a), err)
-				}
-				if !slices.Contains(r.Warnings, assign.CutShortWarning) && !reflect.DeepEqual(r, want) {
-					t.Fatalf("%s: no warning, yet the plan differs from an unstopped run's", assign.Ref(a))
-				}
-			}
+			checkStopAtDrawnPoll(t, a, g, want, best)
 		}
 	})
+}
+
+// checkStopAtDrawnPoll runs a on g once to count the polls of its context,
+// then again with the context ended at a poll drawn from those, with or
+// without best effort: an error that is ErrStopped and context.Canceled,
+// or a valid plan that is want (the unstopped run's) unless it carries the
+// cut-short warning.
+func checkStopAtDrawnPoll(t *rapid.T, a assign.Assignor, g *assign.Group, want *assign.Result, best bool) {
+	polls := 0
+	restore := assign.SetPollHook(func(string) { polls++ })
+	counting, stop := context.WithCancel(context.Background())
+	_, _ = assign.Run(a, g, assign.WithContext(counting))
+	stop()
+	restore()
+	if polls == 0 {
+		t.Fatalf("%s: a run with a context never polled it", assign.Ref(a))
+	}
+	k := rapid.IntRange(0, polls-1).Draw(t, "poll")
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	n := 0
+	restore = assign.SetPollHook(func(string) {
+		if n == k {
+			cancel()
+		}
+		n++
+	})
+	r, err := assign.Run(a, g, assign.WithContext(ctx), assign.WithBestEffort(best))
+	restore()
+	switch {
+	case !best:
+		if r != nil || !errors.Is(err, assign.ErrStopped) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: got %v, %v; want ErrStopped and context.Canceled", assign.Ref(a), r, err)
+		}
+	case err != nil:
+		t.Fatalf("%s best effort: %v", assign.Ref(a), err)
+	default:
+		if err := assigntest.Check(g, r); err != nil {
+			t.Fatalf("%s best effort broke invariants:\n%v", assign.Ref(a), err)
+		}
+		if !slices.Contains(r.Warnings, assign.CutShortWarning) && !reflect.DeepEqual(r, want) {
+			t.Fatalf("%s: no warning, yet the plan differs from an unstopped run's", assign.Ref(a))
+		}
+	}
 }

@@ -20,14 +20,7 @@ func TestTargetHandsOutWhatARoundWithholds(t *testing.T) {
 		Member("m2", "a", "b").Member("m3", "a").Generation(2).Build()
 	for _, a := range []assign.Assignor{assign.CooperativeSticky(), assign.CooperativeStickyPerTopic()} {
 		t.Run(assign.Ref(a), func(t *testing.T) {
-			round, err := assign.Run(a, g)
-			if err != nil {
-				t.Fatal(err)
-			}
-			target, err := assign.Run(a, g, assign.WithTarget(true))
-			if err != nil {
-				t.Fatal(err)
-			}
+			round, target := roundAndTarget(t, a, g)
 			if len(round.Pending) == 0 || !round.FollowupRequired {
 				t.Fatalf("the classic round withholds nothing (pending %v): the test does not exercise the mode", round.Pending)
 			}
@@ -78,16 +71,23 @@ func TestTargetIsTheEagerRound(t *testing.T) {
 	g := assigntest.NewGroup().Topic("a", 5).Protocol(assign.Eager).
 		Member("m1", "a").Owns("m1", "a", 0, 1, 2, 3, 4).Member("m2", "a").Build()
 	for _, a := range []assign.Assignor{assign.Range(), assign.RoundRobin(), assign.CooperativeSticky()} {
-		round, err := assign.Run(a, g)
-		if err != nil {
-			t.Fatal(err)
-		}
-		target, err := assign.Run(a, g, assign.WithTarget(true))
-		if err != nil {
-			t.Fatal(err)
-		}
+		round, target := roundAndTarget(t, a, g)
 		if got, want := layout(target), layout(round); !maps.Equal(got, want) {
 			t.Errorf("%s: target %v, round %v", assign.Ref(a), got, want)
 		}
 	}
+}
+
+// roundAndTarget runs a on g as a classic round and with WithTarget.
+func roundAndTarget(t *testing.T, a assign.Assignor, g *assign.Group) (round, target *assign.Result) {
+	t.Helper()
+	round, err := assign.Run(a, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, err = assign.Run(a, g, assign.WithTarget(true))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return round, target
 }

@@ -39,12 +39,7 @@ type partitionRun struct {
 func (pt *partitionTrimmer) keep(st *state, m memberIdx, claims []int32, quota int32, target []memberIdx, room *trimRoom) {
 	pt.keepable = pt.keepable[:0]
 	pt.runs = pt.runs[:0]
-	for i, p := range claims {
-		st.stop.at(i)
-		if st.prev[p] != m {
-			continue
-		}
-		st.setReason(p, ReasonBalance) // reason: balance (over quota); read only if not kept
+	for p := range st.overQuota(m, claims) {
 		t := st.topicOf[p]
 		n := int32(len(pt.keepable))
 		if k := len(pt.runs); k == 0 || pt.runs[k-1].topic != t {

@@ -13,6 +13,16 @@ import (
 	"github.com/assignd/assignd/assign/wire"
 )
 
+// sentBy is g as members running a send it: eager sticky members with
+// their history in user data (asStickyEager) for sticky, COOPERATIVE for
+// the cooperative assignors.
+func sentBy(a assign.Assignor, g *assign.Group) *assign.Group {
+	if a.Name() == "sticky" {
+		return asStickyEager(g)
+	}
+	return assigntest.Edit(g).Protocol(assign.Cooperative).Build()
+}
+
 // asStickyEager turns g into what eager sticky members send: their history
 // in StickyAssignorUserData V1 as well as in the subscription's owned
 // partitions.
@@ -128,9 +138,9 @@ func TestStickyKeepsLowestPartitionNumbersAcrossTopics(t *testing.T) {
 	}
 }
 
-// javaKeep is the reference rule written plainly: sort the owned
-// partitions by (partition, topic) and keep the first quota.
-func javaKeep(owned []assign.TopicPartitions, quota int) map[string]int {
+// javaOrder lists the owned partitions by (partition, topic), the order
+// in which the Java client keeps them.
+func javaOrder(owned []assign.TopicPartitions) []assigntest.TP {
 	var all []assigntest.TP
 	for _, o := range owned {
 		for _, p := range o.Partitions {
@@ -140,6 +150,13 @@ func javaKeep(owned []assign.TopicPartitions, quota int) map[string]int {
 	slices.SortFunc(all, func(a, b assigntest.TP) int {
 		return cmp.Or(cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Topic, b.Topic))
 	})
+	return all
+}
+
+// javaKeep is the reference rule written plainly: sort the owned
+// partitions by (partition, topic) and keep the first quota.
+func javaKeep(owned []assign.TopicPartitions, quota int) map[string]int {
+	all := javaOrder(owned)
 	kept := map[string]int{}
 	for _, x := range all[:min(quota, len(all))] {
 		kept[x.Topic]++
@@ -152,15 +169,8 @@ func javaKeep(owned []assign.TopicPartitions, quota int) map[string]int {
 // a topic whose room is spent while another has room, then keep by javaKeep
 // among the rest; room is spent by what is given up.
 func javaKeepWithRoom(owned []assign.TopicPartitions, quota int, room map[string]int) map[string]int {
-	var all []assigntest.TP
-	for _, o := range owned {
-		for _, p := range o.Partitions {
-			all = append(all, assigntest.TP{Topic: o.Topic, Partition: p})
-		}
-	}
-	slices.SortFunc(all, func(a, b assigntest.TP) int {
-		return cmp.Or(cmp.Compare(b.Partition, a.Partition), cmp.Compare(b.Topic, a.Topic))
-	})
+	all := javaOrder(owned)
+	slices.Reverse(all)
 	drop := len(all) - quota
 	given := map[assigntest.TP]bool{}
 	spent := map[string]int{}

@@ -44,12 +44,7 @@ func (tt *topicTrimmer) keep(st *state, m memberIdx, claims []int32, quota int32
 	nt := int32(len(st.topics))
 	tt.keepable = tt.keepable[:0]
 	runs := tt.runs.items[:0]
-	for i, p := range claims {
-		st.stop.at(i)
-		if st.prev[p] != m {
-			continue
-		}
-		st.setReason(p, ReasonBalance) // reason: balance (over quota); read only if not kept
+	for p := range st.overQuota(m, claims) {
 		t := st.topicOf[p]
 		if k := len(runs); k == 0 || runs[k-1].topic != t {
 			runs = append(runs, topicRun{topic: t, from: int32(len(tt.keepable)), tie: ((t-int32(m)%nt)%nt + nt) % nt})

@@ -84,6 +84,8 @@ type groupWatch struct {
 func watchGroups(b *grouplab.Broker) *groupWatch {
 	w := new(groupWatch)
 	b.Observe(func(r kmsg.Request) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
 		switch req := r.(type) {
 		case *kmsg.JoinGroupRequest:
 			w.join(req)
@@ -101,8 +103,6 @@ func (w *groupWatch) join(req *kmsg.JoinGroupRequest) {
 	for _, p := range req.Protocols {
 		j.protocols[p.Name] = slices.Clone(p.Metadata)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.joins = append(w.joins, j)
 }
 
@@ -114,14 +114,10 @@ func (w *groupWatch) sync(req *kmsg.SyncGroupRequest) {
 	for _, a := range req.GroupAssignment {
 		s.plan[a.MemberID] = slices.Clone(a.MemberAssignment)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	w.syncs = append(w.syncs, s)
 }
 
 func (w *groupWatch) leave(req *kmsg.LeaveGroupRequest) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if req.MemberID != "" {
 		w.leaves = append(w.leaves, req.MemberID)
 	}

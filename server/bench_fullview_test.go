@@ -2,7 +2,6 @@ package server_test
 
 import (
 	"context"
-	"fmt"
 	"testing"
 	"time"
 
@@ -18,15 +17,8 @@ import (
 // (B) or one more member (B2).
 func millionGroups(b *testing.B) (a, leave, join *assign.Group) {
 	b.Helper()
-	a = &assign.Group{Generation: 1, Protocol: assign.Cooperative}
-	var topics []string
-	for i := range 500 {
-		topics = append(topics, fmt.Sprintf("topic-%03d", i))
-		a.Topics = append(a.Topics, assign.Topic{Name: topics[i], Partitions: 2000})
-	}
-	for i := range 2000 {
-		a.Members = append(a.Members, assign.Member{ID: fmt.Sprintf("consumer-%04d", i), Topics: topics, Generation: assign.NoGeneration})
-	}
+	a = millionFirst()
+	topics := a.Members[0].Topics
 	res, err := assign.Run(assign.CooperativeSticky(), a)
 	if err != nil {
 		b.Fatal(err)

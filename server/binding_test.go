@@ -12,6 +12,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // TestCallerBinding: with mTLS and a policy that binds the payments
@@ -20,7 +21,7 @@ import (
 // record; the bound leader is served and its record names the binding; an
 // unbound group is open to anyone.
 func TestCallerBinding(t *testing.T) {
-	src := policySource(t, `version: 1
+	src := policytest.Serve(t, `version: 1
 bindings:
   - name: payments
     group_prefixes: [payments-]

@@ -19,11 +19,7 @@ import (
 // anyone's assignment, and operators need to see what a group's leader
 // gets without holding its key.
 func (s *service) ExplainPolicy(ctx context.Context, req *assigndv1.ExplainPolicyRequest) (*assigndv1.ExplainPolicyResponse, error) {
-	resp, err := s.explainPolicy(ctx, req)
-	if err != nil {
-		return nil, rpcerr.ToStatus(err)
-	}
-	return resp, nil
+	return withStatus(ctx, req, s.explainPolicy)
 }
 
 func (s *service) explainPolicy(ctx context.Context, req *assigndv1.ExplainPolicyRequest) (*assigndv1.ExplainPolicyResponse, error) {

@@ -31,7 +31,6 @@ import (
 	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
-	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/syncbuf"
 	"github.com/assignd/assignd/testbed/testcerts"
@@ -180,22 +179,6 @@ func checkSameBytes[M proto.Message](t testing.TB, n int, call func() (M, error)
 			t.Fatalf("call %d answered differently", i)
 		}
 	}
-}
-
-// policySource parses doc and serves it as a policy Source, closed when
-// the test ends.
-func policySource(t testing.TB, doc string) *policy.Source {
-	t.Helper()
-	p, err := policy.Parse("policy.yaml", []byte(doc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
-	return src
 }
 
 func startServer(t testing.TB, sel selection.Selector, opts ...server.Option) *testServer {

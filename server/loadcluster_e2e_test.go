@@ -15,6 +15,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
 	"github.com/assignd/assignd/testbed/loadtopic"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // Two rules name two clusters (load_clusters): each group is weighted
@@ -30,7 +31,7 @@ func TestLoadClustersPerRule(t *testing.T) {
 		events[name] = loadtopic.Start(t, "events", 6)
 		brokers[name] = strings.Join(events[name].Seeds, ", ")
 	}
-	sel := policySource(t, fmt.Sprintf(`version: 1
+	sel := policytest.Serve(t, fmt.Sprintf(`version: 1
 load_clusters:
   east: {brokers: [%s]}
   west: {brokers: [%s]}

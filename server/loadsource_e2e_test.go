@@ -13,6 +13,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
 	"github.com/assignd/assignd/testbed/loadtopic"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // End to end on kfake: producers write a skewed key distribution, the
@@ -39,7 +40,7 @@ func TestKafkaLoadEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sel := policySource(t, `version: 1
+	sel := policytest.Serve(t, `version: 1
 rules:
   - name: load
     match: {group_prefixes: [load-], protocols: [cooperative-sticky]}

@@ -5,9 +5,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
-
-	"google.golang.org/grpc/encoding"
-	"google.golang.org/grpc/mem"
 )
 
 // DefaultMemoryReturnDelay is how long after the last large Assign call
@@ -118,18 +115,3 @@ func (r *osReturner) stop() {
 // counts 8 bytes of estimate per request byte), and decoding millions of
 // messages before its admission takes as long as the engine.
 const largeRequestBytes = maxSmallCall / 8
-
-// holdingCodec is gRPC's proto codec; while it decodes a request over
-// largeRequestBytes, the returns wait, as for an admitted large call.
-type holdingCodec struct {
-	encoding.CodecV2
-	returns *osReturner
-}
-
-func (c holdingCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	if data.Len() > largeRequestBytes {
-		c.returns.begin()
-		defer c.returns.end()
-	}
-	return c.CodecV2.Unmarshal(data, v)
-}

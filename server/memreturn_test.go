@@ -82,13 +82,13 @@ func TestDefaultMemoryBudget(t *testing.T) {
 	}
 }
 
-// TestHoldingCodecLargeRequest: decoding a request over largeRequestBytes
+// TestCodecLargeRequest: decoding a request over largeRequestBytes
 // counts as a large call (its end arms the returns); a small one does not.
-func TestHoldingCodecLargeRequest(t *testing.T) {
+func TestCodecLargeRequest(t *testing.T) {
 	var frees atomic.Int32
 	r := &osReturner{delay: 10 * time.Millisecond, free: func() { frees.Add(1) }}
 	defer r.stop()
-	c := holdingCodec{encoding.GetCodecV2(grpcproto.Name), r}
+	c := serverCodec{encoding.GetCodecV2(grpcproto.Name), r}
 	for _, size := range []int{100, largeRequestBytes + 1} {
 		big := &assigndv1.AssignRequest{GroupId: "g", WeightUnit: string(make([]byte, size))}
 		data, err := c.Marshal(big)

@@ -15,6 +15,7 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 	"github.com/assignd/assignd/testbed/rollouttest"
 )
 
@@ -27,7 +28,7 @@ func startFleet(t *testing.T) assigndv1.ReplayServiceClient {
 
 func startFleetServer(t *testing.T) *testServer {
 	t.Helper()
-	src := policySource(t, rollouttest.CurrentPolicy)
+	src := policytest.Serve(t, rollouttest.CurrentPolicy)
 	h, err := history.New()
 	if err != nil {
 		t.Fatal(err)

@@ -65,6 +65,13 @@ func reportFrom(ctx context.Context) *callReport {
 	return &callReport{}
 }
 
+// begin records what the request says of the group before anything can
+// reject it, so that a rejected call's log line names the group too.
+func (r *callReport) begin(group string, members int, groupType string) *callReport {
+	r.group, r.members, r.groupType = group, members, groupType
+	return r
+}
+
 // setResult records the outcome of a successful assignment.
 func (r *callReport) setResult(res *assign.Result) {
 	r.ok = true

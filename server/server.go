@@ -159,9 +159,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	if cfg.tls != nil {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(cfg.tls)))
 	}
-	if s.osReturner != nil {
-		serverOpts = append(serverOpts, grpc.ForceServerCodecV2(holdingCodec{encoding.GetCodecV2(grpcproto.Name), s.osReturner}))
-	}
+	serverOpts = append(serverOpts, grpc.ForceServerCodecV2(serverCodec{encoding.GetCodecV2(grpcproto.Name), s.osReturner}))
 	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
 	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
 	assigndv1.RegisterGroupHistoryServiceServer(s.grpc, history.NewService(cfg.history))

@@ -58,7 +58,13 @@ type service struct {
 // the engine, which validates and stops when the call ends. Every error
 // goes through toStatus.
 func (s *service) Assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
-	resp, err := s.assign(ctx, req)
+	return withStatus(ctx, req, s.assign)
+}
+
+// withStatus runs an RPC's body and maps its error with rpcerr.ToStatus,
+// so that every error a client sees went through that one mapping.
+func withStatus[Q, R any](ctx context.Context, req Q, body func(context.Context, Q) (*R, error)) (*R, error) {
+	resp, err := body(ctx, req)
 	if err != nil {
 		return nil, rpcerr.ToStatus(err)
 	}
@@ -66,9 +72,7 @@ func (s *service) Assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 }
 
 func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*assigndv1.AssignResponse, error) {
-	rep := reportFrom(ctx)
-	rep.group = req.GetGroupId()
-	rep.members = len(req.GetMembers())
+	rep := reportFrom(ctx).begin(req.GetGroupId(), len(req.GetMembers()), "")
 
 	h, err := request.ReadHeader(req, s.maxPartitions)
 	if err != nil {

@@ -2,12 +2,10 @@ package server
 
 import (
 	"context"
-	"time"
 
 	"github.com/assignd/assignd/assign/share"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/request"
-	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // AssignShare computes one share group's assignment (KIP-932; the
@@ -18,18 +16,11 @@ import (
 // or [request.DefaultShareAssignor]. Every error goes through
 // rpcerr.ToStatus.
 func (s *service) AssignShare(ctx context.Context, req *assigndv1.AssignShareRequest) (*assigndv1.AssignShareResponse, error) {
-	resp, err := s.assignShare(ctx, req)
-	if err != nil {
-		return nil, rpcerr.ToStatus(err)
-	}
-	return resp, nil
+	return withStatus(ctx, req, s.assignShare)
 }
 
 func (s *service) assignShare(ctx context.Context, req *assigndv1.AssignShareRequest) (*assigndv1.AssignShareResponse, error) {
-	rep := reportFrom(ctx)
-	rep.group = req.GetGroupId()
-	rep.members = len(req.GetMembers())
-	rep.groupType = "share"
+	rep := reportFrom(ctx).begin(req.GetGroupId(), len(req.GetMembers()), "share")
 	if err := request.ShareLimits(req); err != nil {
 		return nil, err
 	}
@@ -44,14 +35,11 @@ func (s *service) assignShare(ctx context.Context, req *assigndv1.AssignShareReq
 		return nil, err
 	}
 	rep.taskAssignor = share.Ref(in.Assignor)
-	start := time.Now()
-	res, err := share.Run(in.Assignor, in.Group, share.WithContext(ctx))
-	took := time.Since(start)
+	res, took, err := runGroupCall(ctx, in.EngineError, func() (*share.Result, error) {
+		return share.Run(in.Assignor, in.Group, share.WithContext(ctx))
+	})
 	if err != nil {
-		return nil, in.EngineError(rpcerr.Stopped(ctx, err))
-	}
-	if ctx.Err() != nil {
-		return nil, rpcerr.CallEnded(ctx)
+		return nil, err
 	}
 	rep.ok = true
 	rep.moved = res.Stats.Removed

@@ -7,7 +7,6 @@ import (
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/request"
-	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // AssignTasks computes one Kafka Streams group's task assignment
@@ -19,18 +18,11 @@ import (
 // label ([selection.TaskSelector]), unless the request names one. Every
 // error goes through rpcerr.ToStatus.
 func (s *service) AssignTasks(ctx context.Context, req *assigndv1.AssignTasksRequest) (*assigndv1.AssignTasksResponse, error) {
-	resp, err := s.assignTasks(ctx, req)
-	if err != nil {
-		return nil, rpcerr.ToStatus(err)
-	}
-	return resp, nil
+	return withStatus(ctx, req, s.assignTasks)
 }
 
 func (s *service) assignTasks(ctx context.Context, req *assigndv1.AssignTasksRequest) (*assigndv1.AssignTasksResponse, error) {
-	rep := reportFrom(ctx)
-	rep.group = req.GetGroupId()
-	rep.members = len(req.GetMembers())
-	rep.groupType = "streams"
+	rep := reportFrom(ctx).begin(req.GetGroupId(), len(req.GetMembers()), "streams")
 	if err := request.TaskLimits(req); err != nil {
 		return nil, err
 	}
@@ -58,14 +50,11 @@ func (s *service) assignTasks(ctx context.Context, req *assigndv1.AssignTasksReq
 		a, rep.policy, rep.rolloutStep, rep.rolloutStarted = in.Assignor, request.PolicyPinned, 0, time.Time{}
 	}
 	rep.taskAssignor = task.Ref(a)
-	start := time.Now()
-	res, err := task.Run(a, in.Group, task.WithContext(ctx))
-	took := time.Since(start)
+	res, took, err := runGroupCall(ctx, in.EngineError, func() (*task.Result, error) {
+		return task.Run(a, in.Group, task.WithContext(ctx))
+	})
 	if err != nil {
-		return nil, in.EngineError(rpcerr.Stopped(ctx, err))
-	}
-	if ctx.Err() != nil {
-		return nil, rpcerr.CallEnded(ctx)
+		return nil, err
 	}
 	rep.ok = true
 	rep.moved = len(res.Moves)

@@ -6,7 +6,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // TestAssignTasksPolicyAndHistory: the policy chooses a streams group's
@@ -17,7 +17,7 @@ import (
 // "request". (TestAssignTasksRejectsBadInput covers an assignor the
 // server cannot run.)
 func TestAssignTasksPolicyAndHistory(t *testing.T) {
-	p, err := policy.Parse("policy.yaml", []byte(`version: 1
+	src := policytest.Serve(t, `version: 1
 rules:
   - name: consumers
     match: {group_types: [consumer], group_prefixes: [streams-]}
@@ -25,15 +25,8 @@ rules:
   - name: streams
     match: {group_types: [streams], group_prefixes: [streams-]}
     task_assignor: sticky@1
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { src.Close() })
+`)
+	p := src.Policy()
 	h, err := history.New()
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/internal/runner"
 )
 
 // Indices of different kinds, kept apart by the compiler: a member of the
@@ -17,8 +18,6 @@ type (
 	subIdx    int32
 	partIdx   int32
 )
-
-const pollMask = 1<<12 - 1
 
 // planner holds one run: members sorted by id, topics by name, and the
 // plan being built. Where a pair goes is decided in one place, [spread],
@@ -33,8 +32,7 @@ type planner struct {
 	stats    Stats
 	warnings []string
 
-	done  <-chan struct{}
-	steps int
+	runner.Poller
 }
 
 func newPlanner(g *Group) (*planner, error) {
@@ -55,7 +53,7 @@ func newPlanner(g *Group) (*planner, error) {
 	missing := map[string]bool{}
 	for mi, m := range p.members {
 		for _, name := range m.Topics {
-			p.poll()
+			p.Poll()
 			ti, ok := p.topicIndex(name)
 			switch {
 			case !ok:
@@ -101,19 +99,6 @@ func sortedKeys(m map[string]bool) []string {
 	return out
 }
 
-// poll checks the run's context every pollMask+1 steps.
-func (p *planner) poll() {
-	p.steps++
-	if p.steps&pollMask != 0 || p.done == nil {
-		return
-	}
-	select {
-	case <-p.done:
-		panic(stopped{})
-	default:
-	}
-}
-
 // planTopics plans every topic with subscribers, in name order.
 func (p *planner) planTopics() {
 	for ti, t := range p.topics {
@@ -144,7 +129,7 @@ func (p *planner) planTopic(t *Topic, subs []memberIdx) {
 				continue
 			}
 			for _, q := range tp.Partitions {
-				p.poll()
+				p.Poll()
 				if q >= 0 && q < t.Partitions && local[q] >= 0 {
 					held[s] = append(held[s], local[q])
 				}
@@ -159,11 +144,11 @@ func (p *planner) planTopic(t *Topic, subs []memberIdx) {
 	// members[s]: the partitions subscriber s gets.
 	members := make([][]partIdx, len(subs))
 	if len(subs) <= len(parts) {
-		for k, s := range spread[partIdx](holders, len(subs), p.poll) {
+		for k, s := range spread[partIdx](holders, len(subs), p.Poll) {
 			members[s] = append(members[s], partIdx(k))
 		}
 	} else {
-		for s, k := range spread[subIdx](held, len(parts), p.poll) {
+		for s, k := range spread[subIdx](held, len(parts), p.Poll) {
 			members[s] = []partIdx{k}
 		}
 	}

@@ -1,15 +1,14 @@
 package share_test
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 
 	"pgregory.net/rapid"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/share"
 )
 
@@ -112,12 +111,7 @@ func ids(n int) []string {
 // order.
 func FuzzSticky(f *testing.F) {
 	for seed := range uint64(8) {
-		r := rand.New(rand.NewPCG(seed, 0x7368617265)) // "share"
-		b := make([]byte, 8*1024)
-		for i := 0; i < len(b); i += 8 {
-			binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-		}
-		f.Add(b)
+		f.Add(assigntest.FuzzInput(seed, 0x7368617265, 8*1024)) // "share"
 	}
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) { checkRun(t, groupGen().Draw(t, "group")) }))
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/internal/runner"
 )
 
 // Limits on one group, so that every run's work is bounded by its input:
@@ -22,61 +22,30 @@ const (
 )
 
 // Option configures [Run].
-type Option interface{ apply(*options) }
-
-type options struct{ ctx context.Context }
-
-type contextOption struct{ ctx context.Context }
-
-func (c contextOption) apply(o *options) { o.ctx = c.ctx }
+type Option = runner.Option
 
 // WithContext stops the run when ctx ends: Run then returns an error
 // wrapping [assign.ErrStopped] and the context's cause. Default: the run
 // cannot be stopped.
-func WithContext(ctx context.Context) Option { return contextOption{ctx} }
+func WithContext(ctx context.Context) Option { return runner.WithContext(ctx) }
 
-// stopped unwinds a run whose context ended; only Run recovers it.
-type stopped struct{}
-
-// Run validates g and computes a's plan. Errors are *[assign.InputError]
-// values wrapping [assign.ErrInvalidGroup] that name the member and field
-// at fault, or wrap [assign.ErrStopped]. Run does not modify g.
-func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
-	var o options
-	for _, opt := range opts {
-		opt.apply(&o)
-	}
-	ended := func() error {
-		if o.ctx == nil || o.ctx.Err() == nil {
-			return nil
+// Run validates g and computes a's plan, topic by topic. Errors are
+// *[assign.InputError] values wrapping [assign.ErrInvalidGroup] that name
+// the member and field at fault, or wrap [assign.ErrStopped]. Run does not
+// modify g.
+func Run(a Assignor, g *Group, opts ...Option) (*Result, error) {
+	return runner.Run(opts, func(poll runner.Poller) (*Result, error) {
+		p, err := newPlanner(g)
+		if err != nil {
+			return nil, err
 		}
-		return fmt.Errorf("%w: %w", assign.ErrStopped, context.Cause(o.ctx))
-	}
-	if err := ended(); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			if _, ok := p.(stopped); !ok {
-				panic(p)
-			}
-			res, err = nil, ended()
-		}
-	}()
-	p, err := newPlanner(g)
-	if err != nil {
-		return nil, err
-	}
-	if o.ctx != nil {
-		p.done = o.ctx.Done()
-	}
-	a.plan(p)
-	return p.result(Ref(a)), nil
+		p.Poller = poll
+		a.plan(p)
+		return p.result(Ref(a)), nil
+	})
 }
 
-func invalid(member, field, format string, args ...any) error {
-	return &assign.InputError{Member: member, Field: field, Reason: fmt.Sprintf(format, args...), Err: assign.ErrInvalidGroup}
-}
+var invalid = runner.Invalid
 
 // validate checks ids, counts and the limits; current pairs are never an
 // error (stale ones are dropped).

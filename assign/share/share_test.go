@@ -10,20 +10,14 @@ import (
 	"testing"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/share"
 )
 
 // run runs sticky@1 on g and fails t on an error or a broken invariant.
 func run(t testing.TB, g *share.Group) *share.Result {
 	t.Helper()
-	r, err := share.Run(share.Sticky(), g)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if err := share.Check(g, r); err != nil {
-		t.Fatalf("invariants: %v\nplan: %+v", err, r.Assignments)
-	}
-	return r
+	return assigntest.MustPlan(t, g, func(g *share.Group) (*share.Result, error) { return share.Run(share.Sticky(), g) }, share.Check)
 }
 
 func tp(topic string, ps ...int32) []assign.TopicPartitions {
@@ -219,32 +213,12 @@ func TestRunStopsWithItsContext(t *testing.T) {
 	}
 }
 
-// endingCtx's Done is closed from the start but its Err is nil on the
-// first call: Run starts, and its first poll inside the plan stops it.
-type endingCtx struct {
-	context.Context
-	calls int
-}
-
-func (c *endingCtx) Err() error {
-	if c.calls++; c.calls == 1 {
-		return nil
-	}
-	return context.Canceled
-}
-
-func (c *endingCtx) Done() <-chan struct{} {
-	done := make(chan struct{})
-	close(done)
-	return done
-}
-
 func TestRunStopsInsideThePlan(t *testing.T) {
 	g := &share.Group{Topics: []share.Topic{{Name: "t", Partitions: 20_000}}}
 	for i := range 100 {
 		g.Members = append(g.Members, share.Member{ID: fmt.Sprint("m", i), Topics: []string{"t"}})
 	}
-	if r, err := share.Run(share.Sticky(), g, share.WithContext(&endingCtx{Context: context.Background()})); !errors.Is(err, assign.ErrStopped) || r != nil {
+	if r, err := share.Run(share.Sticky(), g, share.WithContext(assigntest.EndingContext())); !errors.Is(err, assign.ErrStopped) || r != nil {
 		t.Fatalf("Run = %v, %v; want ErrStopped", r, err)
 	}
 }

@@ -24,7 +24,7 @@ func (p *planner) placeActives() {
 	order := make([]taskIdx, len(p.tasks))
 	keepRank := make([]int8, len(p.tasks))
 	for t := range p.tasks {
-		p.poll()
+		p.Poll()
 		order[t] = taskIdx(t)
 		switch {
 		case !p.stateful[t]:
@@ -45,13 +45,13 @@ func (p *planner) placeActives() {
 		return 1
 	}
 	for _, t := range order {
-		p.poll()
+		p.Poll()
 		if o := p.prevActive[t]; o >= 0 && p.activeCount[o] < floor {
 			keep(t, o)
 		}
 	}
 	for _, t := range order {
-		p.poll()
+		p.Poll()
 		if o := p.prevActive[t]; o >= 0 && p.active[t] < 0 && p.activeCount[o] == floor && extra > 0 {
 			keep(t, o)
 			extra--
@@ -60,7 +60,7 @@ func (p *planner) placeActives() {
 	// Free tasks that some process has state of go first, while members
 	// under their cap remain to choose from.
 	for t := range p.tasks {
-		p.poll()
+		p.Poll()
 		later[t] = true
 		for q := range p.procs {
 			if r, _ := p.stateRank(taskIdx(t), procIdx(q)); r < 2 {
@@ -78,7 +78,7 @@ func (p *planner) placeActives() {
 		}
 		best := memberIdx(-1)
 		for m := range p.members {
-			p.poll()
+			p.Poll()
 			c := p.activeCount[m]
 			if c > floor || c == floor && extra == 0 {
 				continue

@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/assignd/assignd/assign/internal/runner"
 )
 
 // Indices of different kinds, kept apart by the compiler.
@@ -13,8 +15,6 @@ type (
 	procIdx   int32
 	taskIdx   int32
 )
-
-const pollMask = 1<<12 - 1
 
 // planner holds one run: the group indexed densely (members by id,
 // processes by id, tasks by subtopology and partition) and the plan being
@@ -47,8 +47,7 @@ type planner struct {
 	moves    []Move
 	warnings []string
 
-	done  <-chan struct{}
-	steps int
+	runner.Poller
 }
 
 type taskProc struct {
@@ -108,7 +107,7 @@ func newPlanner(g *Group) (*planner, error) {
 	p.activeCount = make([]int, len(p.members))
 	p.spareCount = make([]int, len(p.members))
 	for mi, m := range p.members {
-		p.poll()
+		p.Poll()
 		// A task claimed active by two members stays with the first by id.
 		for _, t := range m.Active {
 			if ti, ok := p.index[t]; ok && p.prevActive[ti] < 0 {
@@ -144,19 +143,6 @@ func filled[T any](n int, v T) []T {
 		s[i] = v
 	}
 	return s
-}
-
-// poll checks the run's context every pollMask+1 steps.
-func (p *planner) poll() {
-	p.steps++
-	if p.steps&pollMask != 0 || p.done == nil {
-		return
-	}
-	select {
-	case <-p.done:
-		panic(stopSignal{})
-	default:
-	}
 }
 
 // lagOf is a process's lag on a task, and whether it is known.

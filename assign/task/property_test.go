@@ -1,14 +1,13 @@
 package task_test
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math/rand/v2"
 	"reflect"
 	"testing"
 
 	"pgregory.net/rapid"
 
+	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/task"
 )
 
@@ -105,12 +104,7 @@ func TestStickyProperties(t *testing.T) {
 // order.
 func FuzzSticky(f *testing.F) {
 	for seed := range uint64(8) {
-		r := rand.New(rand.NewPCG(seed, 0x7461736b73)) // "tasks"
-		b := make([]byte, 8*2048)
-		for i := 0; i < len(b); i += 8 {
-			binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-		}
-		f.Add(b)
+		f.Add(assigntest.FuzzInput(seed, 0x7461736b73, 8*2048)) // "tasks"
 	}
 	f.Fuzz(rapid.MakeFuzz(func(t *rapid.T) { checkRun(t, groupGen().Draw(t, "group")) }))
 }

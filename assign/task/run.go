@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/internal/runner"
 )
 
 // Limits on one group, so that every run's work is bounded by its input:
@@ -18,63 +18,32 @@ const (
 )
 
 // Option configures [Run].
-type Option interface{ apply(*options) }
+type Option = runner.Option
 
-type options struct{ ctx context.Context }
+// WithContext stops the run when ctx ends, with an error wrapping
+// [assign.ErrStopped] and the context's cause. By default a run cannot be
+// stopped.
+func WithContext(ctx context.Context) Option { return runner.WithContext(ctx) }
 
-type optionFunc func(*options)
-
-func (f optionFunc) apply(o *options) { f(o) }
-
-// WithContext stops the run when ctx ends: Run then returns an error
-// wrapping [assign.ErrStopped] and the context's cause. Default: the run
-// cannot be stopped.
-func WithContext(ctx context.Context) Option { return optionFunc(func(o *options) { o.ctx = ctx }) }
-
-// stopSignal unwinds a run whose context ended; only Run recovers it.
-type stopSignal struct{}
-
-// Run validates g and computes a's plan. Errors are *[assign.InputError]
-// values wrapping [assign.ErrInvalidGroup] that name the member and field
-// at fault, or wrap [assign.ErrStopped]. Run does not modify g.
-func Run(a Assignor, g *Group, opts ...Option) (res *Result, err error) {
-	var o options
-	for _, opt := range opts {
-		opt.apply(&o)
-	}
-	stopErr := func() error {
-		if o.ctx == nil || o.ctx.Err() == nil {
-			return nil
+// Run validates g and, when it has members, places its replicas with a.
+// An invalid group's error is an *[assign.InputError] (wrapping
+// [assign.ErrInvalidGroup]) naming the member and field at fault; a stopped
+// run's wraps [assign.ErrStopped]. g is not modified.
+func Run(a Assignor, g *Group, opts ...Option) (*Result, error) {
+	return runner.Run(opts, func(poll runner.Poller) (*Result, error) {
+		p, err := newPlanner(g)
+		if err != nil {
+			return nil, err
 		}
-		return fmt.Errorf("%w: %w", assign.ErrStopped, context.Cause(o.ctx))
-	}
-	if err := stopErr(); err != nil {
-		return nil, err
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			if _, ok := p.(stopSignal); !ok {
-				panic(p)
-			}
-			res, err = nil, stopErr()
+		p.Poller = poll
+		if len(p.members) > 0 {
+			a.plan(p)
 		}
-	}()
-	p, err := newPlanner(g)
-	if err != nil {
-		return nil, err
-	}
-	if o.ctx != nil {
-		p.done = o.ctx.Done()
-	}
-	if len(p.members) > 0 {
-		a.plan(p)
-	}
-	return p.result(Ref(a)), nil
+		return p.result(Ref(a)), nil
+	})
 }
 
-func invalid(member, field, format string, args ...any) error {
-	return &assign.InputError{Member: member, Field: field, Reason: fmt.Sprintf(format, args...), Err: assign.ErrInvalidGroup}
-}
+var invalid = runner.Invalid
 
 // validate checks what Run cannot read past: ids, counts and settings.
 func validate(g *Group) error {

@@ -29,7 +29,7 @@ func (p *planner) placeStandbys() {
 	for _, clashing := range []bool{false, true} {
 		for t, prev := range p.prevStandby {
 			for _, m := range prev {
-				p.poll()
+				p.Poll()
 				k := taskMember{taskIdx(t), m}
 				if _, done := dropped[k]; done || slices.Contains(p.standby[t], m) {
 					continue
@@ -79,7 +79,7 @@ func (p *planner) fillStandbys(want, share int) int {
 		for len(p.standby[t]) < want {
 			best := memberIdx(-1)
 			for m := range p.members {
-				p.poll()
+				p.Poll()
 				if p.procTaken(taskIdx(t), p.proc[m]) {
 					continue
 				}
@@ -107,7 +107,7 @@ func (p *planner) trimStandbys(share int, dropped map[taskMember]Reason) bool {
 	trimmed := false
 	for m := range p.members {
 		for t := len(p.tasks) - 1; t >= 0 && p.spareCount[m] > share; t-- {
-			p.poll()
+			p.Poll()
 			i, kept := slices.BinarySearch(p.standby[t], memberIdx(m))
 			if !kept {
 				continue
@@ -131,7 +131,7 @@ func (p *planner) trimStandbys(share int, dropped map[taskMember]Reason) bool {
 func (p *planner) lighterCandidate(t taskIdx, m memberIdx, share int) bool {
 	c := p.clashes(t, m)
 	for x := range p.members {
-		p.poll()
+		p.Poll()
 		if memberIdx(x) != m && p.spareCount[x] < share && !p.procTaken(t, p.proc[x]) && p.clashes(t, memberIdx(x)) <= c {
 			return true
 		}
@@ -194,7 +194,7 @@ func (p *planner) clashes(t taskIdx, m memberIdx) int {
 // without sharing a tag value with its replicas.
 func (p *planner) clashFreeCandidate(t taskIdx) bool {
 	for m := range p.members {
-		p.poll()
+		p.Poll()
 		if !p.procTaken(t, p.proc[m]) && p.clashes(t, memberIdx(m)) == 0 {
 			return true
 		}

@@ -8,20 +8,14 @@ import (
 	"testing"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/assign/task"
 )
 
 // run runs sticky@1 on g and fails t on an error or a broken invariant.
 func run(t testing.TB, g *task.Group) *task.Result {
 	t.Helper()
-	r, err := task.Run(task.Sticky(), g)
-	if err != nil {
-		t.Fatalf("Run: %v", err)
-	}
-	if err := task.Check(g, r); err != nil {
-		t.Fatalf("invariants: %v\nplan: %+v", err, r.Assignments)
-	}
-	return r
+	return assigntest.MustPlan(t, g, func(g *task.Group) (*task.Result, error) { return task.Run(task.Sticky(), g) }, task.Check)
 }
 
 func tasks(sub string, ps ...int32) []task.TaskID {
@@ -234,34 +228,12 @@ func TestLookup(t *testing.T) {
 	}
 }
 
-// endingCtx is a context whose Done channel is closed from the start but
-// whose Err is nil on its first call: Run starts, and its first poll
-// inside the plan finds it done.
-type endingCtx struct {
-	context.Context
-	calls int
-}
-
-func (c *endingCtx) Err() error {
-	c.calls++
-	if c.calls == 1 {
-		return nil
-	}
-	return context.Canceled
-}
-
-func (c *endingCtx) Done() <-chan struct{} {
-	done := make(chan struct{})
-	close(done)
-	return done
-}
-
 func TestRunStopsInsideThePlan(t *testing.T) {
 	g := &task.Group{Subtopologies: []task.Subtopology{{ID: "0", Partitions: 500, Stateful: true}}, NumStandbys: 2}
 	for i := range 50 {
 		g.Members = append(g.Members, task.Member{ID: fmt.Sprint("m", i), Process: fmt.Sprint("p", i%10)})
 	}
-	ctx := &endingCtx{Context: context.Background()}
+	ctx := assigntest.EndingContext()
 	if r, err := task.Run(task.Sticky(), g, task.WithContext(ctx)); !errors.Is(err, assign.ErrStopped) || r != nil {
 		t.Fatalf("Run = %v, %v; want ErrStopped", r, err)
 	}

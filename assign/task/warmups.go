@@ -39,7 +39,7 @@ func (p *planner) holdForWarmups() {
 	})
 	budget := p.g.NumWarmups
 	for _, i := range held {
-		p.poll()
+		p.Poll()
 		t := p.index[p.moves[i].Task]
 		owner, dest := p.prevActive[t], p.active[t]
 		p.activeCount[dest]--

@@ -88,17 +88,8 @@ var assignmentFixtures = []struct {
 func TestDecodeAssignmentFixtures(t *testing.T) {
 	for _, tc := range assignmentFixtures {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := wire.DecodeAssignment(tc.in)
-			if err != nil {
-				t.Fatalf("DecodeAssignment: %v", err)
-			}
-			if !equalAssignment(got, tc.want) {
-				t.Fatalf("DecodeAssignment =\n%+v\nwant\n%+v", got, tc.want)
-			}
 			var d wire.Decoder
-			if got2, err := d.Assignment(tc.in); err != nil || !equalAssignment(got2, got) {
-				t.Fatalf("Decoder.Assignment = %+v, %v; want %+v", got2, err, got)
-			}
+			checkDecodes(t, "Assignment", tc.in, tc.want, wire.DecodeAssignment, d.Assignment, equalAssignment)
 		})
 	}
 }
@@ -109,18 +100,9 @@ func TestAppendAssignmentFixtures(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			prefix := []byte{0xEE}
-			got := wire.AppendAssignment(bytes.Clone(prefix), tc.want.Version, tc.want.Partitions, tc.want.UserData)
-			if got[0] != 0xEE {
-				t.Fatalf("AppendAssignment clobbered dst: %x", got)
-			}
-			got = got[1:]
-			if !bytes.Equal(got, tc.in) {
-				t.Fatalf("AppendAssignment =\n%x\nwant\n%x", got, tc.in)
-			}
-			if n := wire.AssignmentSize(tc.want.Partitions, tc.want.UserData); n != len(got) {
-				t.Fatalf("AssignmentSize = %d, encoded %d bytes", n, len(got))
-			}
+			checkAppends(t, "Assignment", tc.in, func(dst []byte) []byte {
+				return wire.AppendAssignment(dst, tc.want.Version, tc.want.Partitions, tc.want.UserData)
+			}, wire.AssignmentSize(tc.want.Partitions, tc.want.UserData))
 		})
 	}
 }

@@ -29,15 +29,48 @@ func checkDecodeError(t *testing.T, b []byte, err error) {
 	}
 }
 
-func FuzzSubscription(f *testing.F) {
-	for _, tc := range subscriptionFixtures {
-		f.Add(tc.in)
-	}
-	for _, tc := range malformed {
-		if tc.decode == "subscription" {
+// seed adds decoder's fixtures and the malformed inputs written for it
+// ("subscription", "assignment" or "sticky") to f's corpus.
+func seed(f *testing.F, decoder string) {
+	switch decoder {
+	case "subscription":
+		for _, tc := range subscriptionFixtures {
+			f.Add(tc.in)
+		}
+	case "assignment":
+		for _, tc := range assignmentFixtures {
+			f.Add(tc.in)
+		}
+	case "sticky":
+		for _, tc := range stickyFixtures {
 			f.Add(tc.in)
 		}
 	}
+	for _, tc := range malformed {
+		if tc.decode == decoder {
+			f.Add(tc.in)
+		}
+	}
+}
+
+// checkStable asserts that enc, the encoding of want, decodes to want and
+// encodes again to the same bytes.
+func checkStable[T any](t *testing.T, want T, enc []byte, decode func([]byte) (T, error), equal func(a, b T) bool, encode func(T) []byte) {
+	t.Helper()
+	again, err := decode(enc)
+	if err != nil {
+		t.Fatalf("re-encoded %+v as %x, which does not decode: %v", want, enc, err)
+	}
+	if !equal(again, want) {
+		t.Fatalf("round trip: %+v became %+v", want, again)
+	}
+	if enc2 := encode(again); !bytes.Equal(enc, enc2) {
+		t.Fatalf("re-encoding is not stable: %x then %x", enc, enc2)
+	}
+}
+
+func FuzzSubscription(f *testing.F) {
+	seed(f, "subscription")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var d wire.Decoder
 		s, err := d.Subscription(b)
@@ -61,28 +94,14 @@ func FuzzSubscription(f *testing.F) {
 		if len(enc) != wire.SubscriptionSize(&w) {
 			t.Fatalf("SubscriptionSize = %d, encoded %d", wire.SubscriptionSize(&w), len(enc))
 		}
-		again, err := d.Subscription(enc)
-		if err != nil {
-			t.Fatalf("re-encoded %+v as %x, which does not decode: %v", w, enc, err)
-		}
-		if !equalSub(again, w) {
-			t.Fatalf("round trip: %+v became %+v", w, again)
-		}
-		if enc2 := wire.AppendSubscription(nil, &again); !bytes.Equal(enc, enc2) {
-			t.Fatalf("re-encoding is not stable: %x then %x", enc, enc2)
-		}
+		checkStable(t, w, enc, d.Subscription, equalSub, func(s wire.Subscription) []byte {
+			return wire.AppendSubscription(nil, &s)
+		})
 	})
 }
 
 func FuzzAssignment(f *testing.F) {
-	for _, tc := range assignmentFixtures {
-		f.Add(tc.in)
-	}
-	for _, tc := range malformed {
-		if tc.decode == "assignment" {
-			f.Add(tc.in)
-		}
-	}
+	seed(f, "assignment")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var d wire.Decoder
 		a, err := d.Assignment(b)
@@ -98,29 +117,13 @@ func FuzzAssignment(f *testing.F) {
 		}
 
 		a.Version = min(a.Version, wire.MaxVersion)
-		enc := wire.AppendAssignment(nil, a.Version, a.Partitions, a.UserData)
-		again, err := wire.DecodeAssignment(enc)
-		if err != nil {
-			t.Fatalf("re-encoded %+v as %x, which does not decode: %v", a, enc, err)
-		}
-		if !equalAssignment(again, a) {
-			t.Fatalf("round trip: %+v became %+v", a, again)
-		}
-		if enc2 := wire.AppendAssignment(nil, again.Version, again.Partitions, again.UserData); !bytes.Equal(enc, enc2) {
-			t.Fatalf("re-encoding is not stable: %x then %x", enc, enc2)
-		}
+		encode := func(a wire.Assignment) []byte { return wire.AppendAssignment(nil, a.Version, a.Partitions, a.UserData) }
+		checkStable(t, a, encode(a), wire.DecodeAssignment, equalAssignment, encode)
 	})
 }
 
 func FuzzStickyUserData(f *testing.F) {
-	for _, tc := range stickyFixtures {
-		f.Add(tc.in)
-	}
-	for _, tc := range malformed {
-		if tc.decode == "sticky" {
-			f.Add(tc.in)
-		}
-	}
+	seed(f, "sticky")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		var d wire.Decoder
 		u, err := d.StickyUserData(b)
@@ -141,17 +144,10 @@ func FuzzStickyUserData(f *testing.F) {
 		}
 
 		v1 := u.Generation != -1
-		enc := wire.AppendStickyUserData(nil, u.Previous, u.Generation, v1)
-		again, err := wire.DecodeStickyUserData(enc)
-		if err != nil {
-			t.Fatalf("re-encoded %+v as %x, which does not decode: %v", u, enc, err)
+		encode := func(u wire.StickyUserData) []byte {
+			return wire.AppendStickyUserData(nil, u.Previous, u.Generation, v1)
 		}
-		if !equalSticky(again, u) {
-			t.Fatalf("round trip: %+v became %+v", u, again)
-		}
-		if enc2 := wire.AppendStickyUserData(nil, again.Previous, again.Generation, v1); !bytes.Equal(enc, enc2) {
-			t.Fatalf("re-encoding is not stable: %x then %x", enc, enc2)
-		}
+		checkStable(t, u, encode(u), wire.DecodeStickyUserData, equalSticky, encode)
 	})
 }
 

@@ -1,8 +1,10 @@
 package wire_test
 
 import (
+	"bytes"
 	"encoding/hex"
 	"strings"
+	"testing"
 
 	"github.com/assignd/assignd/assign/wire"
 )
@@ -108,4 +110,38 @@ func mustSub(t tester, b []byte) wire.Subscription {
 		t.Fatalf("DecodeSubscription(%x): %v", b, err)
 	}
 	return s
+}
+
+// checkDecodes asserts that wire.Decode<what> (decode) and the Decoder's
+// method (viaDecoder) both read in as want.
+func checkDecodes[T any](t tester, what string, in []byte, want T, decode, viaDecoder func([]byte) (T, error), equal func(a, b T) bool) {
+	t.Helper()
+	got, err := decode(in)
+	if err != nil {
+		t.Fatalf("Decode%s: %v", what, err)
+	}
+	if !equal(got, want) {
+		t.Fatalf("Decode%s =\n%+v\nwant\n%+v", what, got, want)
+	}
+	if got2, err := viaDecoder(in); err != nil || !equal(got2, got) {
+		t.Fatalf("Decoder.%s = %+v, %v; want %+v", what, got2, err, got)
+	}
+}
+
+// checkAppends asserts that wire.Append<what> (appendTo) keeps what dst
+// holds and appends in, whose length <what>Size (size) predicts.
+func checkAppends(t *testing.T, what string, in []byte, appendTo func(dst []byte) []byte, size int) {
+	t.Helper()
+	prefix := []byte("prefix")
+	got := appendTo(bytes.Clone(prefix))
+	if !bytes.HasPrefix(got, prefix) {
+		t.Fatalf("Append%s clobbered dst: %x", what, got)
+	}
+	got = got[len(prefix):]
+	if !bytes.Equal(got, in) {
+		t.Fatalf("Append%s =\n%x\nwant\n%x", what, got, in)
+	}
+	if size != len(got) {
+		t.Fatalf("%sSize = %d, encoded %d bytes", what, size, len(got))
+	}
 }

@@ -9,8 +9,9 @@ import (
 	"github.com/assignd/assignd/assign/wire"
 )
 
-// Round-trip properties: encode, check the size helper and that dst's
-// prefix survives, decode (with and without a Decoder), compare.
+// Round-trip properties: encode, check the size helper (and, for
+// subscriptions, that dst's prefix survives), decode with and without a
+// Decoder, compare.
 
 func TestSubscriptionRoundTrip(t *testing.T) {
 	var d wire.Decoder // shared across cases, as a leader shares one per rebalance
@@ -25,18 +26,7 @@ func TestSubscriptionRoundTrip(t *testing.T) {
 		if n := wire.SubscriptionSize(&s); n != len(enc) {
 			t.Fatalf("SubscriptionSize = %d, encoded %d", n, len(enc))
 		}
-		for name, decode := range map[string]func([]byte) (wire.Subscription, error){
-			"DecodeSubscription":   wire.DecodeSubscription,
-			"Decoder.Subscription": d.Subscription,
-		} {
-			got, err := decode(enc)
-			if err != nil {
-				t.Fatalf("%s(%x): %v", name, enc, err)
-			}
-			if !equalSub(got, s) {
-				t.Fatalf("%s round trip:\n got %+v\nwant %+v", name, got, s)
-			}
-		}
+		checkDecodes(t, "Subscription", enc, s, wire.DecodeSubscription, d.Subscription, equalSub)
 	})
 }
 
@@ -48,13 +38,7 @@ func TestAssignmentRoundTrip(t *testing.T) {
 		if n := wire.AssignmentSize(a.Partitions, a.UserData); n != len(enc) {
 			t.Fatalf("AssignmentSize = %d, encoded %d", n, len(enc))
 		}
-		got, err := d.Assignment(enc)
-		if err != nil {
-			t.Fatalf("Assignment(%x): %v", enc, err)
-		}
-		if !equalAssignment(got, a) {
-			t.Fatalf("round trip:\n got %+v\nwant %+v", got, a)
-		}
+		checkDecodes(t, "Assignment", enc, a, wire.DecodeAssignment, d.Assignment, equalAssignment)
 	})
 }
 
@@ -69,13 +53,7 @@ func TestStickyUserDataRoundTrip(t *testing.T) {
 		if n := wire.StickyUserDataSize(u.Previous, v1); n != len(enc) {
 			t.Fatalf("StickyUserDataSize = %d, encoded %d", n, len(enc))
 		}
-		got, err := d.StickyUserData(enc)
-		if err != nil {
-			t.Fatalf("StickyUserData(%x): %v", enc, err)
-		}
-		if !equalSticky(got, u) {
-			t.Fatalf("round trip:\n got %+v\nwant %+v", got, u)
-		}
+		checkDecodes(t, "StickyUserData", enc, u, wire.DecodeStickyUserData, d.StickyUserData, equalSticky)
 	})
 }
 

@@ -79,17 +79,8 @@ var stickyFixtures = []struct {
 func TestDecodeStickyUserDataFixtures(t *testing.T) {
 	for _, tc := range stickyFixtures {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := wire.DecodeStickyUserData(tc.in)
-			if err != nil {
-				t.Fatalf("DecodeStickyUserData: %v", err)
-			}
-			if !equalSticky(got, tc.want) {
-				t.Fatalf("DecodeStickyUserData = %+v, want %+v", got, tc.want)
-			}
 			var d wire.Decoder
-			if got2, err := d.StickyUserData(tc.in); err != nil || !equalSticky(got2, got) {
-				t.Fatalf("Decoder.StickyUserData = %+v, %v; want %+v", got2, err, got)
-			}
+			checkDecodes(t, "StickyUserData", tc.in, tc.want, wire.DecodeStickyUserData, d.StickyUserData, equalSticky)
 		})
 	}
 }
@@ -100,13 +91,9 @@ func TestAppendStickyUserDataFixtures(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			got := wire.AppendStickyUserData(nil, tc.want.Previous, tc.want.Generation, tc.v1)
-			if !bytes.Equal(got, tc.in) {
-				t.Fatalf("AppendStickyUserData =\n%x\nwant\n%x", got, tc.in)
-			}
-			if n := wire.StickyUserDataSize(tc.want.Previous, tc.v1); n != len(got) {
-				t.Fatalf("StickyUserDataSize = %d, encoded %d bytes", n, len(got))
-			}
+			checkAppends(t, "StickyUserData", tc.in, func(dst []byte) []byte {
+				return wire.AppendStickyUserData(dst, tc.want.Previous, tc.want.Generation, tc.v1)
+			}, wire.StickyUserDataSize(tc.want.Previous, tc.v1))
 		})
 	}
 }

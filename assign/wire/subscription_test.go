@@ -7,6 +7,16 @@ import (
 	"github.com/assignd/assignd/assign/wire"
 )
 
+// v3Gen3 is a v3 subscription up to its rack: no topics, null user
+// data, no owned partitions, generation 3.
+const v3Gen3 = `
+	0003                                  # version
+	00000000                              # topics: none
+	ffffffff                              # user data: null
+	00000000                              # owned: none
+	00000003                              # generation
+`
+
 // subscriptionFixtures are hand-built from the schema in the Java client's
 // ConsumerProtocolSubscription.json. canonical marks the fixtures that
 // AppendSubscription must reproduce byte for byte from want.
@@ -115,12 +125,7 @@ var subscriptionFixtures = []struct {
 	},
 	{
 		name: "v3 null rack",
-		in: hx(`
-			0003
-			00000000
-			ffffffff
-			00000000
-			00000003
+		in: hx(v3Gen3 + `
 			ffff                              # rack null
 		`),
 		want:      wire.Subscription{Version: 3, Generation: 3},
@@ -128,12 +133,7 @@ var subscriptionFixtures = []struct {
 	},
 	{
 		name: "v3 empty rack reads as absent",
-		in: hx(`
-			0003
-			00000000
-			ffffffff
-			00000000
-			00000003
+		in: hx(v3Gen3 + `
 			0000                              # rack ""
 		`),
 		want: wire.Subscription{Version: 3, Generation: 3},
@@ -183,17 +183,8 @@ var subscriptionFixtures = []struct {
 func TestDecodeSubscriptionFixtures(t *testing.T) {
 	for _, tc := range subscriptionFixtures {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := wire.DecodeSubscription(tc.in)
-			if err != nil {
-				t.Fatalf("DecodeSubscription: %v", err)
-			}
-			if !equalSub(got, tc.want) {
-				t.Fatalf("DecodeSubscription =\n%+v\nwant\n%+v", got, tc.want)
-			}
 			var d wire.Decoder
-			if got2, err := d.Subscription(tc.in); err != nil || !equalSub(got2, got) {
-				t.Fatalf("Decoder.Subscription = %+v, %v; want %+v", got2, err, got)
-			}
+			checkDecodes(t, "Subscription", tc.in, tc.want, wire.DecodeSubscription, d.Subscription, equalSub)
 		})
 	}
 }
@@ -204,18 +195,8 @@ func TestAppendSubscriptionFixtures(t *testing.T) {
 			continue
 		}
 		t.Run(tc.name, func(t *testing.T) {
-			prefix := []byte("prefix")
-			got := wire.AppendSubscription(bytes.Clone(prefix), &tc.want)
-			if !bytes.HasPrefix(got, prefix) {
-				t.Fatalf("AppendSubscription clobbered dst: %x", got)
-			}
-			got = got[len(prefix):]
-			if !bytes.Equal(got, tc.in) {
-				t.Fatalf("AppendSubscription =\n%x\nwant\n%x", got, tc.in)
-			}
-			if n := wire.SubscriptionSize(&tc.want); n != len(got) {
-				t.Fatalf("SubscriptionSize = %d, encoded %d bytes", n, len(got))
-			}
+			checkAppends(t, "Subscription", tc.in, func(dst []byte) []byte { return wire.AppendSubscription(dst, &tc.want) },
+				wire.SubscriptionSize(&tc.want))
 		})
 	}
 }

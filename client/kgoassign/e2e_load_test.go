@@ -15,8 +15,8 @@ import (
 	"github.com/assignd/assignd/client/kgoassign"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
-	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/testbed/loadtopic"
+	"github.com/assignd/assignd/testbed/policytest"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
@@ -212,15 +212,6 @@ func drain(ctx context.Context, t *testing.T, seeds []string, ac *client.Client,
 // src until the test ends, and returns a client of it.
 func serveLoadPolicy(t *testing.T, yaml string, src *loadsource.Source) *client.Client {
 	t.Helper()
-	pol, err := policy.Parse("policy.yaml", []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sel, err := policy.NewSource(pol)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sel.Close() })
-	addr := shimtest.ServeSelector(t, sel, server.WithLoadSource(src))
+	addr := shimtest.ServeSelector(t, policytest.Serve(t, yaml), server.WithLoadSource(src))
 	return shimtest.NewClient(t, addr, client.WithTimeout(5*time.Second))
 }

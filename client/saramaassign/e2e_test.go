@@ -2,6 +2,7 @@ package saramaassign_test
 
 import (
 	"context"
+	"iter"
 	"slices"
 	"strings"
 	"testing"
@@ -160,12 +161,8 @@ func assertBalanced(t *testing.T, claims map[string][]tp) {
 // assertKept: each named member still claims everything it claimed.
 func assertKept(t *testing.T, before, after map[string][]tp, names ...string) {
 	t.Helper()
-	for _, n := range names {
-		for _, x := range before[n] {
-			if !slices.Contains(after[n], x) {
-				t.Errorf("%s lost %s although it stayed: before %v, after %v", n, x, before[n], after[n])
-			}
-		}
+	for n, x := range missing(before, after, names) {
+		t.Errorf("%s lost %s although it stayed: before %v, after %v", n, x, before[n], after[n])
 	}
 }
 
@@ -173,10 +170,20 @@ func assertKept(t *testing.T, before, after map[string][]tp, names ...string) {
 // before.
 func assertOnlyGaveUp(t *testing.T, before, after map[string][]tp, names ...string) {
 	t.Helper()
-	for _, n := range names {
-		for _, x := range after[n] {
-			if !slices.Contains(before[n], x) {
-				t.Errorf("%s was given %s while a member joined: before %v, after %v", n, x, before[n], after[n])
+	for n, x := range missing(after, before, names) {
+		t.Errorf("%s was given %s while a member joined: before %v, after %v", n, x, before[n], after[n])
+	}
+}
+
+// missing yields each claim in from of a named member that the member
+// lacks in to.
+func missing(from, to map[string][]tp, names []string) iter.Seq2[string, tp] {
+	return func(yield func(string, tp) bool) {
+		for _, n := range names {
+			for _, x := range from[n] {
+				if !slices.Contains(to[n], x) && !yield(n, x) {
+					return
+				}
 			}
 		}
 	}

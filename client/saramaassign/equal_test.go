@@ -96,14 +96,7 @@ func TestRangeMatchesSaramas(t *testing.T) {
 	gen := assigntest.GroupGen(assigntest.MissingTopics(), assigntest.Members(1, 12), assigntest.Partitions(0, 40))
 	rapid.Check(t, func(rt *rapid.T) {
 		members, topics := saramaInput(rt, gen.Draw(rt, "group"), sarama.RangeBalanceStrategyName)
-		got, err := adapter.Plan(members, topics)
-		if err != nil {
-			rt.Fatal(err)
-		}
-		want, err := native.Plan(members, topics)
-		if err != nil {
-			rt.Fatal(err)
-		}
+		got, want := plans(rt, adapter, native, members, topics)
 		if !samePlan(got, want) {
 			rt.Fatalf("adapter %v, sarama %v", got, want)
 		}
@@ -124,14 +117,7 @@ func TestRoundRobinDiffersFromSaramas(t *testing.T) {
 		same       bool
 	}{{2, true}, {10, true}, {11, false}} {
 		topics := map[string][]int32{"t": ids(tc.partitions)}
-		got, err := adapter.Plan(members, topics)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := native.Plan(members, topics)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got, want := plans(t, adapter, native, members, topics)
 		if samePlan(got, want) != tc.same {
 			t.Errorf("%d partitions: adapter %v, sarama %v; want equal: %v", tc.partitions, got, want, tc.same)
 		}
@@ -157,4 +143,18 @@ func samePlan(a, b sarama.BalanceStrategyPlan) bool {
 		return out
 	}
 	return reflect.DeepEqual(norm(a), norm(b))
+}
+
+// plans is the adapter's plan and sarama's own for the same input.
+func plans(t interface{ Fatal(...any) }, adapter, native sarama.BalanceStrategy, members map[string]sarama.ConsumerGroupMemberMetadata,
+	topics map[string][]int32) (got, want sarama.BalanceStrategyPlan) {
+	got, err := adapter.Plan(members, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err = native.Plan(members, topics)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, want
 }

@@ -19,21 +19,11 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/contains"
 )
 
 // startServer serves assignd in-process on a loopback port.
 func startServer(t *testing.T) string { return serve(t, selection.Default()) }
-
-// checkContains checks that out, what a command printed, has every line
-// of want.
-func checkContains(t *testing.T, what, out string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(out, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, out)
-		}
-	}
-}
 
 // serve serves a Server built with sel and opts on a loopback port until
 // the test ends, and returns its address.
@@ -106,7 +96,7 @@ func TestExamples(t *testing.T) {
 func TestAssignTable(t *testing.T) {
 	addr := startServer(t)
 	out := ctlOK(t, "assign", "--addr", addr, "-f", "../../examples/cooperative-explicit.json")
-	checkContains(t, "table", out,
+	contains.All(t, "table", out,
 		`group "checkout"  generation 5  assignor cooperative-sticky@1  protocol COOPERATIVE  policy default/`,
 		"follow-up rebalance required",
 		"MEMBER", "consumer-1", "consumer-2", "consumer-3",

@@ -14,6 +14,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/contains"
 )
 
 func TestPolicyCheck(t *testing.T) {
@@ -42,11 +43,7 @@ func TestPolicyCheck(t *testing.T) {
 			t.Errorf("problem line %q does not start with file:line", l)
 		}
 	}
-	for _, want := range []string{bad + `:5: rule "a": rollout.percent: `, `assignor: `, `name: `} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("problems lack %q:\n%s", want, errOut)
-		}
-	}
+	contains.All(t, "problems", errOut, bad+`:5: rule "a": rollout.percent: `, `assignor: `, `name: `)
 
 	if code, _, errOut := ctl(t, "", "policy", "check", filepath.Join(t.TempDir(), "missing.yaml")); code != exitFail || !strings.Contains(errOut, "missing.yaml") {
 		t.Errorf("missing file: exit %d %s", code, errOut)
@@ -108,7 +105,7 @@ func startExplainServer(t *testing.T, listing bool, names ...string) (string, *a
 func TestPolicyExplain(t *testing.T) {
 	addr, unnamed := startExplainServer(t, true, "cooperative-sticky", "custom")
 	out := ctlOK(t, "--addr", addr, "policy", "explain", "g", "cooperative-sticky")
-	checkContains(t, "output", out,
+	contains.All(t, "output", out,
 		`group "g"  protocol cooperative-sticky  caller (none)`,
 		"  policy       staged/abc\n",
 		"  description  v2 for some\n",
@@ -222,7 +219,7 @@ func TestPolicyExplainStreams(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	checkContains(t, "output", out, `group "kip1071:wordcount"  streams group  caller (none)`,
+	contains.All(t, "output", out, `group "kip1071:wordcount"  streams group  caller (none)`,
 		"  policy       wordcount/"+p.Revision()+"\n", "  assignor     sticky@1 (a task assignor)\n")
 	if strings.Contains(out, "params") || strings.Contains(out, "shadow") {
 		t.Errorf("a streams group's explanation lists partition assignors' fields:\n%s", out)

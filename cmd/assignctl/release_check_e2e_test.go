@@ -11,6 +11,7 @@ import (
 
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
+	"github.com/assignd/assignd/testbed/contains"
 	"github.com/assignd/assignd/testbed/grouplab"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
@@ -255,12 +256,9 @@ func TestReleaseCheckSummary(t *testing.T) {
 	if code != exitCheckFailed || g.err.Len() != 0 {
 		t.Fatalf("release-check: exit %d, stderr %q; want 4 and nothing on stderr:\n%s", code, g.err.String(), out)
 	}
-	for _, want := range []string{"release check FAILED for group billing", `FAIL protocol: generation 1 negotiated "range", want "cooperative-sticky"`,
-		"FAIL eager: generation 1 ran an EAGER rebalance", "protocols range/EAGER", "decisions:        1 (generations 1 to 1)"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("summary lacks %q:\n%s", want, out)
-		}
-	}
+	contains.All(t, "summary", out, "release check FAILED for group billing", `FAIL protocol: generation 1 negotiated "range", want "cooperative-sticky"`,
+		"FAIL eager: generation 1 ran an EAGER rebalance", "protocols range/EAGER", "decisions:        1 (generations 1 to 1)",
+	)
 
 	g = startCheck(ctx, "--addr", addr, "release-check", "billing", "--for", "3s", "--interval", "20ms", "--expect", "range", "--allow-eager")
 	assign()

@@ -18,6 +18,8 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/contains"
+	"github.com/assignd/assignd/testbed/policytest"
 	"github.com/assignd/assignd/testbed/rollouttest"
 )
 
@@ -34,20 +36,12 @@ func startFleetServer(t *testing.T) (addr, candidate string) {
 // policy to a file.
 func startRecorded(t *testing.T, current, cand string, record func(context.Context, assigndv1.AssignmentServiceClient) error, groups []string) (addr, candidate string) {
 	t.Helper()
-	cur, err := policy.Parse("current.yaml", []byte(current))
-	if err != nil {
-		t.Fatal(err)
-	}
-	src, err := policy.NewSource(cur)
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := policytest.Serve(t, current)
 	h, err := history.New()
 	if err != nil {
 		t.Fatal(err)
 	}
 	parse := func(file string, data []byte) (selection.Explainer, error) { return policy.Parse(file, data) }
-	t.Cleanup(func() { _ = src.Close() })
 	addr = serve(t, src, server.WithHistory(h), server.WithExplainer(src), server.WithPolicyParser(parse))
 	cc, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -82,7 +76,7 @@ func TestPolicyDiff(t *testing.T) {
 	addr, cand := startFleetServer(t)
 
 	out := ctlOK(t, "--addr", addr, "policy", "diff", cand)
-	checkContains(t, "output", out,
+	contains.All(t, "output", out,
 		"4 groups, 2 change, 0 the candidate cannot serve",
 		"moved 2 -> 4 of 18 partitions, withheld 2 -> 1",
 		"worst group moves 50%",
@@ -154,11 +148,7 @@ func slicesContains(ss []string, s string) bool {
 func TestSimulate(t *testing.T) {
 	addr, _ := startFleetServer(t)
 	out := ctlOK(t, "--addr", addr, "simulate", "payments-ledger", "--assignor", "cooperative-sticky@1", "--param", "max_moves_per_rebalance=1")
-	for _, want := range []string{"2 recorded rebalances replayed under cooperative-sticky@1", "max_moves_per_rebalance=1", "moved 2 -> 1"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("missing %q in\n%s", want, out)
-		}
-	}
+	contains.All(t, "the output", out, "2 recorded rebalances replayed under cooperative-sticky@1", "max_moves_per_rebalance=1", "moved 2 -> 1")
 	code, out, _ := ctl(t, "", "--addr", addr, "simulate", "search-eu", "--assignor", "kip848-range", "-o", "json")
 	var resp assigndv1.SimulateGroupResponse
 	if err := protojson.Unmarshal([]byte(out), &resp); code != exitOK || err != nil || len(resp.GetRounds()) != 2 || resp.GetRounds()[1].GetSimulated().GetOffRack() != 2 {
@@ -214,7 +204,7 @@ func TestLargeFleet(t *testing.T) {
 	if code != exitCheckFailed {
 		t.Errorf("exit %d, want %d: %s", code, exitCheckFailed, errOut)
 	}
-	checkContains(t, "diff", out,
+	contains.All(t, "diff", out,
 		"10 groups, 7 change, 0 the candidate cannot serve",
 		"check: FAILED (3)",
 		"billing-invoices: moves 13 of 20 partitions (65%)",

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/assignd/assignd/testbed/contains"
 )
 
 // TestAssignWhy: --why lists each partition that moves with its reason,
@@ -11,7 +13,7 @@ import (
 func TestAssignWhy(t *testing.T) {
 	addr := startServer(t)
 	out := ctlOK(t, "assign", "--addr", addr, "-f", "../../examples/cooperative-explicit.json", "--why")
-	checkContains(t, "--why output", out,
+	contains.All(t, "--why output", out,
 		"why: balance 3\n",
 		"TOPIC     PARTITION  FROM        TO          REASON\n",
 		"orders    2          consumer-1  (withheld)  owner over its quota (balance)\n",

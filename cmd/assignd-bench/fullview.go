@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
+	"github.com/assignd/assignd/internal/apiconv"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 )
@@ -31,15 +32,7 @@ type fullViewCase struct {
 // assignment of 500 topics × 2,000 partitions to 2,000 members; B and B2
 // start from what A gave, with the last member gone (B) or a new one (B2).
 func fullViewCases() ([]fullViewCase, error) {
-	a := &assign.Group{Generation: 1, Protocol: assign.Cooperative}
-	topics := make([]string, 500)
-	for i := range topics {
-		topics[i] = fmt.Sprintf("topic-%03d", i)
-		a.Topics = append(a.Topics, assign.Topic{Name: topics[i], Partitions: 2000})
-	}
-	for i := range 2000 {
-		a.Members = append(a.Members, assign.Member{ID: fmt.Sprintf("consumer-%04d", i), Topics: topics, Generation: assign.NoGeneration})
-	}
+	a, topics := caseA()
 	res, err := assign.Run(assign.CooperativeSticky(), a)
 	if err != nil {
 		return nil, err
@@ -70,14 +63,7 @@ func explicitRequest(g *assign.Group) *assigndv1.AssignRequest {
 		req.Topics = append(req.Topics, &assigndv1.Topic{Name: t.Name, PartitionCount: t.Partitions})
 	}
 	for _, m := range g.Members {
-		pm := &assigndv1.Member{MemberId: m.ID, Topics: m.Topics}
-		for _, tp := range m.Owned {
-			pm.OwnedPartitions = append(pm.OwnedPartitions, &assigndv1.TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
-		}
-		if m.Generation != assign.NoGeneration {
-			pm.Generation = proto.Int32(m.Generation)
-		}
-		req.Members = append(req.Members, pm)
+		req.Members = append(req.Members, apiconv.MemberToAPI(m))
 	}
 	return req
 }

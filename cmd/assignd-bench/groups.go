@@ -35,11 +35,19 @@ func smallRequest() (*assigndv1.AssignRequest, error) {
 	return request(g, "cooperative-sticky"), nil
 }
 
-// bigRequest is the engine issue's case A: 500 topics × 2,000 partitions,
-// 2,000 members subscribing to every topic, nobody owning anything yet.
+// bigRequest is the engine issue's case A (caseA) as a Java leader
+// forwards it.
 func bigRequest() (*assigndv1.AssignRequest, error) {
-	g := &assign.Group{Generation: 1, Protocol: assign.Cooperative}
-	topics := make([]string, 500)
+	g, _ := caseA()
+	return request(g, "cooperative-sticky"), nil
+}
+
+// caseA is the engine issue's case A: 500 topics × 2,000 partitions,
+// 2,000 members subscribing to every topic, nobody owning anything yet;
+// topics are the topic names.
+func caseA() (g *assign.Group, topics []string) {
+	g = &assign.Group{Generation: 1, Protocol: assign.Cooperative}
+	topics = make([]string, 500)
 	for i := range topics {
 		topics[i] = fmt.Sprintf("topic-%03d", i)
 		g.Topics = append(g.Topics, assign.Topic{Name: topics[i], Partitions: 2000})
@@ -47,7 +55,7 @@ func bigRequest() (*assigndv1.AssignRequest, error) {
 	for i := range 2000 {
 		g.Members = append(g.Members, assign.Member{ID: fmt.Sprintf("consumer-%04d", i), Topics: topics, Generation: assign.NoGeneration})
 	}
-	return request(g, "cooperative-sticky"), nil
+	return g, topics
 }
 
 // request encodes every member as a raw v3 ConsumerProtocolSubscription,

@@ -18,6 +18,7 @@ import (
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/contains"
 )
 
 // dialProcess connects a raw gRPC client to a running assignd.
@@ -164,11 +165,7 @@ func TestBinaryPolicy(t *testing.T) {
 	assignWith("pinned/"+rev3, 2)
 
 	metrics := httpGet(t, "http://"+p.metricsAddr+"/metrics")
-	for _, want := range []string{`assignd_policy_revision{file="` + path + `",`, `revision="` + rev3 + `"`, `rule="pinned"`} {
-		if !strings.Contains(metrics, want) {
-			t.Errorf("/metrics lacks %s", want)
-		}
-	}
+	contains.All(t, "/metrics", metrics, `assignd_policy_revision{file="`+path+`",`, `revision="`+rev3+`"`, `rule="pinned"`)
 	p.stop(t)
 }
 

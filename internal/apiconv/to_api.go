@@ -30,6 +30,25 @@ func TopicToAPI(t assign.Topic) *assigndv1.Topic {
 	return pt
 }
 
+// MemberToAPI writes a member in the explicit form (Member's fields 4 to
+// 8), as leaders that do not send the raw subscription do.
+func MemberToAPI(m assign.Member) *assigndv1.Member {
+	pm := &assigndv1.Member{MemberId: m.ID, Topics: m.Topics, UserData: m.UserData}
+	if m.InstanceID != "" {
+		pm.GroupInstanceId = &m.InstanceID
+	}
+	if m.Rack != "" {
+		pm.RackId = &m.Rack
+	}
+	for _, tp := range m.Owned {
+		pm.OwnedPartitions = append(pm.OwnedPartitions, &assigndv1.TopicPartitions{Topic: tp.Topic, Partitions: tp.Partitions})
+	}
+	if m.Generation != assign.NoGeneration {
+		pm.Generation = &m.Generation
+	}
+	return pm
+}
+
 // AssignorInfo describes a runnable assignor for ListAssignors.
 func AssignorInfo(a assign.Assignor) *assigndv1.AssignorInfo {
 	info := &assigndv1.AssignorInfo{Name: a.Name(), Version: int32(a.Version())}
@@ -45,18 +64,11 @@ func AssignorInfo(a assign.Assignor) *assigndv1.AssignorInfo {
 // encoded assignment; policy names the policy that chose the assignor.
 //
 // The assignment bytes come from [leader.Encode], as in the client shim's
-// local fallback, so that both send the same bytes in SyncGroup. Encode
-// writes all of them into one buffer; likewise, since a million-partition
-// group yields about a million TopicPartitions messages, they are carved
-// from one slab instead of being allocated one by one.
+// local fallback, so that both send the same bytes in SyncGroup. The
+// partitions and revoked lists of the full view are already wire bytes
+// (see fullView): they are what a client reads once the response is
+// marshalled, and are not in the MemberAssignment messages' fields.
 func Response(r *assign.Result, policy string, versions map[string]int16, decoded bool) *assigndv1.AssignResponse {
-	lists := len(r.Pending)
-	if decoded {
-		for i := range r.Members {
-			lists += len(r.Members[i].Assigned) + len(r.Members[i].Revoked)
-		}
-	}
-	slab := &tpSlab{msgs: make([]assigndv1.TopicPartitions, lists), ptrs: make([]*assigndv1.TopicPartitions, lists)}
 	encoded := leader.Encode(r, versions)
 	out := &assigndv1.AssignResponse{
 		Assignments:       make([]*assigndv1.MemberAssignment, len(r.Members)),
@@ -68,45 +80,36 @@ func Response(r *assign.Result, policy string, versions map[string]int16, decode
 		Warnings:          r.Warnings,
 		MoveReasons:       MoveReasonsToAPI(&r.Stats.Reasons),
 		Moves:             MovesToAPI(r.Moves),
+		Pending:           topicPartitionsToAPI(r.Pending),
 	}
-	out.Pending = slab.lists(r.Pending)
 	ms := make([]assigndv1.MemberAssignment, len(r.Members))
 	for i := range r.Members {
 		m := &r.Members[i]
 		pm := &ms[i]
 		pm.MemberId = m.ID
 		pm.UserData = m.UserData
-		if decoded {
-			pm.Partitions = slab.lists(m.Assigned)
-			pm.Revoked = slab.lists(m.Revoked)
-		}
 		pm.Assignment = encoded[i]
 		out.Assignments[i] = pm
+	}
+	if decoded {
+		fullView(r, ms)
 	}
 	return out
 }
 
-// tpSlab hands out TopicPartitions messages, and the slices of pointers
-// to them, from two arrays sized for the whole response.
-type tpSlab struct {
-	msgs []assigndv1.TopicPartitions
-	ptrs []*assigndv1.TopicPartitions
-}
-
-// lists converts an engine list. Partition slices are shared.
-func (s *tpSlab) lists(in []assign.TopicPartitions) []*assigndv1.TopicPartitions {
+// topicPartitionsToAPI converts an engine list; the partition slices are
+// shared.
+func topicPartitionsToAPI(in []assign.TopicPartitions) []*assigndv1.TopicPartitions {
 	if len(in) == 0 {
 		return nil
 	}
-	n := len(in)
-	out := s.ptrs[:n:n]
+	msgs := make([]assigndv1.TopicPartitions, len(in))
+	out := make([]*assigndv1.TopicPartitions, len(in))
 	for i, tp := range in {
-		e := &s.msgs[i]
-		e.Topic = tp.Topic
-		e.Partitions = tp.Partitions
+		e := &msgs[i]
+		e.Topic, e.Partitions = tp.Topic, tp.Partitions
 		out[i] = e
 	}
-	s.msgs, s.ptrs = s.msgs[n:], s.ptrs[n:]
 	return out
 }
 

@@ -171,19 +171,14 @@ func (b *Bus) Start() {
 	b.started = true
 	b.subsMu.Unlock()
 	b.ctx, b.cancel = context.WithCancel(context.Background())
-	b.wg.Add(2)
-	go func() {
-		defer b.wg.Done()
-		b.watch(b.ctx)
-	}()
-	go func() {
-		defer b.wg.Done()
+	b.wg.Go(func() { b.watch(b.ctx) })
+	b.wg.Go(func() {
 		if !b.ensureTopic(b.ctx) {
 			return
 		}
 		b.cl.AddConsumeTopics(b.cfg.topic)
 		b.consume(b.ctx)
-	}()
+	})
 }
 
 // Closing reports whether Close has begun.

@@ -2,6 +2,7 @@ package history
 
 import (
 	"context"
+	"errors"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
@@ -23,24 +24,19 @@ const meterName = "github.com/assignd/assignd/server/history"
 // are derived at collection time, off the Assign path.
 func RegisterMetrics(mp metric.MeterProvider, h *Store) error {
 	m := mp.Meter(meterName)
-	groups, err := m.Int64ObservableGauge("assignd.history.groups", metric.WithUnit("{group}"),
-		metric.WithDescription("Consumer groups this replica remembers decisions of."))
-	if err != nil {
-		return err
+	var errs []error
+	gauge := func(name, unit, desc string) metric.Int64ObservableGauge {
+		g, err := m.Int64ObservableGauge(name, metric.WithUnit(unit), metric.WithDescription(desc))
+		errs = append(errs, err)
+		return g
 	}
-	bySignal, err := m.Int64ObservableGauge("assignd.history.groups.signal", metric.WithUnit("{group}"),
-		metric.WithDescription("Remembered groups where each signal holds now, by signal."))
-	if err != nil {
-		return err
-	}
-	silent, err := m.Int64ObservableGauge("assignd.history.groups.silent", metric.WithUnit("{group}"),
-		metric.WithDescription("Remembered groups that used to call at a rhythm and have been silent for three times their longest pause (at least an hour)."))
-	if err != nil {
-		return err
-	}
-	held, err := m.Int64ObservableGauge("assignd.history.bytes", metric.WithUnit("By"),
-		metric.WithDescription("Memory the history holds (decisions, groups' state, inputs), as its bound (--history-bytes) counts it."))
-	if err != nil {
+	groups := gauge("assignd.history.groups", "{group}", "Consumer groups this replica remembers decisions of.")
+	bySignal := gauge("assignd.history.groups.signal", "{group}", "Remembered groups where each signal holds now, by signal.")
+	silent := gauge("assignd.history.groups.silent", "{group}",
+		"Remembered groups that used to call at a rhythm and have been silent for three times their longest pause (at least an hour).")
+	held := gauge("assignd.history.bytes", "By",
+		"Memory the history holds (decisions, groups' state, inputs), as its bound (--history-bytes) counts it.")
+	if err := errors.Join(errs...); err != nil {
 		return err
 	}
 	sets := make(map[assigndv1.GroupSignal]metric.MeasurementOption)
@@ -49,7 +45,7 @@ func RegisterMetrics(mp metric.MeterProvider, h *Store) error {
 			sets[assigndv1.GroupSignal(v)] = metric.WithAttributeSet(attribute.NewSet(attribute.String("signal", name)))
 		}
 	}
-	_, err = m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+	_, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
 		counts, n := h.SignalCounts()
 		o.ObserveInt64(groups, int64(n))
 		o.ObserveInt64(silent, int64(h.SilentGroups()))

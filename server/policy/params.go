@@ -10,28 +10,21 @@ import (
 // [selection.PolicyParams], the one list of them.
 func resolveParams(s paramsSpec) selection.PolicyParams {
 	p := selection.PolicyParams{RackAware: true, LoadTolerance: assign.DefaultLoadTolerance, LoadHysteresis: assign.DefaultLoadHysteresis}
-	if s.RackAware != nil {
-		p.RackAware = *s.RackAware
-	}
-	if s.MaxMoves != nil {
-		p.MaxMovesPerRebalance = *s.MaxMoves
-	}
-	if s.Freeze != nil {
-		p.Freeze = *s.Freeze
-	}
-	if s.KeepMisalignedRacks != nil {
-		p.KeepMisalignedRacks = *s.KeepMisalignedRacks
-	}
-	if s.LoadTolerance != nil {
-		p.LoadTolerance = *s.LoadTolerance
-	}
-	if s.LoadHysteresis != nil {
-		p.LoadHysteresis = *s.LoadHysteresis
-	}
-	if s.MaxCountSkew != nil {
-		p.MaxCountSkew = *s.MaxCountSkew
-	}
+	given(&p.RackAware, s.RackAware)
+	given(&p.MaxMovesPerRebalance, s.MaxMoves)
+	given(&p.Freeze, s.Freeze)
+	given(&p.KeepMisalignedRacks, s.KeepMisalignedRacks)
+	given(&p.LoadTolerance, s.LoadTolerance)
+	given(&p.LoadHysteresis, s.LoadHysteresis)
+	given(&p.MaxCountSkew, s.MaxCountSkew)
 	p.LoadSource = s.LoadSource
 	p.LoadCluster = s.LoadCluster
 	return p
+}
+
+// given sets *dst to the value the policy file gives, if it gives one.
+func given[T any](dst, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }

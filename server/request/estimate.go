@@ -65,6 +65,16 @@ const (
 	estimatePerListedMove = 160
 )
 
+// requestByteCost is what decoding copies of a request of reqBytes bytes
+// (estimatePerRequestByte each); reqBytes is its encoded size when the
+// transport reported it, else 0, and it is computed.
+func requestByteCost(req proto.Message, reqBytes int) int64 {
+	if reqBytes <= 0 {
+		reqBytes = proto.Size(req)
+	}
+	return estimatePerRequestByte * int64(reqBytes)
+}
+
 // EstimateBytes is the memory one Assign call may take, computed from the
 // request's shape before any work: partitions (the sum of the topics'
 // partition counts), members, subscription entries (members × their
@@ -75,9 +85,6 @@ const (
 // reqBytes is the request's encoded size when the transport reported it;
 // otherwise (0) it is computed.
 func EstimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
-	if reqBytes <= 0 {
-		reqBytes = proto.Size(req)
-	}
 	var partitions, subscriptions, owned, ownedTopics, weights int64
 	for _, t := range req.GetTopics() {
 		if n := t.GetPartitionCount(); n > 0 {
@@ -103,7 +110,7 @@ func EstimateBytes(req *assigndv1.AssignRequest, reqBytes int) int64 {
 		estimatePerMember*int64(len(req.GetMembers())) +
 		estimatePerSubscription*subscriptions +
 		estimatePerAssignedTopic*min(subscriptions, partitions) +
-		estimatePerRequestByte*int64(reqBytes) +
+		requestByteCost(req, reqBytes) +
 		estimatePerOwned*owned +
 		estimatePerOwnedTopic*ownedTopics +
 		estimatePerListedMove*min(int64(max(req.GetMoveDetailLimit(), 0)), partitions, MaxMoveDetail) +

@@ -1,6 +1,7 @@
 package request
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -37,10 +38,37 @@ func resolveRef[A any](ref, kind string, lookup func(name string, version int) (
 	return a, nil
 }
 
+// servesGroupType refuses a request whose group_type is neither
+// unspecified nor want, the one group type the RPC serves; why says so.
+func servesGroupType(gt, want assigndv1.GroupType, why string) error {
+	if gt != assigndv1.GroupType_GROUP_TYPE_UNSPECIFIED && gt != want {
+		return groupField("group_type", "", "%s: %s", gt, why)
+	}
+	return nil
+}
+
 // groupField is an INVALID_GROUP error on a request field.
 func groupField(field, member, format string, args ...any) *rpcerr.FieldError {
 	return &rpcerr.FieldError{Field: field, Member: member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,
 		Desc: fmt.Sprintf(format, args...), Err: assign.ErrInvalidGroup}
+}
+
+// engineFieldError turns an error of a group type's engine into an
+// [rpcerr.FieldError] naming the request field: a group's field under
+// prefix (as "topics[") takes the request's names by names, and a
+// member's field gains the member's index ([memberPath]; id(i) is the
+// request's i-th member id, of n). Other errors pass through.
+func engineFieldError(err error, prefix string, names *strings.Replacer, n int, id func(int) string) error {
+	var ie *assign.InputError
+	if !errors.As(err, &ie) {
+		return err
+	}
+	field := ie.Field
+	if ie.Member == "" && strings.HasPrefix(field, prefix) {
+		field = names.Replace(field)
+	}
+	field = memberPath(ie.Member, field, n, id)
+	return &rpcerr.FieldError{Field: field, Member: ie.Member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP, Desc: ie.Reason, Err: err}
 }
 
 // memberPath is the request path of field, which the engine names

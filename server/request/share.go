@@ -1,11 +1,8 @@
 package request
 
 import (
-	"errors"
 	"fmt"
 	"strings"
-
-	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/share"
@@ -90,16 +87,13 @@ const (
 // the request's counts: members, partitions, subscriptions, current
 // pairs, and its size. reqBytes as in [EstimateBytes].
 func EstimateShareBytes(req *assigndv1.AssignShareRequest, reqBytes int) int64 {
-	if reqBytes <= 0 {
-		reqBytes = proto.Size(req)
-	}
 	parts := SharePartitionCount(req)
 	subs, current := shareCounts(req)
 	return estimateBase +
 		estimateSharePerMember*int64(len(req.GetMembers())) +
 		estimateSharePerPartition*parts +
 		estimateSharePerPair*(subs+parts+current) +
-		estimatePerRequestByte*int64(reqBytes)
+		requestByteCost(req, reqBytes)
 }
 
 // DecodeShare converts an AssignShare request into the share assignor's
@@ -108,10 +102,8 @@ func EstimateShareBytes(req *assigndv1.AssignShareRequest, reqBytes int) int64 {
 // are the engine's to check ([share.Run]), and [ShareInput.EngineError]
 // names their request fields.
 func DecodeShare(req *assigndv1.AssignShareRequest) (*ShareInput, error) {
-	switch gt := req.GetGroupType(); gt {
-	case assigndv1.GroupType_GROUP_TYPE_UNSPECIFIED, assigndv1.GroupType_GROUP_TYPE_SHARE:
-	default:
-		return nil, groupField("group_type", "", "%s: AssignShare serves share groups only", gt)
+	if err := servesGroupType(req.GetGroupType(), assigndv1.GroupType_GROUP_TYPE_SHARE, "AssignShare serves share groups only"); err != nil {
+		return nil, err
 	}
 	a, err := ShareAssignor(req.GetAssignor())
 	if err != nil {
@@ -146,14 +138,7 @@ func DecodeShare(req *assigndv1.AssignShareRequest) (*ShareInput, error) {
 // ("topics[i].partition_count", "topics[i].unassignable_partitions[j]").
 // Other errors pass through.
 func (in *ShareInput) EngineError(err error) error {
-	var ie *assign.InputError
-	if !errors.As(err, &ie) {
-		return err
-	}
-	field := ie.Field
-	if strings.HasPrefix(field, "topics[") && ie.Member == "" {
-		field = strings.NewReplacer(".partitions", ".partition_count", ".unassignable[", ".unassignable_partitions[").Replace(field)
-	}
-	field = memberPath(ie.Member, field, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
-	return &rpcerr.FieldError{Field: field, Member: ie.Member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP, Desc: ie.Reason, Err: err}
+	return engineFieldError(err, "topics[", shareFieldNames, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
 }
+
+var shareFieldNames = strings.NewReplacer(".partitions", ".partition_count", ".unassignable[", ".unassignable_partitions[")

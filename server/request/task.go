@@ -1,13 +1,9 @@
 package request
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
-	"google.golang.org/protobuf/proto"
-
-	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/rpcerr"
@@ -78,9 +74,6 @@ const (
 // request's counts: members, tasks times (1 + standbys), tasks the
 // members list, and its size. reqBytes as in [EstimateBytes].
 func EstimateTaskBytes(req *assigndv1.AssignTasksRequest, reqBytes int) int64 {
-	if reqBytes <= 0 {
-		reqBytes = proto.Size(req)
-	}
 	tasks, listed := TaskCount(req), int64(0)
 	for _, m := range req.GetMembers() {
 		listed += int64(len(m.GetActiveTasks()) + len(m.GetStandbyTasks()) + len(m.GetWarmupTasks()) + len(m.GetLags()))
@@ -90,7 +83,7 @@ func EstimateTaskBytes(req *assigndv1.AssignTasksRequest, reqBytes int) int64 {
 		estimateTaskPerMember*int64(len(req.GetMembers())) +
 		estimateTaskPerReplica*replicas +
 		estimateTaskPerListed*listed +
-		estimatePerRequestByte*int64(reqBytes)
+		requestByteCost(req, reqBytes)
 }
 
 // DecodeTasks converts an AssignTasks request into the task assignor's
@@ -99,10 +92,8 @@ func EstimateTaskBytes(req *assigndv1.AssignTasksRequest, reqBytes int) int64 {
 // and settings are the engine's to check ([task.Run]), and
 // [TaskInput.EngineError] names their request fields.
 func DecodeTasks(req *assigndv1.AssignTasksRequest) (*TaskInput, error) {
-	switch gt := req.GetGroupType(); gt {
-	case assigndv1.GroupType_GROUP_TYPE_UNSPECIFIED, assigndv1.GroupType_GROUP_TYPE_STREAMS:
-	default:
-		return nil, taskField("group_type", "", "%s: AssignTasks serves streams groups only", gt)
+	if err := servesGroupType(req.GetGroupType(), assigndv1.GroupType_GROUP_TYPE_STREAMS, "AssignTasks serves streams groups only"); err != nil {
+		return nil, err
 	}
 	a, err := TaskAssignor(req.GetAssignor())
 	if err != nil {
@@ -180,14 +171,7 @@ func DecodeTasks(req *assigndv1.AssignTasksRequest) (*TaskInput, error) {
 // gains the member's index; "subtopologies[i].partitions" is the
 // request's partition_count. Other errors pass through.
 func (in *TaskInput) EngineError(err error) error {
-	var ie *assign.InputError
-	if !errors.As(err, &ie) {
-		return err
-	}
-	field := ie.Field
-	if rest, ok := strings.CutSuffix(field, ".partitions"); ok && strings.HasPrefix(field, "subtopologies[") {
-		field = rest + ".partition_count"
-	}
-	field = memberPath(ie.Member, field, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
-	return &rpcerr.FieldError{Field: field, Member: ie.Member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP, Desc: ie.Reason, Err: err}
+	return engineFieldError(err, "subtopologies[", taskFieldNames, len(in.Group.Members), func(i int) string { return in.Group.Members[i].ID })
 }
+
+var taskFieldNames = strings.NewReplacer(".partitions", ".partition_count")

@@ -16,6 +16,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/testbed/contains"
 	"github.com/assignd/assignd/testbed/policytest"
 )
 
@@ -133,6 +134,11 @@ func run(r *replica, l *sharedLog, clk *clock, secs int) {
 func TestGate(t *testing.T) {
 	p := mustParse(t, gatedYAML)
 	rev := p.Revision()
+	// lead is the trusted leader's decision for group, of 10 partitions
+	// under the canary rule, sec seconds after start.
+	lead := func(start time.Time, group string, sec, gen, moved int32) decision {
+		return decision{group: group, rule: "canary", revision: rev, at: start.Add(time.Duration(sec) * time.Second), gen: gen, moved: moved, parts: 10, caller: "leader"}
+	}
 	tests := []struct {
 		name      string
 		decisions func(start time.Time) []decision
@@ -141,18 +147,18 @@ func TestGate(t *testing.T) {
 		reason    []string
 	}{
 		{"too few groups waits", func(s time.Time) []decision {
-			return []decision{{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"}}
+			return []decision{lead(s, "orders-1", 5, 1, 1)}
 		}, false, 0, []string{"waiting: 1 of 2 trusted groups"}},
 		{"enough good groups advance", func(s time.Time) []decision {
 			return []decision{
-				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
-				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, moved: 2, parts: 10, caller: "leader"},
+				lead(s, "orders-1", 5, 1, 1),
+				lead(s, "orders-2", 6, 1, 2),
 			}
 		}, false, 1, nil},
 		{"moved ratio over the limit halts", func(s time.Time) []decision {
 			return []decision{
-				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
-				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, moved: 9, parts: 10, caller: "leader"},
+				lead(s, "orders-1", 5, 1, 1),
+				lead(s, "orders-2", 6, 1, 9),
 			}
 		}, true, 0, []string{"max_moved_ratio failed on 1 group (orders-2)"}},
 		// A cooperative round withholds what it moves: 2 moved of a
@@ -161,26 +167,26 @@ func TestGate(t *testing.T) {
 		{"a moved ratio is over the group's partitions, withheld ones too", func(s time.Time) []decision {
 			return []decision{
 				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 2, parts: 7, withheld: 3, caller: "leader"},
-				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
+				lead(s, "orders-2", 6, 1, 1),
 			}
 		}, false, 1, nil},
 		{"as bad as the shadow is no failure", func(s time.Time) []decision {
 			return []decision{
-				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
-				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, moved: 9, parts: 10, caller: "leader"},
+				lead(s, "orders-1", 5, 1, 1),
+				lead(s, "orders-2", 6, 1, 9),
 				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, moved: 9, parts: 10, shadow: true},
 			}
 		}, false, 1, nil},
 		{"as bad as before the switch is no failure", func(s time.Time) []decision {
 			return []decision{
 				{group: "orders-2", rule: "default", revision: rev, at: s.Add(-time.Minute), gen: 1, moved: 10, parts: 10, caller: "leader"},
-				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
-				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 2, moved: 9, parts: 10, caller: "leader"},
+				lead(s, "orders-1", 5, 1, 1),
+				lead(s, "orders-2", 6, 2, 9),
 			}
 		}, false, 1, nil},
 		{"follow-up chains halt", func(s time.Time) []decision {
 			return []decision{
-				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
+				lead(s, "orders-1", 5, 1, 1),
 				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, parts: 10, followup: true, caller: "leader"},
 				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(7 * time.Second), gen: 2, parts: 10, followup: true, caller: "leader"},
 			}
@@ -190,8 +196,8 @@ func TestGate(t *testing.T) {
 		// identity, are not counted.
 		{"rogue decisions do not halt", func(s time.Time) []decision {
 			return []decision{
-				{group: "orders-1", rule: "canary", revision: rev, at: s.Add(5 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
-				{group: "orders-2", rule: "canary", revision: rev, at: s.Add(6 * time.Second), gen: 1, moved: 1, parts: 10, caller: "leader"},
+				lead(s, "orders-1", 5, 1, 1),
+				lead(s, "orders-2", 6, 1, 1),
 				{group: "rogue-1", rule: "canary", revision: rev, at: s.Add(7 * time.Second), gen: 1, moved: 10, parts: 10, caller: "mallory"},
 				{group: "rogue-2", rule: "canary", revision: rev, at: s.Add(7 * time.Second), gen: 1, moved: 10, parts: 10},
 				{group: "orders-3", rule: "canary", revision: rev, at: s.Add(8 * time.Second), gen: 1, moved: 10, parts: 10, caller: "mallory"},
@@ -222,11 +228,7 @@ func TestGate(t *testing.T) {
 				t.Errorf("halted %t step %d, want %t %d; status %v", st.GetHalted(), st.GetStep(), tt.halted, tt.step, st)
 			}
 			text := st.GetReason() + " | " + st.GetLastEvaluation()
-			for _, w := range tt.reason {
-				if !strings.Contains(text, w) {
-					t.Errorf("status does not say %q: %s", w, text)
-				}
-			}
+			contains.All(t, "the status", text, tt.reason...)
 			if tt.halted && len(st.GetFailures()) == 0 {
 				t.Errorf("halted without failures: %v", st)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // clock is a manual clock shared by a test's replicas.
@@ -75,12 +76,7 @@ func clockedHistory(t *testing.T) (*clock, *history.Store) {
 // newSource serves p, its meters unread, until the test ends.
 func newSource(t *testing.T, p *policy.Policy) *policy.Source {
 	t.Helper()
-	src, err := policy.NewSource(p, policy.WithMeterProvider(noop.NewMeterProvider()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
-	return src
+	return policytest.ServePolicy(t, p, policy.WithMeterProvider(noop.NewMeterProvider()))
 }
 
 func newReplica(t *testing.T, name string, p *policy.Policy, h *history.Store, l *sharedLog, clk *clock, opts ...rollout.Option) *replica {

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/testbed/contains"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
@@ -114,11 +115,7 @@ func checkFleetPage(t *testing.T, f fleet, doc *html.Node) {
 		t.Errorf("fleet page count: %q", got)
 	}
 	firing := text(byID(doc, "firing"))
-	for _, want := range []string{"rebalance-storm: 1", "generation-gap: 1"} {
-		if !strings.Contains(firing, want) {
-			t.Errorf("fleet page: signals firing %q lack %q", firing, want)
-		}
-	}
+	contains.All(t, "the fleet page's signals firing", firing, "rebalance-storm: 1", "generation-gap: 1")
 	rows := map[string]*html.Node{}
 	walk(byID(doc, "groups"), func(n *html.Node) {
 		if g := attr(n, "data-group"); n.Data == "tr" && g != "" {
@@ -246,11 +243,7 @@ func checkGroupPage(t *testing.T, f fleet, id string, doc *html.Node) {
 	}
 	// The policy: the rule recorded, serving now, and the shadow.
 	policy := text(byID(doc, "policy"))
-	for _, w := range []string{"rule default", "Serving now", "shadow cooperative-sticky@2"} {
-		if !strings.Contains(policy, w) {
-			t.Errorf("%s page: policy %q lacks %q", id, policy, w)
-		}
-	}
+	contains.All(t, id+" page: policy", policy, "rule default", "Serving now", "shadow cooperative-sticky@2")
 	if runs := f.history.Shadows(id, 1); len(runs) > 0 {
 		if got := text(byID(doc, "shadow")); !strings.Contains(got, fmt.Sprintf("Shadow comparison, generation %d", runs[0].GetGenerationId())) ||
 			!strings.Contains(got, "shadow ("+runs[0].GetTime().AsTime().UTC().Format(time.RFC3339)+") cooperative-sticky@2") {

@@ -18,6 +18,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/assignd/assignd/testbed/loopback"
 )
 
 var (
@@ -58,7 +60,7 @@ type replica struct {
 }
 
 func newReplica(bin, name, dir string, env []string) (*replica, error) {
-	ports, err := freePorts(2)
+	ports, err := loopback.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/assignd/assignd/testbed/loopback"
 )
 
 // Broker is one running Kafka broker (and KRaft controller).
@@ -66,7 +67,7 @@ func Start(ctx context.Context, opts ...Option) (*Broker, error) {
 		}
 	}()
 
-	ports, err := freePorts(2)
+	ports, err := loopback.FreePorts(2)
 	if err != nil {
 		return nil, err
 	}
@@ -354,26 +355,6 @@ func newClusterID() (string, error) {
 		}
 	}
 	return "", errors.New("kafkabroker: no cluster id")
-}
-
-// freePorts returns n distinct free loopback ports.
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // sweepTemp removes the temporary directories of brokers whose test

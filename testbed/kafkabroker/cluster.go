@@ -13,6 +13,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/assignd/assignd/testbed/loopback"
 )
 
 // Cluster is several running Kafka nodes, each a combined broker and
@@ -85,7 +87,7 @@ func StartCluster(ctx context.Context, n int, opts ...Option) (*Cluster, error) 
 		}
 	}()
 
-	ports, err := freePorts(2 * n)
+	ports, err := loopback.FreePorts(2 * n)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/assignd/assignd/testbed/loopback"
 )
 
 // Request is one request a client sent through the tap, decoded.
@@ -39,29 +41,28 @@ const maxFrame = 100 << 20
 // tap is a TCP proxy in front of the broker that decodes every request
 // on its way through; responses pass untouched.
 type tap struct {
-	lis      net.Listener
-	upstream string
+	proxy *loopback.Proxy
 
 	mu        sync.Mutex
 	observers map[int]func(Request)
 	next      int
-	conns     map[net.Conn]struct{}
-	closed    bool
-	wg        sync.WaitGroup
 }
 
 func startTap(upstream string) (*tap, error) {
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	t := &tap{observers: map[int]func(Request){}}
+	p, err := loopback.StartProxy(upstream, t.forward, func(up, c net.Conn) {
+		_, _ = io.Copy(c, up) // responses, untouched
+	})
 	if err != nil {
 		return nil, fmt.Errorf("kafkabroker: tap: %w", err)
 	}
-	t := &tap{lis: lis, upstream: upstream, observers: map[int]func(Request){}, conns: map[net.Conn]struct{}{}}
-	t.wg.Add(1)
-	go t.accept()
+	t.proxy = p
 	return t, nil
 }
 
-func (t *tap) addr() string { return t.lis.Addr().String() }
+func (t *tap) addr() string { return t.proxy.Addr() }
+
+func (t *tap) close() { t.proxy.Close() }
 
 func (t *tap) observe(fn func(Request)) func() {
 	t.mu.Lock()
@@ -73,61 +74,6 @@ func (t *tap) observe(fn func(Request)) func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		delete(t.observers, id)
-	}
-}
-
-func (t *tap) accept() {
-	defer t.wg.Done()
-	for {
-		c, err := t.lis.Accept()
-		if err != nil {
-			return
-		}
-		up, err := net.Dial("tcp", t.upstream)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		if !t.track(c, up) {
-			return
-		}
-		t.wg.Add(2)
-		go func() {
-			defer t.wg.Done()
-			_, _ = io.Copy(c, up) // responses, untouched
-			c.Close()
-			up.Close()
-		}()
-		go func() {
-			defer t.wg.Done()
-			t.forward(c, up)
-			c.Close()
-			up.Close()
-			t.untrack(c, up)
-		}()
-	}
-}
-
-func (t *tap) track(conns ...net.Conn) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		for _, c := range conns {
-			c.Close()
-		}
-		return false
-	}
-	for _, c := range conns {
-		t.conns[c] = struct{}{}
-	}
-	return true
-}
-
-func (t *tap) untrack(conns ...net.Conn) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, c := range conns {
-		delete(t.conns, c)
 	}
 }
 
@@ -167,17 +113,6 @@ func (t *tap) notify(r Request) {
 	for _, fn := range fns {
 		fn(r)
 	}
-}
-
-func (t *tap) close() {
-	t.mu.Lock()
-	t.closed = true
-	for c := range t.conns {
-		c.Close()
-	}
-	t.mu.Unlock()
-	t.lis.Close()
-	t.wg.Wait()
 }
 
 // decodeRequest decodes one request frame (without its size): the

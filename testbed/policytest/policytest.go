@@ -1,9 +1,14 @@
 // Package policytest holds the policy documents that the tests of several
 // packages (the policy source, the staged rollouts, the binary) are
-// written against, so that each is written once.
+// written against, so that each is written once, and serves them.
 package policytest
 
-import "strings"
+import (
+	"strings"
+	"testing"
+
+	"github.com/assignd/assignd/server/policy"
+)
 
 // CappedShadowed caps cooperative-sticky@1 at one move per rebalance and
 // shadows it uncapped: the shadow shows what lifting the cap would do.
@@ -35,4 +40,27 @@ rules:
 		b.WriteString("      " + l + "\n")
 	}
 	return b.String()
+}
+
+// Serve parses doc and serves it as a policy Source with opts, closed
+// when the test ends.
+func Serve(t testing.TB, doc string, opts ...policy.Option) *policy.Source {
+	t.Helper()
+	p, err := policy.Parse("policy.yaml", []byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ServePolicy(t, p, opts...)
+}
+
+// ServePolicy serves p as a policy Source with opts, closed when the
+// test ends.
+func ServePolicy(t testing.TB, p *policy.Policy, opts ...policy.Option) *policy.Source {
+	t.Helper()
+	src, err := policy.NewSource(p, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = src.Close() })
+	return src
 }

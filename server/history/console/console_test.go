@@ -15,18 +15,8 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/console"
 	"github.com/assignd/assignd/server/policy"
+	"github.com/assignd/assignd/testbed/contains"
 )
-
-// checkPage checks that page, the console's page what, has every piece
-// of want.
-func checkPage(t *testing.T, what, page string, want ...string) {
-	t.Helper()
-	for _, w := range want {
-		if !strings.Contains(page, w) {
-			t.Errorf("%s lacks %q:\n%s", what, w, page)
-		}
-	}
-}
 
 func get(t *testing.T, base, path string) (int, string) {
 	t.Helper()
@@ -37,6 +27,16 @@ func get(t *testing.T, base, path string) (int, string) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// getOK is get of the console's page what, which must be served.
+func getOK(t *testing.T, base, path, what string) string {
+	t.Helper()
+	code, page := get(t, base, path)
+	if code != http.StatusOK {
+		t.Fatalf("%s: %d", what, code)
+	}
+	return page
 }
 
 func TestConsole(t *testing.T) {
@@ -64,11 +64,8 @@ func TestConsole(t *testing.T) {
 	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h, console.WithExplainer(policy.Default()))))
 	defer srv.Close()
 
-	code, page := get(t, srv.URL, "/console/")
-	if code != http.StatusOK {
-		t.Fatalf("fleet page: %d", code)
-	}
-	checkPage(t, "fleet page", page,
+	page := getOK(t, srv.URL, "/console/", "fleet page")
+	contains.All(t, "fleet page", page,
 		"2 shown of 2 groups remembered",
 		`<a href="group?id=payments%3Ceu%3E">payments&lt;eu&gt;</a>`, // escaped, never raw
 		"cooperative-sticky (COOPERATIVE)", "range (EAGER)",
@@ -88,11 +85,8 @@ func TestConsole(t *testing.T) {
 		t.Errorf("unknown signal: %d, want 400", code)
 	}
 
-	code, page = get(t, srv.URL, "/console/group?id=payments%3Ceu%3E")
-	if code != http.StatusOK {
-		t.Fatalf("group page: %d", code)
-	}
-	checkPage(t, "group page", page,
+	page = getOK(t, srv.URL, "/console/group?id=payments%3Ceu%3E", "group page")
+	contains.All(t, "group page", page,
 		"Group <code>payments&lt;eu&gt;</code>",
 		"generation 5 never reached assignd",
 		`<svg id="timeline"`, "<title>generation 4: 3 moved, 3 withheld, 3 revoked</title>",
@@ -129,9 +123,9 @@ func TestConsoleShowsStreamsGroups(t *testing.T) {
 	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h, console.WithExplainer(policy.Default()))))
 	defer srv.Close()
 	_, page := get(t, srv.URL, "/console/")
-	checkPage(t, "fleet page", page, "<td>streams (tasks)</td>")
+	contains.All(t, "fleet page", page, "<td>streams (tasks)</td>")
 	_, page = get(t, srv.URL, "/console/group?id=wordcount")
-	checkPage(t, "group page", page, "streams (tasks) ·", "<b>tasks</b>: 8", "<b>active moved</b>: 3", "sticky@1")
+	contains.All(t, "group page", page, "streams (tasks) ·", "<b>tasks</b>: 8", "<b>active moved</b>: 3", "sticky@1")
 	if strings.Contains(page, "protocol name is empty") {
 		t.Errorf("the group page explains a streams group as a consumer group:\n%s", page)
 	}

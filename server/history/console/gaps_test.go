@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/console"
+	"github.com/assignd/assignd/testbed/contains"
 )
 
 // TestFleetGaps checks that the fleet page lists the replicas' history
@@ -70,21 +70,14 @@ func TestFleetGaps(t *testing.T) {
 			}
 			srv := httptest.NewServer(console.Handler(h))
 			defer srv.Close()
-			code, page := get(t, srv.URL, "/")
-			if code != http.StatusOK {
-				t.Fatalf("fleet page: %d", code)
-			}
+			page := getOK(t, srv.URL, "/", "fleet page")
 			if tc.want == nil {
 				if strings.Contains(page, "History gaps") || strings.Contains(page, `id="gaps"`) {
 					t.Errorf("fleet page shows gaps though no replica dropped a record:\n%s", page)
 				}
 				return
 			}
-			for _, want := range tc.want {
-				if !strings.Contains(page, want) {
-					t.Errorf("fleet page lacks %q:\n%s", want, page)
-				}
-			}
+			contains.All(t, "fleet page", page, tc.want...)
 			// Newest gap first within a run, as ListGroups orders them.
 			if newer, older := strings.Index(page, "NOT_ENOUGH_REPLICAS"), strings.Index(page, "<td>buffer full</td>"); newer < 0 || older < newer {
 				t.Errorf("gaps are not listed newest first (newer at %d, older at %d)", newer, older)

@@ -12,6 +12,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/history/console"
+	"github.com/assignd/assignd/testbed/contains"
 )
 
 // TestConsoleMoveReasons: a decision's row says why its partitions moved,
@@ -33,11 +34,8 @@ func TestConsoleMoveReasons(t *testing.T) {
 	h.Record(d)
 	srv := httptest.NewServer(http.StripPrefix("/console", console.Handler(h)))
 	defer srv.Close()
-	code, page := get(t, srv.URL, "/console/group?id=orders")
-	if code != http.StatusOK {
-		t.Fatalf("group page: %d", code)
-	}
-	checkPage(t, "group page", page,
+	page := getOK(t, srv.URL, "/console/group?id=orders", "group page")
+	contains.All(t, "group page", page,
 		"by reason: no owner 1, balance 9.",
 		"t[0] nobody→b (no owner), t[1] a→withheld (balance),",
 		"t[7] a→withheld (balance), …",

@@ -91,15 +91,8 @@ func (l *Log) Start(s *history.Store) {
 		return nil
 	})
 	l.ctx, l.cancel = context.WithCancel(context.Background())
-	l.wg.Add(2)
-	go func() {
-		defer l.wg.Done()
-		l.pump(l.ctx)
-	}()
-	go func() {
-		defer l.wg.Done()
-		l.retryGaps(l.ctx)
-	}()
+	l.wg.Go(func() { l.pump(l.ctx) })
+	l.wg.Go(func() { l.retryGaps(l.ctx) })
 }
 
 // Close hands the records queued to the bus; close the bus after it.

@@ -36,7 +36,7 @@ final class ShareRequests {
   private ShareRequests() {}
 
   /** The request and the topic ids its names stand for. */
-  record Built(AssignShareRequest request, Map<String, Uuid> topicIds) {}
+  record Built(AssignShareRequest request, Map<String, Uuid> topicIds) implements PluginCall.Built {}
 
   /** Builds the request: members sorted by id, topics by id string, so that the same group gives the same bytes. */
   static Built build(ShareConfig c, GroupSpec spec, SubscribedTopicDescriber topics) {

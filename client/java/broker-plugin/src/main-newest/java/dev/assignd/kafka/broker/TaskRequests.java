@@ -43,7 +43,7 @@ final class TaskRequests {
 
   /** The request and what is needed to check its answer: each member's process, each subtopology's tasks. */
   record Built(AssignTasksRequest request, Map<String, String> processes, Map<String, Integer> partitions,
-      Set<String> stateful) {}
+      Set<String> stateful) implements PluginCall.Built {}
 
   /**
    * Builds the request: members sorted by id, subtopologies by id, tasks by

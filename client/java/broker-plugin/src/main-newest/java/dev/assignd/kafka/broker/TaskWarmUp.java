@@ -35,7 +35,6 @@ import org.apache.kafka.coordinator.group.api.streams.assignor.TopologyDescriber
  */
 final class TaskWarmUp implements GroupSpec, TopologyDescriber {
   private static final Map<ChannelSettings, Diagnosis> DONE = new ConcurrentHashMap<>();
-  private static final Diagnosis OK = new Diagnosis(null, "", null, false);
   private static final AssignmentConfigs CONFIGS = new Configs(1, List.of());
 
   private record Configs(int numStandbyReplicas, List<String> rackAwareAssignmentTags) implements AssignmentConfigs {}
@@ -51,8 +50,7 @@ final class TaskWarmUp implements GroupSpec, TopologyDescriber {
 
   /** Warms this process for c, once per target; returns what the health check found wrong, or null. */
   static Diagnosis run(TaskAssignorConfig c, TaskAssignor fallback) {
-    Diagnosis[] found = {null};
-    DONE.computeIfAbsent(c.channel, k -> {
+    return WarmUp.once(DONE, c.channel, () -> {
       TaskWarmUp g = new TaskWarmUp();
       TaskRequests.Built built = TaskRequests.build(c, g, g);
       AssignTasksRequest req = ProtoUtils.marshaller(AssignTasksRequest.getDefaultInstance())
@@ -69,10 +67,8 @@ final class TaskWarmUp implements GroupSpec, TopologyDescriber {
       TaskRequests.encode(fallback.assign(g, g));
       AssignmentServiceGrpc.getAssignTasksMethod();
       Diagnosis.of(Status.UNAVAILABLE.asRuntimeException(), c.deadlineKey, c.deadlineMs);
-      found[0] = WarmUp.check(c.channel);
-      return found[0] == null ? OK : found[0];
+      return WarmUp.check(c.channel);
     });
-    return found[0];
   }
 
   private static StreamsTask task(int p) {

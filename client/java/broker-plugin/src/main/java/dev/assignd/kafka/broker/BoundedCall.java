@@ -1,7 +1,7 @@
 package dev.assignd.kafka.broker;
 
-import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.AssignmentServiceGrpc;
+import assignd.v1.AssignmentServiceGrpc.AssignmentServiceBlockingStub;
 import dev.assignd.common.Channels;
 import dev.assignd.common.ChannelSettings;
 import io.grpc.ManagedChannel;
@@ -14,13 +14,14 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
-import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 
 /**
- * One assignment asked of assignd, everything it takes (the channel, the
- * request, the RPC, reading the answer) on a thread of its own, while the
- * coordinator's thread waits for it no longer than the call's deadline.
+ * One assignment asked of assignd by any of the plugins, everything it
+ * takes (the channel, the request, the RPC, reading the answer) on a thread
+ * of its own, while the coordinator's thread waits for it no longer than
+ * the call's deadline.
  * That bounds the coordinator's wait by {@code assignd.deadline.ms} however
  * the time is spent: a cold JVM loading classes, a connection being made, a
  * hung assignd. The RPC carries what is left of the same deadline, so a
@@ -42,17 +43,21 @@ final class BoundedCall {
    * answer (null when there was none) and the assignment read from it, or
    * why the answer is not one.
    */
-  record Result(Requests.Built built, AssignResponse response, GroupAssignment assignment, RuntimeException invalid) {}
+  record Result<B, R, O>(B built, R response, O assignment, RuntimeException invalid) {}
 
   /**
-   * Builds the request, calls Assign and reads the answer, returning by
-   * deadlineNanos (a {@link System#nanoTime()} instant).
+   * Builds the request, sends it (Assign, AssignTasks or AssignShare) and
+   * reads the answer, returning by deadlineNanos (a {@link System#nanoTime()}
+   * instant).
    *
+   * @param send the RPC, on a stub whose deadline is what is left of deadlineNanos
+   * @param read the assignment in the answer; what it throws is the result's {@code invalid}
    * @throws io.grpc.StatusRuntimeException as the RPC failed; DEADLINE_EXCEEDED also when the
    *     deadline passed before the RPC could finish (or start)
    * @throws dev.assignd.common.Misconfigured when the settings cannot make a channel
    */
-  static Result assign(ChannelSettings settings, Supplier<Requests.Built> request, long deadlineNanos, boolean reconnect) {
+  static <B, R, O> Result<B, R, O> call(ChannelSettings settings, Supplier<B> request,
+      BiFunction<AssignmentServiceBlockingStub, B, R> send, BiFunction<B, R, O> read, long deadlineNanos, boolean reconnect) {
     return await(() -> {
       ManagedChannel ch = Channels.get(settings);
       if (reconnect) {
@@ -61,18 +66,16 @@ final class BoundedCall {
         // is rather than the channel's old failure.
         ch.resetConnectBackoff();
       }
-      Requests.Built built = request.get();
+      B built = request.get();
       long left = deadlineNanos - System.nanoTime();
       if (left <= 0) {
         throw expired("while the request was built");
       }
-      AssignResponse resp = AssignmentServiceGrpc.newBlockingStub(ch)
-          .withDeadlineAfter(left, TimeUnit.NANOSECONDS)
-          .assign(built.request());
+      R resp = send.apply(AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(left, TimeUnit.NANOSECONDS), built);
       try {
-        return new Result(built, resp, Requests.toAssignment(built, resp), null);
+        return new Result<>(built, resp, read.apply(built, resp), null);
       } catch (RuntimeException e) {
-        return new Result(built, resp, null, e);
+        return new Result<B, R, O>(built, resp, null, e);
       }
     }, deadlineNanos);
   }

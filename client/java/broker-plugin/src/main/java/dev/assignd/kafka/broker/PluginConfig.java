@@ -5,6 +5,7 @@ import dev.assignd.common.Settings;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.kafka.common.config.ConfigException;
 
 /**
@@ -21,7 +22,7 @@ import org.apache.kafka.common.config.ConfigException;
  * own settings. A missing target is not an error at start: it is logged at
  * ERROR once and every assignment falls back.
  */
-final class PluginConfig {
+final class PluginConfig extends CallConfig {
   /** gRPC target of assignd ({@code dns:///assignd.internal:7070}, {@code host:port}). No default. */
   static final String TARGET = ChannelSettings.TARGET;
   /** Deadline of one Assign call, milliseconds; default {@value #DEFAULT_DEADLINE_MS}. */
@@ -53,60 +54,33 @@ final class PluginConfig {
   enum Builtin { UNIFORM, RANGE }
 
   final int slot;
-  final String name;
   final String protocol;
-  final String groupId;
-  final long deadlineMs;
-  final long backoffMs;
   final Builtin fallback;
-  final ChannelSettings channel;
-  final String recordFile;
 
   private PluginConfig(int slot, Map<String, ?> c) {
+    super(c, slotPrefix(slot), slot == 1 ? "assignd" : "assignd-" + slot, GROUP_ID_PREFIX, RECORD_FILE, Set.of("uniform", "range"));
     this.slot = slot;
     String prefix = slotPrefix(slot);
-    name = or(string(c, prefix + NAME), slot == 1 ? "assignd" : "assignd-" + slot);
-    if (name.equals("uniform") || name.equals("range")) {
-      throw new ConfigException(prefix + NAME, name, "is the name of a built-in assignor");
-    }
-    protocol = or(string(c, prefix + PROTOCOL), DEFAULT_PROTOCOL);
-    groupId = or(string(c, prefix + GROUP_ID), GROUP_ID_PREFIX + name);
-    deadlineMs = millis(c, prefix + "deadline.ms", DEADLINE_MS, DEFAULT_DEADLINE_MS, false);
-    backoffMs = millis(c, prefix + "backoff.ms", BACKOFF_MS, DEFAULT_BACKOFF_MS, true);
+    protocol = or(Settings.string(c, prefix + PROTOCOL), DEFAULT_PROTOCOL);
     String fbKey = c.containsKey(prefix + "fallback") ? prefix + "fallback" : FALLBACK;
-    String fb = or(string(c, fbKey), "uniform");
+    String fb = or(Settings.string(c, fbKey), "uniform");
     try {
       fallback = Builtin.valueOf(fb.toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
       throw new ConfigException(fbKey, fb, "must be uniform or range");
     }
-    channel = ChannelSettings.from(c, PRODUCT);
-    recordFile = string(c, RECORD_FILE);
+  }
+
+  @Override
+  String describe() {
+    return "slot " + slot + ", protocol name " + protocol;
   }
 
   static PluginConfig from(int slot, Map<String, ?> configs) {
     return new PluginConfig(slot, Objects.requireNonNull(configs, "configs"));
   }
 
-  /** The default settings of a slot, before configure (name() may be asked first). */
-  static PluginConfig defaults(int slot) {
-    return new PluginConfig(slot, Map.of());
-  }
-
   static String slotPrefix(int slot) {
     return "assignd.assignor." + slot + ".";
-  }
-
-  /** The instance's own key when it is set, else the shared one. */
-  private static long millis(Map<String, ?> c, String own, String shared, long def, boolean zeroOK) {
-    return Settings.millis(c, c.containsKey(own) ? own : shared, def, zeroOK);
-  }
-
-  private static String or(String v, String def) {
-    return v == null ? def : v;
-  }
-
-  private static String string(Map<String, ?> c, String key) {
-    return Settings.string(c, key);
   }
 }

@@ -44,7 +44,7 @@ final class Requests {
 
   /** The request and what is needed to read its answer. */
   record Built(AssignRequest request, Map<String, Uuid> topicIds, Map<String, Integer> partitions,
-      Map<String, Set<String>> subscriptions) {}
+      Map<String, Set<String>> subscriptions) implements PluginCall.Built {}
 
   /**
    * Builds the request: members sorted by id, topics by id string, so that

@@ -23,6 +23,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.ConsumerGroupPartitionAssignor;
 import org.apache.kafka.coordinator.group.api.assignor.GroupSpec;
@@ -67,8 +68,7 @@ final class WarmUp implements GroupSpec, SubscribedTopicDescriber {
    * check found wrong, or null when it passed (or was done before).
    */
   static Diagnosis run(PluginConfig c, ConsumerGroupPartitionAssignor fallback) {
-    Diagnosis[] found = {null};
-    DONE.computeIfAbsent(c.channel, k -> {
+    return once(DONE, c.channel, () -> {
       WarmUp g = new WarmUp();
       Requests.Built built = Requests.build(c.groupId, c.protocol, g, g);
       AssignRequest req = ProtoUtils.marshaller(AssignRequest.getDefaultInstance())
@@ -83,15 +83,22 @@ final class WarmUp implements GroupSpec, SubscribedTopicDescriber {
           .parse(ProtoUtils.marshaller(AssignResponse.getDefaultInstance()).stream(resp));
       Requests.toAssignment(new Requests.Built(req, built.topicIds(), built.partitions(), built.subscriptions()), resp);
       fallback.assign(g, g);
-      Diagnosis.of(Status.UNAVAILABLE.asRuntimeException(), PluginConfig.DEADLINE_MS, c.deadlineMs);
-      found[0] = check(c);
+      Diagnosis.of(Status.UNAVAILABLE.asRuntimeException(), c.deadlineKey, c.deadlineMs);
+      return check(c.channel);
+    });
+  }
+
+  /**
+   * Runs warm once per process and target, for one kind of plugin (done is
+   * that kind's record): what it found wrong the first time, else null.
+   */
+  static Diagnosis once(Map<ChannelSettings, Diagnosis> done, ChannelSettings target, Supplier<Diagnosis> warm) {
+    Diagnosis[] found = {null};
+    done.computeIfAbsent(target, k -> {
+      found[0] = warm.get();
       return found[0] == null ? OK : found[0];
     });
     return found[0];
-  }
-
-  private static Diagnosis check(PluginConfig c) {
-    return check(c.channel);
   }
 
   /**

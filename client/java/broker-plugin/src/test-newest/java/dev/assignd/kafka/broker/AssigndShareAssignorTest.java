@@ -1,10 +1,11 @@
 package dev.assignd.kafka.broker;
 
+import static dev.assignd.kafka.broker.FakeGroup.A;
+import static dev.assignd.kafka.broker.FakeGroup.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import assignd.v1.AssignmentServiceGrpc;
 import assignd.v1.ShareAssignment.AssignShareResponse;
 import assignd.v1.ShareAssignment.ShareMember;
 import assignd.v1.ShareAssignment.ShareMemberAssignment;
@@ -13,16 +14,10 @@ import dev.assignd.common.FallbackReason;
 import dev.assignd.testkit.AssigndExtension;
 import dev.assignd.testkit.AssigndProcess;
 import dev.assignd.testkit.FakeAssignd;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.assignor.SimpleAssignor;
@@ -31,27 +26,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The share-group plugin against a real assignd, and against fakes that fail in the ways it tells apart. */
 class AssigndShareAssignorTest {
-  private static final Uuid A = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
-  private static final Uuid B = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
-  private static final AtomicInteger NAMES = new AtomicInteger();
   @RegisterExtension
   static final AssigndExtension assignd = new AssigndExtension();
 
-  /** A plugin configured with these settings on top of a unique name. */
+  /** A share assignor configured for a test ({@link PluginTests#configured}). */
   static AssigndShareAssignor plugin(String target, String... kv) {
-    Map<String, Object> c = new HashMap<>();
-    c.put(ShareConfig.NAME, "share-test-" + NAMES.incrementAndGet());
-    // A busy 2-core machine: the deadline is tested where a test sets it.
-    c.put(PluginConfig.DEADLINE_MS, "5000");
-    if (target != null) {
-      c.put(PluginConfig.TARGET, target);
-    }
-    for (int i = 0; i < kv.length; i += 2) {
-      c.put(kv[i], kv[i + 1]);
-    }
-    AssigndShareAssignor a = new AssigndShareAssignor();
-    a.configure(c);
-    return a;
+    return PluginTests.configured(new AssigndShareAssignor(), ShareConfig.NAME, target, kv);
   }
 
   /** Five members over a topic of three partitions (so partitions are shared) and one of six that two subscribe to. */
@@ -74,15 +54,9 @@ class AssigndShareAssignorTest {
     assertEquals(1, a.stats().getServed());
     assertEquals("SHARE", a.stats().getGroupType());
 
-    ShareRequests.Built b = ShareRequests.build(ShareConfig.defaults(), g, g);
-    ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
-    try {
-      AssignShareResponse direct = AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS)
-          .assignShare(b.request());
-      assertEquals(ShareRequests.toAssignment(b, direct), got);
-    } finally {
-      ch.shutdownNow();
-    }
+    ShareRequests.Built b = ShareRequests.build(ShareConfig.from(Map.of()), g, g);
+    AssignShareResponse direct = PluginTests.askDirectly(assignd.target(), stub -> stub.assignShare(b.request()));
+    assertEquals(ShareRequests.toAssignment(b, direct), got);
     g.current(got);
     GroupAssignment again = a.assign(g, g);
     assertEquals(got, again, "a steady group keeps its plan");
@@ -96,7 +70,7 @@ class AssigndShareAssignorTest {
     AssigndShareAssignor a = plugin(assignd.target());
     FakeGroup g = new FakeGroup().topic(A, 4).member("m1", A).member("m2", A);
     g.unassignable.add(A + "-3");
-    ShareRequests.Built b = ShareRequests.build(ShareConfig.defaults(), g, g);
+    ShareRequests.Built b = ShareRequests.build(ShareConfig.from(Map.of()), g, g);
     assertEquals(3, b.request().getTopics(0).getUnassignablePartitions(0));
     GroupAssignment got = a.assign(g, g);
     assertEquals("", ShareInvariants.violations(g, got));
@@ -114,20 +88,8 @@ class AssigndShareAssignorTest {
       AssigndShareAssignor a = plugin(own.target(), ShareConfig.BACKOFF_MS, "1500");
       FakeGroup g = group();
       assertEquals("", ShareInvariants.violations(g, a.assign(g, g)));
-      own.kill();
-      GroupAssignment down = a.assign(g, g);
-      assertEquals(new SimpleAssignor().assign(g, g), down);
-      assertEquals(1, a.stats().fallbacks(FallbackReason.UNAVAILABLE));
-      a.assign(g, g);
-      assertEquals(1, a.stats().fallbacks(FallbackReason.BACKOFF));
-      own.restart();
-      Thread.sleep(1600);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (a.stats().getServed() < 2 && System.nanoTime() < deadline) {
-        a.assign(g, g);
-        Thread.sleep(50);
-      }
-      assertEquals(2, a.stats().getServed(), "assignd back: used again");
+      PluginTests.fallsBackWhileDownAndComesBack(own, 1500, () -> a.assign(g, g), () -> new SimpleAssignor().assign(g, g),
+          a.stats());
     }
   }
 
@@ -145,13 +107,10 @@ class AssigndShareAssignorTest {
     })) {
       AssigndShareAssignor a = plugin(hung.target(), ShareConfig.DEADLINE_MS, "200");
       FakeGroup g = group();
-      long t0 = System.nanoTime();
-      GroupAssignment got = a.assign(g, g);
-      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-      long t1 = System.nanoTime();
-      a.assign(g, g);
-      long skipped = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1);
-      assertEquals(new SimpleAssignor().assign(g, g), got);
+      GroupAssignment[] got = {null};
+      long ms = PluginTests.millis(() -> got[0] = a.assign(g, g));
+      long skipped = PluginTests.millis(() -> a.assign(g, g));
+      assertEquals(new SimpleAssignor().assign(g, g), got[0]);
       assertEquals(1, a.stats().fallbacks(FallbackReason.DEADLINE));
       assertTrue(ms < 200 + 1000, "took " + ms + " ms with a 200 ms deadline");
       assertTrue(skipped < 100, "within the backoff: " + skipped + " ms");
@@ -225,6 +184,6 @@ class AssigndShareAssignorTest {
     ShareConfig own = ShareConfig.from(Map.of(PluginConfig.DEADLINE_MS, "700", ShareConfig.DEADLINE_MS, "300"));
     assertEquals(300, own.deadlineMs);
     assertEquals(ShareConfig.DEADLINE_MS, own.deadlineKey);
-    assertEquals("kip932:assignd", ShareConfig.defaults().groupId);
+    assertEquals("kip932:assignd", ShareConfig.from(Map.of()).groupId);
   }
 }

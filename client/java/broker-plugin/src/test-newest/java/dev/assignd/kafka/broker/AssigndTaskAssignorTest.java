@@ -1,10 +1,10 @@
 package dev.assignd.kafka.broker;
 
+import static dev.assignd.kafka.broker.PluginTests.millis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import assignd.v1.AssignmentServiceGrpc;
 import assignd.v1.TaskAssignment.AssignTasksRequest;
 import assignd.v1.TaskAssignment.AssignTasksResponse;
 import assignd.v1.TaskAssignment.GroupType;
@@ -16,23 +16,16 @@ import dev.assignd.common.FallbackReason;
 import dev.assignd.testkit.AssigndExtension;
 import dev.assignd.testkit.AssigndProcess;
 import dev.assignd.testkit.FakeAssignd;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.coordinator.group.api.streams.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.streams.assignor.MemberAssignment;
 import org.apache.kafka.coordinator.group.api.streams.assignor.TaskAssignorException;
@@ -46,28 +39,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * reason, the deadline, concurrent calls.
  */
 class AssigndTaskAssignorTest {
-  private static final AtomicInteger NAMES = new AtomicInteger();
   /** What a call may take beyond its deadline: the fallback and a busy 2-core machine (DeadlineTest's). */
   private static final long SLACK_MS = 50;
   @RegisterExtension
   static final AssigndExtension assignd = new AssigndExtension();
 
-  /** A task assignor configured with these settings on top of a unique name. */
+  /** A task assignor configured for a test ({@link PluginTests#configured}). */
   static AssigndTaskAssignor plugin(String target, String... kv) {
-    Map<String, Object> c = new HashMap<>();
-    c.put(TaskAssignorConfig.NAME, "test-" + NAMES.incrementAndGet());
-    // A new server per test and a busy 2-core machine: the deadline is
-    // tested where a test sets it.
-    c.put(PluginConfig.DEADLINE_MS, "5000");
-    if (target != null) {
-      c.put(PluginConfig.TARGET, target);
-    }
-    for (int i = 0; i < kv.length; i += 2) {
-      c.put(kv[i], kv[i + 1]);
-    }
-    AssigndTaskAssignor a = new AssigndTaskAssignor();
-    a.configure(c);
-    return a;
+    return PluginTests.configured(new AssigndTaskAssignor(), TaskAssignorConfig.NAME, target, kv);
   }
 
   /** Three processes, one of them with two threads; a stateless and a stateful subtopology; one standby. */
@@ -95,14 +74,8 @@ class AssigndTaskAssignorTest {
     assertEquals("kip1071:" + a.name(), a.stats().getGroupId());
 
     TaskRequests.Built b = TaskRequests.build(TaskAssignorConfig.from(Map.of(TaskAssignorConfig.NAME, a.name())), g, g);
-    ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
-    try {
-      AssignTasksResponse direct = AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS)
-          .assignTasks(b.request());
-      assertEquals(TaskRequests.toAssignment(b, direct), got);
-    } finally {
-      ch.shutdownNow();
-    }
+    AssignTasksResponse direct = PluginTests.askDirectly(assignd.target(), stub -> stub.assignTasks(b.request()));
+    assertEquals(TaskRequests.toAssignment(b, direct), got);
 
     // m2 leaves, m5 joins on a new process: the members that stay keep
     // their actives but for what the balance takes.
@@ -228,19 +201,7 @@ class AssigndTaskAssignorTest {
       AssigndTaskAssignor a = plugin(own.target(), TaskAssignorConfig.BACKOFF_MS, "300");
       FakeStreamsGroup g = group();
       assertEquals("", g.violations(a.assign(g, g)));
-      own.kill();
-      assertEquals(sticky(g), a.assign(g, g));
-      assertEquals(1, a.stats().fallbacks(FallbackReason.UNAVAILABLE));
-      assertEquals(sticky(g), a.assign(g, g));
-      assertEquals(1, a.stats().fallbacks(FallbackReason.BACKOFF));
-      own.restart();
-      Thread.sleep(400);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (a.stats().getServed() < 2 && System.nanoTime() < deadline) {
-        a.assign(g, g);
-        Thread.sleep(50);
-      }
-      assertEquals(2, a.stats().getServed(), "assignd back: used again");
+      PluginTests.fallsBackWhileDownAndComesBack(own, 300, () -> a.assign(g, g), () -> sticky(g), a.stats());
     }
   }
 
@@ -306,23 +267,14 @@ class AssigndTaskAssignorTest {
   // UNIMPLEMENTED: misconfigured, logged once.
   @Test
   void statusesMapToReasons() throws Exception {
-    Object[][] cases = {
-        {Status.RESOURCE_EXHAUSTED, FallbackReason.OVERLOADED},
-        {Status.INVALID_ARGUMENT, FallbackReason.INVALID_ARGUMENT},
-        {Status.UNIMPLEMENTED, FallbackReason.MISCONFIGURED},
-        {Status.PERMISSION_DENIED, FallbackReason.MISCONFIGURED},
-        {Status.INTERNAL, FallbackReason.OTHER},
-    };
-    for (Object[] c : cases) {
-      try (FakeAssignd f = FakeAssignd.replyingTasks(req -> {
-        throw ((Status) c[0]).withDescription("test").asRuntimeException();
-      })) {
-        AssigndTaskAssignor a = plugin(f.target());
-        FakeStreamsGroup g = group();
-        assertEquals(sticky(g), a.assign(g, g));
-        assertEquals(1, a.stats().fallbacks((FallbackReason) c[1]), c[0].toString());
-      }
-    }
+    PluginTests.statusesMapToReasons(e -> FakeAssignd.replyingTasks(req -> {
+      throw e;
+    }), target -> {
+      AssigndTaskAssignor a = plugin(target);
+      FakeStreamsGroup g = group();
+      assertEquals(sticky(g), a.assign(g, g));
+      return a.stats();
+    });
     try (FakeAssignd old = FakeAssignd.replying(req -> {
       throw Status.INTERNAL.asRuntimeException();
     })) {
@@ -354,12 +306,6 @@ class AssigndTaskAssignorTest {
     assertEquals(0, a.stats().getFallbacks());
   }
 
-  private static long millis(Callable<?> call) throws Exception {
-    long t0 = System.nanoTime();
-    call.call();
-    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-  }
-
   // The first call after configure() is served within the default
   // deadline: the task paths and the channel were warmed at configure.
   @Test
@@ -367,9 +313,7 @@ class AssigndTaskAssignorTest {
     try (AssigndProcess fresh = AssigndProcess.start()) {
       AssigndTaskAssignor a = plugin(fresh.target(), TaskAssignorConfig.DEADLINE_MS, Long.toString(PluginConfig.DEFAULT_DEADLINE_MS));
       FakeStreamsGroup g = group();
-      long ms = millis(() -> a.assign(g, g));
-      assertEquals(1, a.stats().getServed(), a.stats().toString());
-      assertTrue(ms < PluginConfig.DEFAULT_DEADLINE_MS, "the first call took " + ms + " ms");
+      PluginTests.firstCallServedWithin(PluginConfig.DEFAULT_DEADLINE_MS, () -> a.assign(g, g), a.stats());
     }
   }
 
@@ -405,13 +349,7 @@ class AssigndTaskAssignorTest {
     FakeStreamsGroup g = new FakeStreamsGroup() {
       @Override
       public org.apache.kafka.coordinator.group.api.streams.assignor.MemberAssignmentMetadata memberMetadata(String memberId) {
-        if (Thread.currentThread().getName().startsWith("assignd-plugin-call")) {
-          try {
-            Thread.sleep(150); // the fallback, on the coordinator's thread, reads it at once
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-          }
-        }
+        PluginTests.slowOnCallThread(150);
         return super.memberMetadata(memberId);
       }
     }.subtopology("0", 4, true).member("m1", "p1").member("m2", "p2");
@@ -482,13 +420,10 @@ class AssigndTaskAssignorTest {
     none.assign(g, g);
     assertEquals(2, none.stats().fallbacks(FallbackReason.MISCONFIGURED));
     assertEquals("assignd", new AssigndTaskAssignor().name());
-    for (String[] bad : new String[][] {
+    PluginTests.refused(bad -> plugin("127.0.0.1:1", bad), new String[][] {
         {TaskAssignorConfig.DEADLINE_MS, "0"}, {PluginConfig.DEADLINE_MS, "soon"}, {TaskAssignorConfig.BACKOFF_MS, "-1"},
         {PluginConfig.TLS_ENABLED, "yes"}, {TaskAssignorConfig.NAME, "sticky"},
-        {"group.streams.acceptable.recovery.lag", "-5"}}) {
-      ConfigException e = assertThrows(ConfigException.class, () -> plugin("127.0.0.1:1", bad), String.join("=", bad));
-      assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
-    }
+        {"group.streams.acceptable.recovery.lag", "-5"}});
     TaskAssignorConfig c = TaskAssignorConfig.from(Map.of(PluginConfig.DEADLINE_MS, "700", PluginConfig.BACKOFF_MS, "900",
         TaskAssignorConfig.NAME, "assignd-tasks"));
     assertEquals(700, c.deadlineMs);

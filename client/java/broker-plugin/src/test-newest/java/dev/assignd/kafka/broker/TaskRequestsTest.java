@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /** The task translation alone, without a server. */
 class TaskRequestsTest {
-  private static final TaskAssignorConfig CONFIG = TaskAssignorConfig.defaults();
+  private static final TaskAssignorConfig CONFIG = TaskAssignorConfig.from(Map.of());
 
   // The same group, its members, subtopologies and tasks met in another
   // order, gives the same bytes.

@@ -1,7 +1,8 @@
 package dev.assignd.kafka.broker;
 
+import static dev.assignd.kafka.broker.FakeGroup.A;
+import static dev.assignd.kafka.broker.FakeGroup.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.assignd.common.FallbackReason;
@@ -11,18 +12,10 @@ import dev.assignd.testkit.FakeAssignd;
 import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.Assignment.MemberAssignment;
 import assignd.v1.Assignment.TopicPartitions;
-import assignd.v1.AssignmentServiceGrpc;
-import io.grpc.Grpc;
-import io.grpc.InsecureChannelCredentials;
-import io.grpc.ManagedChannel;
 import io.grpc.Status;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.common.Uuid;
-import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.assignor.RangeAssignor;
 import org.apache.kafka.coordinator.group.assignor.UniformAssignor;
@@ -31,28 +24,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The plugin against a real assignd, and against fakes that fail in every way the plugin tells apart. */
 class AssigndAssignorTest {
-  private static final Uuid A = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
-  private static final Uuid B = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
-  private static final AtomicInteger NAMES = new AtomicInteger();
   @RegisterExtension
   static final AssigndExtension assignd = new AssigndExtension();
 
-  /** A plugin configured with these settings on top of a unique name. */
+  /** A plugin configured for a test ({@link PluginTests#configured}). */
   static AssigndAssignor plugin(String target, String... kv) {
-    Map<String, Object> c = new HashMap<>();
-    c.put("assignd.assignor.1.name", "test-" + NAMES.incrementAndGet());
-    // A new server per test and a busy 2-core machine: the deadline is
-    // tested where a test sets it.
-    c.put(PluginConfig.DEADLINE_MS, "5000");
-    if (target != null) {
-      c.put(PluginConfig.TARGET, target);
-    }
-    for (int i = 0; i < kv.length; i += 2) {
-      c.put(kv[i], kv[i + 1]);
-    }
-    AssigndAssignor a = new AssigndAssignor();
-    a.configure(c);
-    return a;
+    return PluginTests.configured(new AssigndAssignor(), "assignd.assignor.1.name", target, kv);
   }
 
   static FakeGroup group() {
@@ -73,14 +50,9 @@ class AssigndAssignorTest {
     assertEquals(0, a.stats().getFallbacks());
 
     Requests.Built b = Requests.build("kip848:" + a.name(), "cooperative-sticky", g, g);
-    ManagedChannel ch = Grpc.newChannelBuilder(assignd.target(), InsecureChannelCredentials.create()).build();
-    try {
-      AssignResponse direct = AssignmentServiceGrpc.newBlockingStub(ch).withDeadlineAfter(5, TimeUnit.SECONDS).assign(b.request());
-      assertTrue(direct.getTargetAssignment());
-      assertEquals(Requests.toAssignment(b, direct), got);
-    } finally {
-      ch.shutdownNow();
-    }
+    AssignResponse direct = PluginTests.askDirectly(assignd.target(), stub -> stub.assign(b.request()));
+    assertTrue(direct.getTargetAssignment());
+    assertEquals(Requests.toAssignment(b, direct), got);
 
     // m3 leaves, m4 joins: nobody but m3 loses anything it had.
     g.current(got).remove("m3").member("m4", A, B);
@@ -127,20 +99,7 @@ class AssigndAssignorTest {
       AssigndAssignor a = plugin(own.target(), PluginConfig.BACKOFF_MS, "300");
       FakeGroup g = group();
       assertEquals("", g.violations(a.assign(g, g)));
-      own.kill();
-      GroupAssignment down = a.assign(g, g);
-      assertEquals(new UniformAssignor().assign(g, g), down);
-      assertEquals(1, a.stats().fallbacks(FallbackReason.UNAVAILABLE));
-      a.assign(g, g);
-      assertEquals(1, a.stats().fallbacks(FallbackReason.BACKOFF));
-      own.restart();
-      Thread.sleep(400);
-      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-      while (a.stats().getServed() < 2 && System.nanoTime() < deadline) {
-        a.assign(g, g);
-        Thread.sleep(50);
-      }
-      assertEquals(2, a.stats().getServed(), "assignd back: used again");
+      PluginTests.fallsBackWhileDownAndComesBack(own, 300, () -> a.assign(g, g), () -> new UniformAssignor().assign(g, g), a.stats());
     }
   }
 
@@ -160,13 +119,10 @@ class AssigndAssignorTest {
       AssigndAssignor a = plugin(hung.target(), PluginConfig.DEADLINE_MS, "200", "assignd.fallback", "range");
       FakeGroup g = group();
       a.assign(g, g); // connects
-      long t0 = System.nanoTime();
-      GroupAssignment got = a.assign(g, g);
-      long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-      long t1 = System.nanoTime();
-      a.assign(g, g);
-      long skipped = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t1);
-      assertEquals(new RangeAssignor().assign(g, g), got, "the configured fallback is range");
+      GroupAssignment[] got = {null};
+      long ms = PluginTests.millis(() -> got[0] = a.assign(g, g));
+      long skipped = PluginTests.millis(() -> a.assign(g, g));
+      assertEquals(new RangeAssignor().assign(g, g), got[0], "the configured fallback is range");
       assertTrue(a.stats().fallbacks(FallbackReason.DEADLINE) >= 1);
       assertTrue(ms < 200 + 1000, "took " + ms + " ms with a 200 ms deadline");
       assertTrue(skipped < 100, "within the backoff: " + skipped + " ms");
@@ -207,23 +163,14 @@ class AssigndAssignorTest {
   // Status codes map to reasons; none throws.
   @Test
   void statusesMapToReasons() throws Exception {
-    Object[][] cases = {
-        {Status.RESOURCE_EXHAUSTED, FallbackReason.OVERLOADED},
-        {Status.INVALID_ARGUMENT, FallbackReason.INVALID_ARGUMENT},
-        {Status.UNIMPLEMENTED, FallbackReason.MISCONFIGURED},
-        {Status.PERMISSION_DENIED, FallbackReason.MISCONFIGURED},
-        {Status.INTERNAL, FallbackReason.OTHER},
-    };
-    for (Object[] c : cases) {
-      try (FakeAssignd f = FakeAssignd.replying(req -> {
-        throw ((Status) c[0]).withDescription("test").asRuntimeException();
-      })) {
-        AssigndAssignor a = plugin(f.target());
-        FakeGroup g = group();
-        assertEquals("", g.violations(a.assign(g, g)));
-        assertEquals(1, a.stats().fallbacks((FallbackReason) c[1]), c[0].toString());
-      }
-    }
+    PluginTests.statusesMapToReasons(e -> FakeAssignd.replying(req -> {
+      throw e;
+    }), target -> {
+      AssigndAssignor a = plugin(target);
+      FakeGroup g = group();
+      assertEquals("", g.violations(a.assign(g, g)));
+      return a.stats();
+    });
   }
 
   // No target: every assignment falls back, logged once; unparsable values
@@ -237,13 +184,10 @@ class AssigndAssignorTest {
     assertEquals(2, none.stats().fallbacks(FallbackReason.MISCONFIGURED));
     assertEquals("assignd", new AssigndAssignor().name());
     assertEquals("assignd-3", new AssigndAssignor3().name());
-    for (String[] bad : new String[][] {
+    PluginTests.refused(bad -> plugin("127.0.0.1:1", bad), new String[][] {
         {PluginConfig.DEADLINE_MS, "0"}, {PluginConfig.DEADLINE_MS, "soon"}, {"assignd.assignor.1.deadline.ms", "-1"},
         {PluginConfig.FALLBACK, "sticky"}, {PluginConfig.TLS_CERT_FILE, "/c.pem"}, {PluginConfig.TLS_ENABLED, "yes"},
-        {"assignd.assignor.1.name", "uniform"}}) {
-      ConfigException e = assertThrows(ConfigException.class, () -> plugin("127.0.0.1:1", bad), String.join("=", bad));
-      assertTrue(e.getMessage().contains(bad[0]), e.getMessage());
-    }
+        {"assignd.assignor.1.name", "uniform"}});
     AssigndAssignor two = new AssigndAssignor2();
     two.configure(Map.of("assignd.assignor.2.name", "assignd-load", "assignd.assignor.2.protocol", "load",
         PluginConfig.TARGET, "127.0.0.1:1"));

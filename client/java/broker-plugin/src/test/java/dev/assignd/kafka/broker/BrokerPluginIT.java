@@ -78,7 +78,7 @@ class BrokerPluginIT {
    * and a producer of the same JVM on 2 cores, so a woken thread can wait
    * long for a core (-Dassignd.slack.ms).
    */
-  private static final long SLACK_MS = Long.getLong("assignd.slack.ms", AssigndAssignor.OVERRUN_MS);
+  private static final long SLACK_MS = Long.getLong("assignd.slack.ms", PluginCall.OVERRUN_MS);
 
   private static Path dir;
   private static AssigndProcess assignd;

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
  */
 class ColdStartIT {
   private static final long DEADLINE_MS = PluginConfig.DEFAULT_DEADLINE_MS;
-  private static final long SLACK_MS = Long.getLong("assignd.slack.ms", AssigndAssignor.OVERRUN_MS);
+  private static final long SLACK_MS = Long.getLong("assignd.slack.ms", PluginCall.OVERRUN_MS);
 
   @Test
   void firstTargetAfterEveryStartIsAssignds() throws Exception {

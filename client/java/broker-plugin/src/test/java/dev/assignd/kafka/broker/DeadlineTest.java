@@ -2,6 +2,7 @@ package dev.assignd.kafka.broker;
 
 import static dev.assignd.kafka.broker.AssigndAssignorTest.group;
 import static dev.assignd.kafka.broker.AssigndAssignorTest.plugin;
+import static dev.assignd.kafka.broker.PluginTests.millis;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,12 +15,10 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.common.Uuid;
 import org.apache.kafka.coordinator.group.api.assignor.GroupAssignment;
 import org.apache.kafka.coordinator.group.api.assignor.MemberSubscription;
 import org.junit.jupiter.api.Test;
@@ -40,12 +39,6 @@ class DeadlineTest {
   /** A call skipped within the backoff. */
   private static final long SKIP_MS = 5;
 
-  private static long millis(Callable<?> call) throws Exception {
-    long t0 = System.nanoTime();
-    call.call();
-    return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
-  }
-
   // The first call after configure() is served within the deadline: the
   // channel and the code paths were warmed at configure.
   @Test
@@ -53,9 +46,7 @@ class DeadlineTest {
     try (AssigndProcess fresh = AssigndProcess.start()) {
       AssigndAssignor a = plugin(fresh.target(), PluginConfig.DEADLINE_MS, "500");
       FakeGroup g = group();
-      long ms = millis(() -> a.assign(g, g));
-      assertEquals(1, a.stats().getServed(), a.stats().toString());
-      assertTrue(ms < 500, "the first call took " + ms + " ms");
+      PluginTests.firstCallServedWithin(500, () -> a.assign(g, g), a.stats());
     }
   }
 
@@ -67,14 +58,11 @@ class DeadlineTest {
     FakeGroup g = new FakeGroup() {
       @Override
       public MemberSubscription memberSubscription(String memberId) {
-        if (Thread.currentThread().getName().startsWith("assignd-plugin-call")) {
-          sleep(150); // the fallback, on the coordinator's thread, reads it at once
-        }
+        PluginTests.slowOnCallThread(150);
         return super.memberSubscription(memberId);
       }
     };
-    g.topic(Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"), 6).member("m1", Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"))
-        .member("m2", Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"));
+    g.topic(FakeGroup.A, 6).member("m1", FakeGroup.A).member("m2", FakeGroup.A);
     GroupAssignment[] got = {null};
     long ms = millis(() -> got[0] = a.assign(g, g));
     assertEquals("", g.violations(got[0]));
@@ -180,9 +168,9 @@ class DeadlineTest {
         done.add(pool.submit(() -> {
           StringBuilder bad = new StringBuilder();
           for (int i = 0; i < calls; i++) {
-            FakeGroup g = new FakeGroup().topic(Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"), 4 + id)
-                .member("t" + id + "-a", Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"))
-                .member("t" + id + "-b-" + i, Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ"));
+            FakeGroup g = new FakeGroup().topic(FakeGroup.A, 4 + id)
+                .member("t" + id + "-a", FakeGroup.A)
+                .member("t" + id + "-b-" + i, FakeGroup.A);
             GroupAssignment got = a.assign(g, g);
             bad.append(g.violations(got));
           }
@@ -220,13 +208,5 @@ class DeadlineTest {
       all.add(took / 1000 + "/" + gc / 1000 + "/" + wait / 1000);
     }
     assertTrue(!slow, "round " + round + ": calls within the backoff took (µs: whole/collections/wait for a CPU) " + all);
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
   }
 }

@@ -18,6 +18,9 @@ import org.apache.kafka.coordinator.group.api.assignor.SubscriptionType;
 
 /** A consumer group as the coordinator hands it to an assignor, written by hand. */
 class FakeGroup implements GroupSpec, SubscribedTopicDescriber {
+  /** The tests' topics' ids. */
+  static final Uuid A = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
+  static final Uuid B = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
   record Sub(Optional<String> rackId, Optional<String> instanceId, Set<Uuid> subscribedTopicIds) implements MemberSubscription {}
 
   record Owned(Map<Uuid, Set<Integer>> partitions) implements MemberAssignment {}

@@ -1,5 +1,7 @@
 package dev.assignd.kafka.broker;
 
+import static dev.assignd.kafka.broker.FakeGroup.A;
+import static dev.assignd.kafka.broker.FakeGroup.B;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -18,8 +20,6 @@ import org.junit.jupiter.api.Test;
 
 /** The translation alone, without a server. */
 class RequestsTest {
-  private static final Uuid A = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAQ");
-  private static final Uuid B = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAg");
   private static final Uuid GONE = Uuid.fromString("AAAAAAAAAAAAAAAAAAAAAw");
 
   // Members sorted by id, topics by id, the mode and labels set; the same

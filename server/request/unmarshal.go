@@ -1,0 +1,254 @@
+package request
+
+import (
+	"errors"
+	"unicode/utf8"
+
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
+
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+)
+
+// Unmarshal reads an AssignRequest's wire form into req, giving what
+// proto.Unmarshal gives (proto.Equal) and failing where it fails. It
+// differs in how it allocates the explicit member form: a leader that
+// sends it lists, in every member, the topics it subscribes to and the
+// partitions it owns, a million of each in a large group, and
+// proto.Unmarshal makes a heap object of every topic name and owned-
+// partitions message. Here the names are shared (one string per distinct
+// name) and the messages and their partitions come from arrays shared by
+// many members, so that decoding and the collections after it cost what
+// the bytes cost, not what the objects cost.
+//
+// Only Member.topics and Member.owned_partitions are read by hand; every
+// other field, and any field of theirs in an unexpected wire type, is
+// handed to proto.Unmarshal as it came, so the two stay equal as the API
+// grows.
+func Unmarshal(b []byte, req *assigndv1.AssignRequest) error {
+	proto.Reset(req)
+	var u unmarshaler
+	return message(b, req, func(f field) error {
+		if f.num != fieldMembers || f.typ != protowire.BytesType {
+			return errNotMine
+		}
+		m, err := u.member(f.val)
+		req.Members = append(req.Members, m)
+		return err
+	})
+}
+
+// Field numbers of assignment.proto that Unmarshal reads itself.
+const (
+	fieldMembers         protowire.Number = 5 // AssignRequest.members
+	fieldTopics          protowire.Number = 4 // Member.topics
+	fieldOwnedPartitions protowire.Number = 5 // Member.owned_partitions
+	fieldTopic           protowire.Number = 1 // TopicPartitions.topic
+	fieldPartitions      protowire.Number = 2 // TopicPartitions.partitions
+)
+
+// maxShared bounds the names a request shares: past it, a name is its own
+// string, so that a request of a million distinct names costs no more
+// than proto.Unmarshal would.
+const maxShared = 1 << 16
+
+// Chunk sizes of the arrays owned-partitions messages and their partitions
+// come from: they start small, so that a small request allocates little,
+// and double up to these.
+const (
+	maxListChunk      = 4096
+	maxTopicChunk     = 1 << 14
+	maxPartitionChunk = 1 << 16
+)
+
+// unmarshaler holds what one request's members share: the names, and the
+// arrays their lists are carved from (each list's capacity is its length,
+// so that an append to one copies it rather than overwriting the next).
+type unmarshaler struct {
+	names      map[string]string
+	lists      []assigndv1.TopicPartitions
+	listChunk  int
+	topics     arena[string]
+	partitions arena[int32]
+}
+
+// arena hands out slices of one shared array at a time, in chunks that
+// double up to max elements (a longer slice gets a chunk of its own).
+type arena[T any] struct {
+	buf []T
+	max int
+}
+
+// reserve makes room for n more elements after those of the slice being
+// built, which begin at start; it returns where they begin now.
+func (a *arena[T]) reserve(start, n int) int {
+	if cap(a.buf)-len(a.buf) >= n {
+		return start
+	}
+	building := a.buf[start:]
+	size := min(2*cap(a.buf)+16, a.max)
+	if need := len(building) + n; need > size {
+		// A slice longer than a chunk: room for as much again, so that
+		// growing it one element at a time stays linear.
+		size = need + len(building)
+	}
+	a.buf = append(make([]T, 0, size), building...)
+	return 0
+}
+
+// since is the slice built from start, or nil if empty.
+func (a *arena[T]) since(start int) []T {
+	end := len(a.buf)
+	if end == start {
+		return nil
+	}
+	return a.buf[start:end:end]
+}
+
+// errNotMine, from a field's reader, hands the field to proto.Unmarshal.
+var errNotMine = errors.New("not read here")
+
+// errUTF8 is proto.Unmarshal's rejection of a proto3 string that is not
+// UTF-8.
+var errUTF8 = errors.New("string field contains invalid UTF-8")
+
+// field is one field of a message: for the bytes wire type, val is its
+// content; for the others, its value as it came.
+type field struct {
+	num protowire.Number
+	typ protowire.Type
+	val []byte
+}
+
+// fields walks the fields of one message, giving each to read, and
+// returns, as they came, the bytes of those read returns errNotMine for.
+func fields(b []byte, read func(field) error) (rest []byte, err error) {
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return nil, protowire.ParseError(n)
+		}
+		m := protowire.ConsumeFieldValue(num, typ, b[n:])
+		if m < 0 {
+			return nil, protowire.ParseError(m)
+		}
+		f := field{num: num, typ: typ, val: b[n : n+m]}
+		if typ == protowire.BytesType {
+			f.val, _ = protowire.ConsumeBytes(f.val)
+		}
+		switch err := read(f); err {
+		case nil:
+		case errNotMine:
+			rest = append(rest, b[:n+m]...)
+		default:
+			return nil, err
+		}
+		b = b[n+m:]
+	}
+	return rest, nil
+}
+
+// message reads the fields of b into m: read reads those it knows, and
+// proto.Unmarshal those read returns errNotMine for.
+func message(b []byte, m proto.Message, read func(field) error) error {
+	rest, err := fields(b, read)
+	if err != nil || len(rest) == 0 {
+		return err
+	}
+	return proto.UnmarshalOptions{Merge: true}.Unmarshal(rest, m)
+}
+
+func (u *unmarshaler) member(b []byte) (*assigndv1.Member, error) {
+	m := &assigndv1.Member{}
+	u.topics.max = maxTopicChunk
+	topics := len(u.topics.buf)
+	err := message(b, m, func(f field) error {
+		switch {
+		case f.typ != protowire.BytesType:
+		case f.num == fieldTopics:
+			s, err := u.name(f.val)
+			topics = u.topics.reserve(topics, 1)
+			u.topics.buf = append(u.topics.buf, s)
+			return err
+		case f.num == fieldOwnedPartitions:
+			tp, err := u.topicPartitions(f.val)
+			m.OwnedPartitions = append(m.OwnedPartitions, tp)
+			return err
+		}
+		return errNotMine
+	})
+	m.Topics = u.topics.since(topics)
+	return m, err
+}
+
+// topicPartitions reads one owned-partitions message into the next entry
+// of the shared array, and its partitions, packed or not (proto.Unmarshal
+// accepts both), into the shared partition array.
+func (u *unmarshaler) topicPartitions(b []byte) (*assigndv1.TopicPartitions, error) {
+	if len(u.lists) == 0 {
+		u.listChunk = min(2*u.listChunk+16, maxListChunk)
+		u.lists = make([]assigndv1.TopicPartitions, u.listChunk)
+	}
+	tp := &u.lists[0]
+	u.lists = u.lists[1:]
+	u.partitions.max = maxPartitionChunk
+	start := len(u.partitions.buf)
+	err := message(b, tp, func(f field) error {
+		switch {
+		case f.num == fieldTopic && f.typ == protowire.BytesType:
+			s, err := u.name(f.val)
+			tp.Topic = s
+			return err
+		case f.num == fieldPartitions && f.typ == protowire.BytesType:
+			start = u.partitions.reserve(start, varints(f.val))
+			for v := f.val; len(v) > 0; {
+				p, n := protowire.ConsumeVarint(v)
+				if n < 0 {
+					return protowire.ParseError(n)
+				}
+				u.partitions.buf = append(u.partitions.buf, int32(p))
+				v = v[n:]
+			}
+			return nil
+		case f.num == fieldPartitions && f.typ == protowire.VarintType:
+			start = u.partitions.reserve(start, 1)
+			p, _ := protowire.ConsumeVarint(f.val)
+			u.partitions.buf = append(u.partitions.buf, int32(p))
+			return nil
+		}
+		return errNotMine
+	})
+	tp.Partitions = u.partitions.since(start)
+	return tp, err
+}
+
+// varints counts the varints of a packed list: their last bytes, the
+// bytes without the continuation bit.
+func varints(b []byte) int {
+	n := 0
+	for _, c := range b {
+		if c < 0x80 {
+			n++
+		}
+	}
+	return n
+}
+
+// name is the string of a topic name, shared with every other use of the
+// same name in the request.
+func (u *unmarshaler) name(b []byte) (string, error) {
+	if s, ok := u.names[string(b)]; ok {
+		return s, nil
+	}
+	if !utf8.Valid(b) {
+		return "", errUTF8
+	}
+	s := string(b)
+	if u.names == nil {
+		u.names = make(map[string]string)
+	}
+	if len(u.names) < maxShared {
+		u.names[s] = s
+	}
+	return s, nil
+}
