@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -97,6 +99,7 @@ func storm(ctx context.Context, p *pool, groups []*stormGroup, over, deadline ti
 		return stormRun{failed: len(groups), firstErr: err}
 	}
 	var wg sync.WaitGroup
+	defer pauseCollections()()
 	begin := time.Now()
 	for i := range groups {
 		at := over * time.Duration(i) / time.Duration(len(groups))
@@ -180,6 +183,14 @@ func overloaded(err error) bool {
 	return false
 }
 
+// sustainedRun is what a sustained run measured: the calls answered,
+// per second and in all, and the callers' CPU per call while they ran.
+type sustainedRun struct {
+	rate    float64
+	calls   int
+	callers time.Duration
+}
+
 // sustained is the server's capacity: parallel callers, closed loop (each
 // sends its next call when the last is answered), for d, over the groups
 // in turn. It returns the calls answered, per second and in all; a caller refused
@@ -188,10 +199,10 @@ func overloaded(err error) bool {
 // requests are encoded before and every answer is checked after the run,
 // so that the callers spend no CPU on protobuf or on checks while the
 // server they share the machine with is measured.
-func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int, d time.Duration) (float64, int, error) {
+func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int, d time.Duration) (sustainedRun, error) {
 	reqs, err := encodeRequests(groups)
 	if err != nil {
-		return 0, 0, err
+		return sustainedRun{}, err
 	}
 	type answer struct {
 		group int
@@ -201,8 +212,9 @@ func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int,
 	var wg sync.WaitGroup
 	answers := make([][]answer, parallel)
 	errs := make([]error, parallel)
+	resume := pauseCollections()
 	stop := time.Now().Add(d)
-	begin := time.Now()
+	begin, cpu := time.Now(), procCPU(os.Getpid())
 	for c := range parallel {
 		wg.Add(1)
 		go func() {
@@ -226,17 +238,33 @@ func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int,
 		}()
 	}
 	wg.Wait()
-	took := time.Since(begin)
+	took, cpu := time.Since(begin), procCPU(os.Getpid())-cpu
+	resume()
 	done := 0
 	for _, as := range answers {
 		for _, a := range as {
 			if err := groups[a.group].checkRaw(a.resp); err != nil {
-				return 0, 0, err
+				return sustainedRun{}, err
 			}
 			done++
 		}
 	}
-	return float64(done) / took.Seconds(), done, errors.Join(errs...)
+	return sustainedRun{rate: float64(done) / took.Seconds(), calls: done, callers: cpu / time.Duration(max(done, 1))}, errors.Join(errs...)
+}
+
+// pauseCollections stops the callers' garbage collection, after one
+// collection, until the returned func resumes it (within a 2 GiB heap,
+// past which it collects anyway). The callers hold every group of the
+// storm for the checks after it, tens of thousands of pointer-rich
+// structs that each collection would trace again, on the cores the server
+// needs.
+func pauseCollections() (resume func()) {
+	runtime.GC()
+	percent, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(2<<30)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // encodeRequests is every group's request in its wire form.
@@ -274,15 +302,16 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 			return errors.Join(err, srv.stop())
 		}
 		// Connections and both processes warm before anything counts.
-		if _, _, err := sustained(ctx, p, groups, cfg.parallel, time.Second); err != nil {
+		if _, err := sustained(ctx, p, groups, cfg.parallel, time.Second); err != nil {
 			return errors.Join(err, p.close(), srv.stop())
 		}
-		before, callersBefore := procCPU(srv.pid), procCPU(os.Getpid())
-		c, calls, err := sustained(ctx, p, groups, cfg.parallel, cfg.sustain)
-		capacity[kind], cpu[kind] = c, (procCPU(srv.pid)-before)/time.Duration(max(calls, 1))
-		callers[kind] = (procCPU(os.Getpid()) - callersBefore) / time.Duration(max(calls, 1))
+		before := procCPU(srv.pid)
+		r, err := sustained(ctx, p, groups, cfg.parallel, cfg.sustain)
+		// The server's CPU from before the requests were encoded to after
+		// the answers were checked: it idles through both.
+		capacity[kind], cpu[kind], callers[kind] = r.rate, (procCPU(srv.pid)-before)/time.Duration(max(r.calls, 1)), r.callers
 		if err == nil && kind == assigndKind {
-			err = stormRuns(ctx, cfg, srv.addr, groups, c, out)
+			err = stormRuns(ctx, cfg, srv.addr, groups, r.rate, out)
 			fmt.Fprintf(out, "assignd RSS %d MiB after the runs, peak %d MiB\n", procMemory(srv.pid, "VmRSS")>>20, procMemory(srv.pid, "VmHWM")>>20)
 		}
 		if err := errors.Join(err, p.close(), srv.stop()); err != nil {
