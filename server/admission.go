@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/tap"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
@@ -435,9 +434,8 @@ func refuseEarly(a *admission, metrics *domainMetrics) tap.ServerInHandle {
 		}
 		ctx, err := a.early(ctx)
 		if err != nil {
-			st := rpcerr.ToStatus(err)
-			metrics.record(ctx, &callReport{}, codes.ResourceExhausted, st, 0)
-			return ctx, st
+			metrics.refused(ctx)
+			return ctx, rpcerr.ToStatus(err)
 		}
 		return ctx, nil
 	}
