@@ -292,6 +292,7 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 	fmt.Fprintf(out, "load average %s at the start\n", loadAverage())
 	defer func() { fmt.Fprintf(out, "load average %s at the end\n", loadAverage()) }()
 	capacity, cpu, callers := map[string]float64{}, map[string]time.Duration{}, map[string]time.Duration{}
+	var results stormResults
 	for _, kind := range []string{franzKind, assigndKind} {
 		srv, err := startChild(ctx, kind)
 		if err != nil {
@@ -311,7 +312,7 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 		// the answers were checked: it idles through both.
 		capacity[kind], cpu[kind], callers[kind] = r.rate, (procCPU(srv.pid)-before)/time.Duration(max(r.calls, 1)), r.callers
 		if err == nil && kind == assigndKind {
-			err = stormRuns(ctx, cfg, srv.addr, groups, r.rate, out)
+			results, err = stormRuns(ctx, cfg, srv.addr, groups, r.rate, out)
 			fmt.Fprintf(out, "assignd RSS %d MiB after the runs, peak %d MiB\n", procMemory(srv.pid, "VmRSS")>>20, procMemory(srv.pid, "VmHWM")>>20)
 		}
 		if err := errors.Join(err, p.close(), srv.stop()); err != nil {
@@ -322,10 +323,15 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 		cfg.parallel, cfg.sustain, capacity[assigndKind], capacity[franzKind], capacity[assigndKind]/capacity[franzKind],
 		cpu[assigndKind].Round(time.Microsecond), cpu[franzKind].Round(time.Microsecond),
 		callers[assigndKind].Round(time.Microsecond), callers[franzKind].Round(time.Microsecond))
+	results.capacity, results.peer = capacity[assigndKind], capacity[franzKind]
+	reportBounds(out, issueBounds(results))
 	return nil
 }
 
-func stormRuns(ctx context.Context, cfg stormConfig, addr string, groups []*stormGroup, capacity float64, out io.Writer) error {
+// stormRuns runs the storm and the overloads against the server at addr,
+// which sustains capacity calls a second, and reports each.
+func stormRuns(ctx context.Context, cfg stormConfig, addr string, groups []*stormGroup, capacity float64, out io.Writer) (stormResults, error) {
+	res := stormResults{overloads: map[int]stormRun{}}
 	report := func(name string, r stormRun) {
 		fmt.Fprintf(out, "%s: %d answered (p50 %s, p99 %s, last answer at %s, %.0f/s = %.0f%% of sustained), %d refused (slowest refusal %s), %d failed, %d invalid\n",
 			name, r.ok, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.last.Round(time.Millisecond),
@@ -336,27 +342,28 @@ func stormRuns(ctx context.Context, cfg stormConfig, addr string, groups []*stor
 	}
 	p, err := dialPool(addr, 64)
 	if err != nil {
-		return err
+		return res, err
 	}
-	report(fmt.Sprintf("storm: %d groups within %s, 64 connections, deadline %s", cfg.groups, cfg.over, cfg.deadline),
-		storm(ctx, p, groups[:cfg.groups], cfg.over, cfg.deadline))
+	res.storm = storm(ctx, p, groups[:cfg.groups], cfg.over, cfg.deadline)
+	report(fmt.Sprintf("storm: %d groups within %s, 64 connections, deadline %s", cfg.groups, cfg.over, cfg.deadline), res.storm)
 	if err := p.close(); err != nil {
-		return err
+		return res, err
 	}
 	for _, n := range cfg.connsList {
 		p, err := dialPool(addr, n)
 		if err != nil {
-			return err
+			return res, err
 		}
 		// A pause between runs, so that one run's line has drained.
 		time.Sleep(cfg.deadline)
+		res.overloads[n] = storm(ctx, p, groups[:cfg.heavy], cfg.over, cfg.deadline)
 		report(fmt.Sprintf("overload: %d groups within %s (%.1f× sustained), %d connections", cfg.heavy, cfg.over,
-			float64(cfg.heavy)/cfg.over.Seconds()/capacity, n), storm(ctx, p, groups[:cfg.heavy], cfg.over, cfg.deadline))
+			float64(cfg.heavy)/cfg.over.Seconds()/capacity, n), res.overloads[n])
 		if err := p.close(); err != nil {
-			return err
+			return res, err
 		}
 	}
-	return nil
+	return res, nil
 }
 
 // defaultStorm is -storm's configuration: the issue's storm (5,000
