@@ -15,7 +15,7 @@ package assign
 //     that owned two whole topics keeps half of each, not one topic. What
 //     the members over quota give up is what the members below it receive,
 //     so they give up no more of a topic than the receivers' even share of
-//     it, rounded down, plus one each, while they hold another topic with
+//     it, each receiver's rounded up, while they hold another topic with
 //     room ([trimRoom]): when every member owns partition i of each topic,
 //     a newcomer gets one partition of each topic, not all of the last.
 //  3. The rest are dealt round-robin to the members below T/N, then one each

@@ -73,15 +73,19 @@ func TestStickyKeepsLowestPartitionNumbersAcrossTopics(t *testing.T) {
 		},
 		{
 			// Quota 4 of three topics: partition 0 of each, then t1-1
-			// (topic order breaks the tie at partition 1). The rest is
-			// dealt round robin in (topic, partition) order (step 4).
-			name: "three topics, two join, tie at the threshold goes by topic",
+			// by the Java client's rule (topic order breaks the tie at
+			// partition 1), which would free five of t2 where the two
+			// newcomers' even shares are two each: the trim's room stops
+			// t2 at four and c1 gives up t1-1 instead, as many moves.
+			// The rest is dealt round robin in (topic, partition) order
+			// (step 4).
+			name: "three topics, two join, the room breaks the tie at the threshold",
 			g: assigntest.NewGroup().Topic("t1", 2).Topic("t2", 6).Topic("t3", 4).
 				Member("c1", "t1", "t2", "t3").Owns("c1", "t1", 0, 1).Owns("c1", "t2", 0, 1, 2, 3, 4, 5).
 				Owns("c1", "t3", 0, 1, 2, 3).Gen("c1", 1).
 				Member("c2", "t1", "t2", "t3").Member("c3", "t1", "t2", "t3"),
-			kept: map[string]string{"c1": "t1:0,1 t2:0 t3:0"},
-			want: map[string]string{"c1": "t1:0,1 t2:0 t3:0", "c2": "t2:1,3,5 t3:2", "c3": "t2:2,4 t3:1,3"},
+			kept: map[string]string{"c1": "t1:0 t2:0,1 t3:0"},
+			want: map[string]string{"c1": "t1:0 t2:0,1 t3:0", "c2": "t1:1 t2:3,5 t3:2", "c3": "t2:2,4 t3:1,3"},
 		},
 		{
 			// Owned sets that do not line up by partition number: Java
@@ -99,7 +103,7 @@ func TestStickyKeepsLowestPartitionNumbersAcrossTopics(t *testing.T) {
 			// keeps everything. By the Java client's rule alone c1
 			// would keep t1:0,1 t2:0,1 and give c3 t1:2,3,4, three of
 			// t1 where c3's even share of it is 1.5: the trim's room
-			// (trimRoom: the share rounded down, plus one) stops at two
+			// (trimRoom: the share rounded up) stops at two
 			// and c1 gives up t2-1 instead, as many moves.
 			name: "one owner over quota, one at minQuota",
 			g: assigntest.NewGroup().Topic("t1", 5).Topic("t2", 5).
@@ -267,9 +271,9 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 			{"cooperative-sticky@1 EAGER", assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Eager).Build()},
 			{"cooperative-sticky@1 COOPERATIVE", assign.CooperativeSticky(), assigntest.Edit(g).Protocol(assign.Cooperative).Build()},
 		}
-		// The quotas, and the room (trimRoom) of each topic: the
-		// receivers' even share rounded down plus one each, less what
-		// they keep and what is free.
+		// The quotas, and the room (trimRoom) of each topic: each
+		// receiver's even share rounded up (and the extra slots'), less
+		// what they keep and what is free.
 		quotas := make([]int, nm)
 		slotsLeft := slots
 		for m := range nm {
@@ -279,7 +283,7 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 				slotsLeft--
 			}
 		}
-		need, takers := slotsLeft+joiners*minQ, slotsLeft+joiners
+		atMin, aboveMin := joiners, 0 // the receivers, by quota
 		heldByTakers, keptAll := map[string]int{}, map[string]int{}
 		for m := range nm {
 			for _, tp := range g.Members[m].Owned {
@@ -289,8 +293,11 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 				}
 			}
 			if owners[m] < quotas[m] {
-				need += quotas[m]
-				takers++
+				if quotas[m] == minQ {
+					atMin++
+				} else {
+					aboveMin++
+				}
 			}
 		}
 		for _, ru := range runs {
@@ -299,7 +306,9 @@ func TestStickyKeepPropertyJavaOrder(t *testing.T) {
 			for i, name := range names {
 				free := int(sizes[i]) - keptAll[name]
 				if total > 0 {
-					room[name] = max(0, need*int(sizes[i])/total+takers-heldByTakers[name]-free)
+					share := func(q int) int { return (q*int(sizes[i]) + total - 1) / total }
+					allow := atMin*share(minQ) + aboveMin*share(minQ+1) + share(slotsLeft)
+					room[name] = max(0, allow-heldByTakers[name]-free)
 				}
 			}
 			for m := range nm {

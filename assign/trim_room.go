@@ -11,10 +11,16 @@ package assign
 // hot spot.
 //
 // room[t] is how many more partitions of topic t the trimmers may free
-// before the free ones exceed what the receiving members need of t: their
-// even share of t, with a receiver's quota q that is q × partitions of t
-// / all partitions (rounded up), less what they already keep of t, less
-// what is free already (unowned partitions, those of members that left).
+// before the free ones exceed what the receiving members need of t: the
+// sum of their even shares of t, a receiver with quota q taking q ×
+// partitions of t / all partitions, each share rounded up (and the extra
+// slots' share, rounded up), less what they already keep of t, less what
+// is free already (unowned partitions, those of members that left). Each
+// share is rounded up on its own, not their sum once plus one per
+// receiver: with two newcomers that need 4 partitions each of 49, 24 of
+// them on one topic, the trimmers may free 2 + 2 + 1 of it, not 7, and
+// the round robin that deals the free partitions then gives neither
+// newcomer all four of that topic.
 // A trimmer gives up partitions in its own order (the Java client's, or
 // cooperative-sticky@2's per-topic order), skipping a topic without room
 // while another it holds has room; when none has, it gives up in its own
@@ -35,15 +41,20 @@ func newTrimRoom(st *state, keepable, quota []int32, slots int32) *trimRoom {
 	total := int64(st.numPartitions())
 	held := st.ints.take(nt) // partitions of t the receivers keep
 	kept := st.ints.take(nt) // partitions of t anybody keeps (free: the rest)
-	need := int64(slots)     // the receivers' partitions, in all
-	takers := int64(slots)   // the receivers
+	// The receivers by quota: a quota is minQ or minQ+1 (planEqual's rule
+	// 1), so two counts give every receiver's share.
+	var atMin, aboveMin int64
+	minQ := int32(total / int64(len(st.members)))
 	step := 0
 	for i, c := range st.claims {
 		m := memberIdx(i)
 		recv := keepable[m] < quota[m]
 		if recv {
-			need += int64(quota[m])
-			takers++
+			if quota[m] == minQ {
+				atMin++
+			} else {
+				aboveMin++
+			}
 		}
 		for _, p := range c {
 			st.stop.at(step)
@@ -61,7 +72,9 @@ func newTrimRoom(st *state, keepable, quota []int32, slots int32) *trimRoom {
 	tr := &trimRoom{room: kept} // reused: kept[t] is read before room[t] is written
 	for t := range nt {
 		parts := int64(st.topics[t].Partitions)
-		allow := need*parts/total + takers
+		allow := atMin*ceilDiv(int64(minQ)*parts, total) +
+			aboveMin*ceilDiv(int64(minQ+1)*parts, total) +
+			ceilDiv(int64(slots)*parts, total)
 		free := parts - int64(kept[t])
 		tr.room[t] = int32(max(0, allow-int64(held[t])-free))
 	}
@@ -70,3 +83,6 @@ func newTrimRoom(st *state, keepable, quota []int32, slots int32) *trimRoom {
 
 // freed records that n partitions of topic t were given up.
 func (tr *trimRoom) freed(t, n int32) { tr.room[t] = max(0, tr.room[t]-n) }
+
+// ceilDiv is a / b rounded up, for a ≥ 0 and b > 0.
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/assignd/assignd/assign"
+	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server/rpcerr"
 )
 
@@ -80,6 +81,31 @@ type series struct {
 	// opt with reason=r added, built once.
 	movedBy    [assign.NumReasons]atomic.Int64
 	reasonOpts [assign.NumReasons]metric.ObserveOption
+
+	// errorOpts holds, by errorKey, opt with the error's code and reason
+	// added, each built at its first error: a storm refuses thousands of
+	// calls a second, and a new attribute set for each was half the cost
+	// of a refusal.
+	errorOpts sync.Map
+}
+
+// errorKey is an error's labels.
+type errorKey struct {
+	code   codes.Code
+	reason assigndv1.ErrorReason
+}
+
+// errorOpt is s's option for errors of code and reason.
+func (s *series) errorOpt(code codes.Code, reason assigndv1.ErrorReason) metric.AddOption {
+	k := errorKey{code, reason}
+	if o, ok := s.errorOpts.Load(k); ok {
+		return o.(metric.AddOption)
+	}
+	o, _ := s.errorOpts.LoadOrStore(k, metric.WithAttributeSet(attribute.NewSet(append(s.attrs.ToSlice(),
+		attribute.String("code", code.String()),
+		attribute.String("reason", reason.String()),
+	)...)))
+	return o.(metric.AddOption)
 }
 
 func (d *domainMetrics) seriesFor(a assign.Assignor, protocol, policy string) *series {
@@ -211,13 +237,16 @@ func newDomainMetrics(mp metric.MeterProvider, inflight, admitted func() int64) 
 }
 
 // record adds one finished Assign call.
+// refused counts a call refused at its headers as OVERLOADED, as record
+// would count it (assignor "none": the policy has not chosen one yet).
+func (d *domainMetrics) refused(ctx context.Context) {
+	d.errors.Add(ctx, 1, d.seriesFor(nil, "", "").errorOpt(codes.ResourceExhausted, assigndv1.ErrorReason_ERROR_REASON_OVERLOADED))
+}
+
 func (d *domainMetrics) record(ctx context.Context, r *callReport, code codes.Code, err error, took time.Duration) {
 	s := d.seriesFor(r.assignor, r.protocol, r.policy)
 	if code != codes.OK {
-		d.errors.Add(ctx, 1, metric.WithAttributeSet(attribute.NewSet(append(s.attrs.ToSlice(),
-			attribute.String("code", code.String()),
-			attribute.String("reason", rpcerr.ReasonOf(err).String()),
-		)...)))
+		d.errors.Add(ctx, 1, s.errorOpt(code, rpcerr.ReasonOf(err)))
 	}
 	if !r.ok {
 		return

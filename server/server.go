@@ -139,7 +139,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		// goroutine as usual, so a call waiting for a slot blocks nobody.
 		// Calls in intake and in line hold their workers too, so there
 		// are several per slot: a storm's calls still find one free.
-		grpc.NumStreamWorkers(uint32(streamWorkersPerCore*runtime.GOMAXPROCS(0))),
+		grpc.NumStreamWorkers(uint32(streamWorkersPerCore * runtime.GOMAXPROCS(0))),
 		grpc.InTapHandle(refuseEarly(adm, metrics)),
 		grpc.ChainUnaryInterceptor(
 			rpcs.unary,

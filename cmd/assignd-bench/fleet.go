@@ -68,7 +68,10 @@ func runFleet(ctx context.Context, n int, rss time.Duration, out io.Writer) (err
 	fmt.Fprintf(out, "fleet: %d groups × %d rebalances (%d calls) in %s\n", n, history.DefaultDecisionsPerGroup, calls, time.Since(begin).Round(time.Second))
 	time.Sleep(rss)
 	if proc, err := os.FindProcess(srv.pid); err == nil && proc.Signal(syscall.SIGUSR1) == nil {
-		time.Sleep(time.Second) // its report, on stderr, comes before the RSS read after it
+		// Its report, on stderr, comes before the RSS read after it: a
+		// collection of a heap of hundreds of MiB on a loaded machine
+		// takes seconds.
+		time.Sleep(5 * time.Second)
 	}
 	fmt.Fprintf(out, "fleet: assignd RSS %d MiB idle, %d MiB %s after the last call, peak %d MiB (history bound %d MiB)\n",
 		idle>>20, procMemory(srv.pid, "VmRSS")>>20, rss, procMemory(srv.pid, "VmHWM")>>20, history.DefaultMaxBytes>>20)

@@ -36,3 +36,15 @@ func procCPU(pid int) time.Duration {
 	}
 	return time.Duration(ticks) * time.Second / userHZ
 }
+
+// loadAverage is the machine's load averages over 1, 5 and 15 minutes
+// ("" when unknown): storms' latencies depend on what else runs, and
+// these runs are read beside it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
+}

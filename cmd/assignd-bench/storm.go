@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -96,6 +99,7 @@ func storm(ctx context.Context, p *pool, groups []*stormGroup, over, deadline ti
 		return stormRun{failed: len(groups), firstErr: err}
 	}
 	var wg sync.WaitGroup
+	defer pauseCollections()()
 	begin := time.Now()
 	for i := range groups {
 		at := over * time.Duration(i) / time.Duration(len(groups))
@@ -179,6 +183,14 @@ func overloaded(err error) bool {
 	return false
 }
 
+// sustainedRun is what a sustained run measured: the calls answered,
+// per second and in all, and the callers' CPU per call while they ran.
+type sustainedRun struct {
+	rate    float64
+	calls   int
+	callers time.Duration
+}
+
 // sustained is the server's capacity: parallel callers, closed loop (each
 // sends its next call when the last is answered), for d, over the groups
 // in turn. It returns the calls answered, per second and in all; a caller refused
@@ -187,10 +199,10 @@ func overloaded(err error) bool {
 // requests are encoded before and every answer is checked after the run,
 // so that the callers spend no CPU on protobuf or on checks while the
 // server they share the machine with is measured.
-func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int, d time.Duration) (float64, int, error) {
+func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int, d time.Duration) (sustainedRun, error) {
 	reqs, err := encodeRequests(groups)
 	if err != nil {
-		return 0, 0, err
+		return sustainedRun{}, err
 	}
 	type answer struct {
 		group int
@@ -200,8 +212,9 @@ func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int,
 	var wg sync.WaitGroup
 	answers := make([][]answer, parallel)
 	errs := make([]error, parallel)
+	resume := pauseCollections()
 	stop := time.Now().Add(d)
-	begin := time.Now()
+	begin, cpu := time.Now(), procCPU(os.Getpid())
 	for c := range parallel {
 		wg.Add(1)
 		go func() {
@@ -225,17 +238,33 @@ func sustained(ctx context.Context, p *pool, groups []*stormGroup, parallel int,
 		}()
 	}
 	wg.Wait()
-	took := time.Since(begin)
+	took, cpu := time.Since(begin), procCPU(os.Getpid())-cpu
+	resume()
 	done := 0
 	for _, as := range answers {
 		for _, a := range as {
 			if err := groups[a.group].checkRaw(a.resp); err != nil {
-				return 0, 0, err
+				return sustainedRun{}, err
 			}
 			done++
 		}
 	}
-	return float64(done) / took.Seconds(), done, errors.Join(errs...)
+	return sustainedRun{rate: float64(done) / took.Seconds(), calls: done, callers: cpu / time.Duration(max(done, 1))}, errors.Join(errs...)
+}
+
+// pauseCollections stops the callers' garbage collection, after one
+// collection, until the returned func resumes it (within a 2 GiB heap,
+// past which it collects anyway). The callers hold every group of the
+// storm for the checks after it, tens of thousands of pointer-rich
+// structs that each collection would trace again, on the cores the server
+// needs.
+func pauseCollections() (resume func()) {
+	runtime.GC()
+	percent, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(2<<30)
+	return func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	}
 }
 
 // encodeRequests is every group's request in its wire form.
@@ -260,7 +289,10 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	capacity, cpu := map[string]float64{}, map[string]time.Duration{}
+	fmt.Fprintf(out, "load average %s at the start\n", loadAverage())
+	defer func() { fmt.Fprintf(out, "load average %s at the end\n", loadAverage()) }()
+	capacity, cpu, callers := map[string]float64{}, map[string]time.Duration{}, map[string]time.Duration{}
+	var results stormResults
 	for _, kind := range []string{franzKind, assigndKind} {
 		srv, err := startChild(ctx, kind)
 		if err != nil {
@@ -271,27 +303,35 @@ func runStorm(ctx context.Context, cfg stormConfig, out io.Writer) error {
 			return errors.Join(err, srv.stop())
 		}
 		// Connections and both processes warm before anything counts.
-		if _, _, err := sustained(ctx, p, groups, cfg.parallel, time.Second); err != nil {
+		if _, err := sustained(ctx, p, groups, cfg.parallel, time.Second); err != nil {
 			return errors.Join(err, p.close(), srv.stop())
 		}
 		before := procCPU(srv.pid)
-		c, calls, err := sustained(ctx, p, groups, cfg.parallel, cfg.sustain)
-		capacity[kind], cpu[kind] = c, (procCPU(srv.pid)-before)/time.Duration(max(calls, 1))
+		r, err := sustained(ctx, p, groups, cfg.parallel, cfg.sustain)
+		// The server's CPU from before the requests were encoded to after
+		// the answers were checked: it idles through both.
+		capacity[kind], cpu[kind], callers[kind] = r.rate, (procCPU(srv.pid)-before)/time.Duration(max(r.calls, 1)), r.callers
 		if err == nil && kind == assigndKind {
-			err = stormRuns(ctx, cfg, srv.addr, groups, c, out)
+			results, err = stormRuns(ctx, cfg, srv.addr, groups, r.rate, out)
 			fmt.Fprintf(out, "assignd RSS %d MiB after the runs, peak %d MiB\n", procMemory(srv.pid, "VmRSS")>>20, procMemory(srv.pid, "VmHWM")>>20)
 		}
 		if err := errors.Join(err, p.close(), srv.stop()); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(out, "sustained, %d callers, closed loop, %s: assignd %.0f calls/s, franz-go peer %.0f calls/s (%.2f×); server CPU per call: assignd %s, franz-go peer %s\n",
+	fmt.Fprintf(out, "sustained, %d callers, closed loop, %s: assignd %.0f calls/s, franz-go peer %.0f calls/s (%.2f×); server CPU per call: assignd %s, franz-go peer %s; the callers' CPU per call: %s, %s\n",
 		cfg.parallel, cfg.sustain, capacity[assigndKind], capacity[franzKind], capacity[assigndKind]/capacity[franzKind],
-		cpu[assigndKind].Round(time.Microsecond), cpu[franzKind].Round(time.Microsecond))
+		cpu[assigndKind].Round(time.Microsecond), cpu[franzKind].Round(time.Microsecond),
+		callers[assigndKind].Round(time.Microsecond), callers[franzKind].Round(time.Microsecond))
+	results.capacity, results.peer = capacity[assigndKind], capacity[franzKind]
+	reportBounds(out, issueBounds(results))
 	return nil
 }
 
-func stormRuns(ctx context.Context, cfg stormConfig, addr string, groups []*stormGroup, capacity float64, out io.Writer) error {
+// stormRuns runs the storm and the overloads against the server at addr,
+// which sustains capacity calls a second, and reports each.
+func stormRuns(ctx context.Context, cfg stormConfig, addr string, groups []*stormGroup, capacity float64, out io.Writer) (stormResults, error) {
+	res := stormResults{overloads: map[int]stormRun{}}
 	report := func(name string, r stormRun) {
 		fmt.Fprintf(out, "%s: %d answered (p50 %s, p99 %s, last answer at %s, %.0f/s = %.0f%% of sustained), %d refused (slowest refusal %s), %d failed, %d invalid\n",
 			name, r.ok, r.p50.Round(time.Millisecond), r.p99.Round(time.Millisecond), r.last.Round(time.Millisecond),
@@ -302,27 +342,28 @@ func stormRuns(ctx context.Context, cfg stormConfig, addr string, groups []*stor
 	}
 	p, err := dialPool(addr, 64)
 	if err != nil {
-		return err
+		return res, err
 	}
-	report(fmt.Sprintf("storm: %d groups within %s, 64 connections, deadline %s", cfg.groups, cfg.over, cfg.deadline),
-		storm(ctx, p, groups[:cfg.groups], cfg.over, cfg.deadline))
+	res.storm = storm(ctx, p, groups[:cfg.groups], cfg.over, cfg.deadline)
+	report(fmt.Sprintf("storm: %d groups within %s, 64 connections, deadline %s", cfg.groups, cfg.over, cfg.deadline), res.storm)
 	if err := p.close(); err != nil {
-		return err
+		return res, err
 	}
 	for _, n := range cfg.connsList {
 		p, err := dialPool(addr, n)
 		if err != nil {
-			return err
+			return res, err
 		}
 		// A pause between runs, so that one run's line has drained.
 		time.Sleep(cfg.deadline)
+		res.overloads[n] = storm(ctx, p, groups[:cfg.heavy], cfg.over, cfg.deadline)
 		report(fmt.Sprintf("overload: %d groups within %s (%.1f× sustained), %d connections", cfg.heavy, cfg.over,
-			float64(cfg.heavy)/cfg.over.Seconds()/capacity, n), storm(ctx, p, groups[:cfg.heavy], cfg.over, cfg.deadline))
+			float64(cfg.heavy)/cfg.over.Seconds()/capacity, n), res.overloads[n])
 		if err := p.close(); err != nil {
-			return err
+			return res, err
 		}
 	}
-	return nil
+	return res, nil
 }
 
 // defaultStorm is -storm's configuration: the issue's storm (5,000

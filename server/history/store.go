@@ -375,9 +375,9 @@ func (s *Store) Len() int {
 type snapshot struct {
 	id string
 	// decisions are the summaries of kept (see [kept]), newest first.
-	decisions []*assigndv1.Decision
-	kept      []kept
-	shadows   []kept // newest first
+	decisions        []*assigndv1.Decision
+	kept             []kept
+	shadows          []kept // newest first
 	recorded         int64
 	times            []int64
 	hour             [60]uint16

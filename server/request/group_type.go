@@ -47,6 +47,18 @@ func servesGroupType(gt, want assigndv1.GroupType, why string) error {
 	return nil
 }
 
+// engineLimit returns the check of a request's count against a limit of
+// the engine that setting names: a [rpcerr.LimitError] when got is over
+// limit, else nil.
+func engineLimit(setting string) func(what string, got, limit int64) error {
+	return func(what string, got, limit int64) error {
+		if got > limit {
+			return &rpcerr.LimitError{What: what, Limit: limit, Got: got, Setting: setting}
+		}
+		return nil
+	}
+}
+
 // groupField is an INVALID_GROUP error on a request field.
 func groupField(field, member, format string, args ...any) *rpcerr.FieldError {
 	return &rpcerr.FieldError{Field: field, Member: member, Reason: assigndv1.ErrorReason_ERROR_REASON_INVALID_GROUP,

@@ -7,7 +7,6 @@ import (
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/share"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // DefaultShareAssignor is the share assignor an AssignShare call without
@@ -56,18 +55,16 @@ func shareCounts(req *assigndv1.AssignShareRequest) (subs, current int64) {
 // than [share.MaxPartitions], or more subscriptions and partitions than
 // [share.MaxPairs]. It reads counts only.
 func ShareLimits(req *assigndv1.AssignShareRequest) error {
-	const setting = "the share assignor's limit"
-	if n := len(req.GetMembers()); n > share.MaxMembers {
-		return &rpcerr.LimitError{What: "members", Limit: share.MaxMembers, Got: int64(n), Setting: setting}
+	over := engineLimit("the share assignor's limit")
+	if err := over("members", int64(len(req.GetMembers())), share.MaxMembers); err != nil {
+		return err
 	}
 	parts := SharePartitionCount(req)
-	if parts > share.MaxPartitions {
-		return &rpcerr.LimitError{What: "partitions", Limit: share.MaxPartitions, Got: parts, Setting: setting}
+	if err := over("partitions", parts, share.MaxPartitions); err != nil {
+		return err
 	}
-	if subs, _ := shareCounts(req); subs+parts > share.MaxPairs {
-		return &rpcerr.LimitError{What: "subscriptions and partitions", Limit: share.MaxPairs, Got: subs + parts, Setting: setting}
-	}
-	return nil
+	subs, _ := shareCounts(req)
+	return over("subscriptions and partitions", subs+parts, share.MaxPairs)
 }
 
 // Coefficients of [EstimateShareBytes], in bytes: a member's engine

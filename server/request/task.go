@@ -6,7 +6,6 @@ import (
 
 	"github.com/assignd/assignd/assign/task"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server/rpcerr"
 )
 
 // PolicyPinned is AssignTasksResponse.policy when the request named its
@@ -49,13 +48,11 @@ func TaskCount(req *assigndv1.AssignTasksRequest) int64 {
 // assignor runs: more members than [task.MaxMembers] or more tasks than
 // [task.MaxTasks]. It reads counts only.
 func TaskLimits(req *assigndv1.AssignTasksRequest) error {
-	if n := len(req.GetMembers()); n > task.MaxMembers {
-		return &rpcerr.LimitError{What: "members", Limit: task.MaxMembers, Got: int64(n), Setting: "the task assignor's limit"}
+	over := engineLimit("the task assignor's limit")
+	if err := over("members", int64(len(req.GetMembers())), task.MaxMembers); err != nil {
+		return err
 	}
-	if tasks := TaskCount(req); tasks > task.MaxTasks {
-		return &rpcerr.LimitError{What: "tasks", Limit: task.MaxTasks, Got: tasks, Setting: "the task assignor's limit"}
-	}
-	return nil
+	return over("tasks", TaskCount(req), task.MaxTasks)
 }
 
 // Coefficients of [EstimateTaskBytes], in bytes: a member's engine state
