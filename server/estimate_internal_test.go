@@ -119,7 +119,7 @@ func allocated(t *testing.T, svc *service, b []byte) uint64 {
 	runtime.GC()
 	runtime.ReadMemStats(&before)
 	req := &assigndv1.AssignRequest{}
-	if err := proto.Unmarshal(b, req); err != nil {
+	if err := request.Unmarshal(b, req); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := svc.assign(context.Background(), req)

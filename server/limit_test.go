@@ -86,10 +86,14 @@ func codeOf(t testing.TB, err error) codes.Code {
 // its slot, a call that could not start before its deadline is refused
 // when its headers arrive, before its request is read (an invalid
 // request is refused as OVERLOADED, not INVALID_ARGUMENT), with a retry
-// hint; a call with time enough still waits its turn.
+// hint; a call with time enough still waits its turn. The queue target
+// is raised past the 300 ms hold: at its default (200 ms) the call with
+// time to wait would be refused for the target whenever it arrived before
+// the slot freed.
 func TestRefusedBeforeRead(t *testing.T) {
 	entered, unblock, run := blockingRun(4)
-	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1))
+	ts := startServer(t, nil, server.WithRunFunc(run), server.WithMaxConcurrentAssigns(1),
+		server.WithQueueTarget(time.Second))
 	hold := func() chan error {
 		held := make(chan error, 1)
 		go func() {

@@ -3,7 +3,6 @@ package server_test
 import (
 	"context"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -64,7 +63,7 @@ func TestGracefulShutdown(t *testing.T) {
 	hc := healthpb.NewHealthClient(conn)
 	ops := httptest.NewServer(srv.OpsHandler(nil))
 	defer ops.Close()
-	if got := httpStatus(t, ops.URL+"/readyz"); got != http.StatusOK {
+	if got, _ := get(t, ops.URL+"/readyz"); got != http.StatusOK {
 		t.Fatalf("/readyz before shutdown = %d", got)
 	}
 
@@ -97,10 +96,10 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Fatalf("watch after shutdown started: %v %v, want NOT_SERVING", st, err)
 	}
 	stopWatching()
-	if got := httpStatus(t, ops.URL+"/readyz"); got != http.StatusServiceUnavailable {
+	if got, _ := get(t, ops.URL+"/readyz"); got != http.StatusServiceUnavailable {
 		t.Errorf("/readyz during shutdown = %d, want 503", got)
 	}
-	if got := httpStatus(t, ops.URL+"/healthz"); got != http.StatusOK {
+	if got, _ := get(t, ops.URL+"/healthz"); got != http.StatusOK {
 		t.Errorf("/healthz during shutdown = %d, want 200", got)
 	}
 
@@ -140,15 +139,4 @@ func TestShutdownTimeout(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Errorf("Serve: %v", err)
 	}
-}
-
-func httpStatus(t *testing.T, url string) int {
-	t.Helper()
-	resp, err := http.Get(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, resp.Body)
-	return resp.StatusCode
 }

@@ -20,11 +20,7 @@ var e2eTopics = []grouplab.Topic{{Name: "orders", Partitions: 48}, {Name: "audit
 // everything the test does) by budget.
 func startLab(t *testing.T, budget time.Duration, opts ...grouplab.Option) (*grouplab.Lab, context.Context) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("end-to-end test against a Kafka broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), budget)
-	t.Cleanup(cancel)
+	ctx := grouplab.Budget(t, "end-to-end test against a Kafka broker", budget)
 	lab, err := grouplab.New(e2eTopics, append([]grouplab.Option{grouplab.WithLogger(shimtest.Quiet)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"github.com/assignd/assignd/client/kgoassign"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/loadsource"
+	"github.com/assignd/assignd/testbed/grouplab"
 	"github.com/assignd/assignd/testbed/loadtopic"
 	"github.com/assignd/assignd/testbed/policytest"
 	"github.com/assignd/assignd/testbed/shimtest"
@@ -30,11 +31,7 @@ import (
 // count-balanced group (cooperative-sticky@1) cannot do better. The
 // figures (records of the busiest member, drain time) go to the test log.
 func TestLoadStickyDrainsSkewedBacklog(t *testing.T) {
-	if testing.Short() {
-		t.Skip("consumes a backlog in real time; skipped with -short")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
+	ctx := grouplab.Budget(t, "consumes a backlog in real time; skipped with -short", 90*time.Second)
 	most := map[string]int{}
 	for _, group := range []string{"load-events", "count-events"} {
 		records, took := runSkewed(ctx, t, group)

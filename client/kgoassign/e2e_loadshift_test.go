@@ -17,6 +17,7 @@ import (
 
 	"github.com/assignd/assignd/client"
 	"github.com/assignd/assignd/client/kgoassign"
+	"github.com/assignd/assignd/testbed/grouplab"
 	"github.com/assignd/assignd/testbed/loadtopic"
 )
 
@@ -48,11 +49,7 @@ const shiftMoveCap = 4
 // assignors; docs/load-aware.svg is made so. Without it the plot goes to a
 // temporary directory, so that every run still renders it.
 func TestLoadStickyFollowsHotSpotShift(t *testing.T) {
-	if testing.Short() {
-		t.Skip("consumes two backlogs in real time; skipped with -short")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
-	defer cancel()
+	ctx := grouplab.Budget(t, "consumes two backlogs in real time; skipped with -short", 120*time.Second)
 	groups := []string{"count-events", "load-events"}
 	res := map[string]shiftRun{}
 	for _, g := range groups {

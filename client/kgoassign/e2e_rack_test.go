@@ -20,6 +20,7 @@ import (
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
 	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/policytest"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
@@ -48,11 +49,7 @@ type rackCluster struct {
 // 15 s from now or with the test.
 func startRackCluster(t *testing.T, topic string, partitions int32) (context.Context, *rackCluster) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("end-to-end test against a Kafka broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	t.Cleanup(cancel)
+	ctx := grouplab.Budget(t, "end-to-end test against a Kafka broker", 15*time.Second)
 	c, err := kfake.NewCluster(kfake.NumBrokers(3), kfake.SeedTopics(partitions, topic),
 		// kfake's default minimum session (6 s) would forbid the short
 		// sessions that keep the test quick, as in grouplab.
@@ -487,11 +484,7 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := policy.NewSource(p, policy.WithLogger(shimtest.Quiet))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policytest.ServePolicy(t, p, policy.WithLogger(shimtest.Quiet))
 	return &keepSwitch{kept: src, realign: selection.Default()}
 }
 

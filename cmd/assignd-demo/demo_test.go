@@ -9,16 +9,13 @@ import (
 	"time"
 
 	"github.com/assignd/assignd/testbed/contains"
+	"github.com/assignd/assignd/testbed/grouplab"
 )
 
 // TestDemo runs the whole demo, small: two consumers, a rolling restart
 // with assignd down for one restart.
 func TestDemo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs an in-process Kafka broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := grouplab.Budget(t, "runs an in-process Kafka broker", 60*time.Second)
 	d := defaultDemo()
 	d.members, d.partitions = 2, 6
 	d.logger = slog.New(slog.NewTextHandler(io.Discard, nil))

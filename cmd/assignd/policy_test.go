@@ -22,6 +22,7 @@ import (
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // serveBufconn serves src as assignd wires it (Selector and Explainer) on
@@ -60,11 +61,7 @@ func TestExplainPolicyOverGRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := policy.NewSource(p, policy.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := policytest.ServePolicy(t, p, policy.WithLogger(slog.New(slog.DiscardHandler)))
 	client := serveBufconn(t, src)
 
 	for _, tc := range []struct {

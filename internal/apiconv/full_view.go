@@ -10,10 +10,10 @@ import (
 
 // Field numbers of the full view's lists, written here as wire bytes.
 const (
-	fieldPartitions protowire.Number = 2 // MemberAssignment.partitions
+	fieldAssigned   protowire.Number = 2 // MemberAssignment.partitions
 	fieldRevoked    protowire.Number = 5 // MemberAssignment.revoked
 	fieldTopic      protowire.Number = 1 // TopicPartitions.topic
-	fieldPartition  protowire.Number = 2 // TopicPartitions.partitions
+	fieldPartitions protowire.Number = 2 // TopicPartitions.partitions
 )
 
 // fullView writes each member's partitions and revoked lists, as
@@ -26,12 +26,12 @@ const (
 func fullView(r *assign.Result, ms []assigndv1.MemberAssignment) {
 	size := 0
 	for i := range r.Members {
-		size += listsSize(fieldPartitions, r.Members[i].Assigned) + listsSize(fieldRevoked, r.Members[i].Revoked)
+		size += listsSize(fieldAssigned, r.Members[i].Assigned) + listsSize(fieldRevoked, r.Members[i].Revoked)
 	}
 	buf := make([]byte, 0, size)
 	for i := range r.Members {
 		start := len(buf)
-		buf = appendLists(buf, fieldPartitions, r.Members[i].Assigned)
+		buf = appendLists(buf, fieldAssigned, r.Members[i].Assigned)
 		buf = appendLists(buf, fieldRevoked, r.Members[i].Revoked)
 		if len(buf) > start {
 			ms[i].ProtoReflect().SetUnknown(protoreflect.RawFields(buf[start:len(buf):len(buf)]))
@@ -39,26 +39,10 @@ func fullView(r *assign.Result, ms []assigndv1.MemberAssignment) {
 	}
 }
 
-// appendLists appends tps as the repeated TopicPartitions field num,
-// encoded as proto.Marshal encodes it: the topic unless empty, the
-// partitions packed unless none.
+// appendLists appends tps as the repeated TopicPartitions field num.
 func appendLists(b []byte, num protowire.Number, tps []assign.TopicPartitions) []byte {
 	for _, tp := range tps {
-		packed := packedSize(tp.Partitions)
-		b = protowire.AppendTag(b, num, protowire.BytesType)
-		b = protowire.AppendVarint(b, uint64(topicPartitionsSize(tp.Topic, packed)))
-		if tp.Topic != "" {
-			b = protowire.AppendTag(b, fieldTopic, protowire.BytesType)
-			b = protowire.AppendString(b, tp.Topic)
-		}
-		if packed > 0 {
-			b = protowire.AppendTag(b, fieldPartition, protowire.BytesType)
-			b = protowire.AppendVarint(b, uint64(packed))
-			for _, p := range tp.Partitions {
-				// An int32 is a varint of its 64-bit sign extension.
-				b = protowire.AppendVarint(b, uint64(int64(p)))
-			}
-		}
+		b = appendTopicPartitions(b, num, tp.Topic, tp.Partitions)
 	}
 	return b
 }
@@ -67,21 +51,44 @@ func appendLists(b []byte, num protowire.Number, tps []assign.TopicPartitions) [
 func listsSize(num protowire.Number, tps []assign.TopicPartitions) int {
 	n := 0
 	for _, tp := range tps {
-		inner := topicPartitionsSize(tp.Topic, packedSize(tp.Partitions))
-		n += protowire.SizeTag(num) + protowire.SizeBytes(inner)
+		n += topicPartitionsSize(num, tp.Topic, tp.Partitions)
 	}
 	return n
 }
 
-// topicPartitionsSize is the size of a TopicPartitions message of topic,
-// with packed bytes of partitions.
-func topicPartitionsSize(topic string, packed int) int {
+// appendTopicPartitions appends a TopicPartitions message of topic and
+// partitions as field num of the enclosing message: the topic unless
+// empty, the partitions packed unless none, as proto.Marshal does.
+func appendTopicPartitions(b []byte, num protowire.Number, topic string, partitions []int32) []byte {
+	packed := packedSize(partitions)
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(messageSize(topic, packed)))
+	if topic != "" {
+		b = protowire.AppendTag(b, fieldTopic, protowire.BytesType)
+		b = protowire.AppendString(b, topic)
+	}
+	if packed > 0 {
+		b = protowire.AppendTag(b, fieldPartitions, protowire.BytesType)
+		b = protowire.AppendVarint(b, uint64(packed))
+		for _, p := range partitions {
+			b = appendInt32(b, p)
+		}
+	}
+	return b
+}
+
+// topicPartitionsSize is the size appendTopicPartitions appends.
+func topicPartitionsSize(num protowire.Number, topic string, partitions []int32) int {
+	return protowire.SizeTag(num) + protowire.SizeBytes(messageSize(topic, packedSize(partitions)))
+}
+
+func messageSize(topic string, packed int) int {
 	n := 0
 	if topic != "" {
 		n += protowire.SizeTag(fieldTopic) + protowire.SizeBytes(len(topic))
 	}
 	if packed > 0 {
-		n += protowire.SizeTag(fieldPartition) + protowire.SizeBytes(packed)
+		n += protowire.SizeTag(fieldPartitions) + protowire.SizeBytes(packed)
 	}
 	return n
 }
@@ -89,7 +96,24 @@ func topicPartitionsSize(topic string, packed int) int {
 func packedSize(ps []int32) int {
 	n := 0
 	for _, p := range ps {
+		if uint32(p) < 0x80 {
+			n++
+			continue
+		}
 		n += protowire.SizeVarint(uint64(int64(p)))
 	}
 	return n
+}
+
+// appendInt32 appends p as protobuf writes an int32: the varint of its
+// 64-bit sign extension. Partitions below 128 and 16,384, nearly all of
+// them, take the short ways.
+func appendInt32(b []byte, p int32) []byte {
+	switch {
+	case uint32(p) < 1<<7:
+		return append(b, byte(p))
+	case uint32(p) < 1<<14:
+		return append(b, byte(p)|0x80, byte(p>>7))
+	}
+	return protowire.AppendVarint(b, uint64(int64(p)))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 const boundPolicy = `version: 1
@@ -91,11 +92,7 @@ func TestBindings(t *testing.T) {
 		}
 	}
 	// The Source (what assignd serves) refuses as the Policy does.
-	src, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := policytest.ServePolicy(t, p)
 	if _, err := src.Select(context.Background(), selection.Query{GroupID: "payments-eu", ProtocolName: "range", Caller: ledger}); !errors.Is(err, selection.ErrCallerNotAllowed) {
 		t.Errorf("Source.Select: %v, want ErrCallerNotAllowed", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // A classic group can run the broker's KIP-848 algorithm before it
@@ -27,11 +28,7 @@ rules:
   - name: default
     assignor: standard
 `)
-	src, err := policy.NewSource(p, policy.WithMeterProvider(newMeter(t).provider))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policytest.ServePolicy(t, p, policy.WithMeterProvider(newMeter(t).provider))
 	tests := []struct {
 		name     string
 		assignor string

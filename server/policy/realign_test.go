@@ -9,6 +9,7 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // params.keep_misaligned_racks reaches the engine: by default a balanced
@@ -23,11 +24,7 @@ rules:
     assignor: cooperative-sticky@1
     params: {keep_misaligned_racks: true}
 `)
-	src, err := policy.NewSource(p, policy.WithMeterProvider(newMeter(t).provider))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policytest.ServePolicy(t, p, policy.WithMeterProvider(newMeter(t).provider))
 	r1, r2 := []string{"r1"}, []string{"r2"}
 	g := assigntest.NewGroup().Generation(3).Protocol(assign.Cooperative).Topic("t", 4).Racks("t", r1, r1, r2, r2).
 		Member("a", "t").Rack("a", "r1").Owns("a", "t", 2, 3).Gen("a", 2).

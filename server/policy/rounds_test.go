@@ -9,6 +9,7 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // cappableAssignors are the runnable assignors a capped or frozen rule for
@@ -39,11 +40,7 @@ rules:
     assignor: %[1]s
     params: {freeze: true, max_moves_per_rebalance: 3}
 `, assign.Ref(a), maxMoves))
-	src, err := policy.NewSource(p, policy.WithMeterProvider(newMeter(t).provider))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policytest.ServePolicy(t, p, policy.WithMeterProvider(newMeter(t).provider))
 	return src
 }
 

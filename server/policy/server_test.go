@@ -126,11 +126,7 @@ rules:
 // expect, because the Selection tells the server so.
 func TestServerRunsNameDefaultProtocol(t *testing.T) {
 	p := mustParse(t, stickyForRange)
-	src, err := policy.NewSource(p, policy.WithLogger(slog.New(slog.DiscardHandler)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := policytest.ServePolicy(t, p, policy.WithLogger(slog.New(slog.DiscardHandler)))
 	client := serve(t, src)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

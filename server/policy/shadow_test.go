@@ -40,11 +40,7 @@ func newShadowEnv(t *testing.T, opts ...policy.Option) *shadowEnv {
 		policy.WithMeterProvider(m.provider),
 		policy.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 	}, opts...)
-	src, err := policy.NewSource(p, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policytest.ServePolicy(t, p, opts...)
 	return &shadowEnv{src: src, m: m, logs: logs, rev: p.Revision()}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/assignd/assignd/assign/assigntest"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 const sourcePolicy = `version: 1
@@ -25,11 +26,7 @@ rules:
 func TestSourceSelect(t *testing.T) {
 	m := newMeter(t)
 	p := mustParse(t, sourcePolicy)
-	src, err := policy.NewSource(p, policy.WithMeterProvider(m.provider))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policytest.ServePolicy(t, p, policy.WithMeterProvider(m.provider))
 	var _ selection.Selector = src
 	ctx := context.Background()
 
@@ -87,11 +84,7 @@ func TestSourceSelect(t *testing.T) {
 }
 
 func TestNewSourceDefaultsToDefaultPolicy(t *testing.T) {
-	src, err := policy.NewSource(nil, policy.WithMeterProvider(newMeter(t).provider))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := policytest.ServePolicy(t, nil, policy.WithMeterProvider(newMeter(t).provider))
 	if src.Policy() != policy.Default() {
 		t.Fatal("NewSource(nil) does not serve Default()")
 	}

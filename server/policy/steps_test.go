@@ -91,11 +91,7 @@ func TestStagedRules(t *testing.T) {
 // ignored; a rolled-back rule serves no group, its includes neither.
 func TestSourceServesSteps(t *testing.T) {
 	p := mustParse(t, stagedYAML)
-	src, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := policytest.ServePolicy(t, p)
 	// Groups in bucket ranges: below 50% (step 2 takes them), above.
 	lowG, highG := orderGroup(t, func(b int) bool { return b < 5000 }), orderGroup(t, func(b int) bool { return b >= 5000 })
 	rule := func(g string) string {
@@ -159,11 +155,7 @@ func orderGroup(t *testing.T, in func(int) bool) string {
 // without steps (a rolled-back rule's groups go to the next rule).
 func TestSelectionNamesTheStep(t *testing.T) {
 	p := mustParse(t, stagedYAML)
-	src, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := policytest.ServePolicy(t, p)
 	started := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	view := func(st policy.StepState) *policy.StepView {
 		return &policy.StepView{Revision: p.Revision(), Started: started, Rules: map[string]policy.StepState{"canary": st}}

@@ -10,6 +10,7 @@ import (
 	"github.com/assignd/assignd/assign/task"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/policytest"
 )
 
 // streamsPolicy has a rule per way of matching a streams group: by label
@@ -92,12 +93,8 @@ bindings:
 rules:
   - name: default
 `)
-	src, err := policy.NewSource(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	_, err = src.SelectTasks(context.Background(), selection.Query{GroupID: "payments-ledger", Caller: selection.Caller{CommonName: "other"}})
+	src := policytest.ServePolicy(t, p)
+	_, err := src.SelectTasks(context.Background(), selection.Query{GroupID: "payments-ledger", Caller: selection.Caller{CommonName: "other"}})
 	if !errors.Is(err, selection.ErrCallerNotAllowed) {
 		t.Errorf("a caller the binding does not list: %v, want ErrCallerNotAllowed", err)
 	}
@@ -208,11 +205,7 @@ rules:
 func TestSelectTasksCountsSelections(t *testing.T) {
 	m := newMeter(t)
 	p := mustParse(t, streamsPolicy)
-	src, err := policy.NewSource(p, policy.WithMeterProvider(m.provider))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := policytest.ServePolicy(t, p, policy.WithMeterProvider(m.provider))
 	for range 3 {
 		if _, err := src.SelectTasks(context.Background(), selection.Query{GroupID: "shared"}); err != nil {
 			t.Fatal(err)

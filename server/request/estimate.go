@@ -29,8 +29,9 @@ const (
 	// partitions and request bytes included.
 	estimatePerMember = 1024
 	// estimatePerSubscription covers a (member, topic) subscription entry
-	// as the request's decoding and the engine hold it: about 50.
-	estimatePerSubscription = 64
+	// as the request's decoding and the engine hold it: about 40 (the
+	// decoder shares topic names, [Unmarshal]).
+	estimatePerSubscription = 48
 	// estimatePerAssignedTopic covers a (member, topic) entry of the
 	// result: the engine's list, the encoded assignment's topic header and
 	// the decoded view's TopicPartitions message, about 150. There are at

@@ -70,6 +70,7 @@ type unmarshaler struct {
 	listChunk  int
 	topics     arena[string]
 	partitions arena[int32]
+	prev       previous
 }
 
 // arena hands out slices of one shared array at a time, in chunks that
@@ -120,42 +121,54 @@ type field struct {
 	val []byte
 }
 
-// fields walks the fields of one message, giving each to read, and
-// returns, as they came, the bytes of those read returns errNotMine for.
-func fields(b []byte, read func(field) error) (rest []byte, err error) {
-	for len(b) > 0 {
-		num, typ, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return nil, protowire.ParseError(n)
-		}
-		m := protowire.ConsumeFieldValue(num, typ, b[n:])
-		if m < 0 {
-			return nil, protowire.ParseError(m)
-		}
-		f := field{num: num, typ: typ, val: b[n : n+m]}
-		if typ == protowire.BytesType {
-			f.val, _ = protowire.ConsumeBytes(f.val)
-		}
-		switch err := read(f); err {
-		case nil:
-		case errNotMine:
-			rest = append(rest, b[:n+m]...)
-		default:
-			return nil, err
-		}
-		b = b[n+m:]
-	}
-	return rest, nil
-}
-
 // message reads the fields of b into m: read reads those it knows, and
-// proto.Unmarshal those read returns errNotMine for.
+// proto.Unmarshal those read returns errNotMine for, each run of them
+// where it lies in b (a message's bytes concatenated are the message
+// merged, so the runs merged in turn are the fields read together), so
+// that nothing is copied: a raw-metadata member is all one run.
 func message(b []byte, m proto.Message, read func(field) error) error {
-	rest, err := fields(b, read)
-	if err != nil || len(rest) == 0 {
-		return err
+	run := -1 // where the run of fields not read here began
+	merge := func(end int) error {
+		if run < 0 {
+			return nil
+		}
+		seg := b[run:end]
+		run = -1
+		return proto.UnmarshalOptions{Merge: true}.Unmarshal(seg, m)
 	}
-	return proto.UnmarshalOptions{Merge: true}.Unmarshal(rest, m)
+	for at := 0; at < len(b); {
+		num, typ, n := protowire.ConsumeTag(b[at:])
+		if n < 0 {
+			return protowire.ParseError(n)
+		}
+		f := field{num: num, typ: typ}
+		var v int
+		if typ == protowire.BytesType {
+			f.val, v = protowire.ConsumeBytes(b[at+n:])
+		} else {
+			v = protowire.ConsumeFieldValue(num, typ, b[at+n:])
+		}
+		if v < 0 {
+			return protowire.ParseError(v)
+		}
+		if typ != protowire.BytesType {
+			f.val = b[at+n : at+n+v]
+		}
+		switch err := read(f); {
+		case err == errNotMine:
+			if run < 0 {
+				run = at
+			}
+		case err != nil:
+			return err
+		default:
+			if err := merge(at); err != nil {
+				return err
+			}
+		}
+		at += n + v
+	}
+	return merge(len(b))
 }
 
 func (u *unmarshaler) member(b []byte) (*assigndv1.Member, error) {
@@ -166,25 +179,48 @@ func (u *unmarshaler) member(b []byte) (*assigndv1.Member, error) {
 		switch {
 		case f.typ != protowire.BytesType:
 		case f.num == fieldTopics:
-			s, err := u.name(f.val)
+			s, err := u.name(f.val, u.prev.topic(len(u.topics.buf)-topics))
 			topics = u.topics.reserve(topics, 1)
 			u.topics.buf = append(u.topics.buf, s)
 			return err
 		case f.num == fieldOwnedPartitions:
-			tp, err := u.topicPartitions(f.val)
+			tp, err := u.topicPartitions(f.val, u.prev.owned(len(m.OwnedPartitions)))
 			m.OwnedPartitions = append(m.OwnedPartitions, tp)
 			return err
 		}
 		return errNotMine
 	})
 	m.Topics = u.topics.since(topics)
+	u.prev = previous{m}
 	return m, err
+}
+
+// previous is the member read before the one being read. Members of a
+// group mostly subscribe to the same topics and own partitions of the
+// same topics in the same order, so the name at the same place in the
+// previous member's list is a guess that spares most lookups.
+type previous struct{ m *assigndv1.Member }
+
+// topic is the k-th subscribed topic of the previous member, or "".
+func (p previous) topic(k int) string {
+	if ts := p.m.GetTopics(); k < len(ts) {
+		return ts[k]
+	}
+	return ""
+}
+
+// owned is the topic of the previous member's k-th owned list, or "".
+func (p previous) owned(k int) string {
+	if tps := p.m.GetOwnedPartitions(); k < len(tps) {
+		return tps[k].GetTopic()
+	}
+	return ""
 }
 
 // topicPartitions reads one owned-partitions message into the next entry
 // of the shared array, and its partitions, packed or not (proto.Unmarshal
 // accepts both), into the shared partition array.
-func (u *unmarshaler) topicPartitions(b []byte) (*assigndv1.TopicPartitions, error) {
+func (u *unmarshaler) topicPartitions(b []byte, guess string) (*assigndv1.TopicPartitions, error) {
 	if len(u.lists) == 0 {
 		u.listChunk = min(2*u.listChunk+16, maxListChunk)
 		u.lists = make([]assigndv1.TopicPartitions, u.listChunk)
@@ -196,7 +232,7 @@ func (u *unmarshaler) topicPartitions(b []byte) (*assigndv1.TopicPartitions, err
 	err := message(b, tp, func(f field) error {
 		switch {
 		case f.num == fieldTopic && f.typ == protowire.BytesType:
-			s, err := u.name(f.val)
+			s, err := u.name(f.val, guess)
 			tp.Topic = s
 			return err
 		case f.num == fieldPartitions && f.typ == protowire.BytesType:
@@ -235,8 +271,11 @@ func varints(b []byte) int {
 }
 
 // name is the string of a topic name, shared with every other use of the
-// same name in the request.
-func (u *unmarshaler) name(b []byte) (string, error) {
+// same name in the request: guess (a name read before) when it is that.
+func (u *unmarshaler) name(b []byte, guess string) (string, error) {
+	if guess != "" && guess == string(b) {
+		return guess, nil
+	}
 	if s, ok := u.names[string(b)]; ok {
 		return s, nil
 	}

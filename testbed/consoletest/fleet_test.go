@@ -11,6 +11,7 @@ import (
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/testbed/grouplab"
+	"github.com/assignd/assignd/testbed/policytest"
 	"github.com/assignd/assignd/testbed/shimtest"
 )
 
@@ -75,11 +76,7 @@ func runFleet(t *testing.T) fleet {
 			Rule: r.Rule, Revision: r.Revision, Input: r.Input, Result: r.Result, Took: r.Took,
 		}))
 	}
-	src, err := policy.NewSource(p, policy.WithLogger(shimtest.Quiet), policy.WithShadowRecorder(record))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = src.Close() })
+	src := policytest.ServePolicy(t, p, policy.WithLogger(shimtest.Quiet), policy.WithShadowRecorder(record))
 	f := fleet{history: h, policy: src}
 	t.Run("groups", func(t *testing.T) {
 		for _, g := range []struct {

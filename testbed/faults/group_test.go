@@ -78,7 +78,7 @@ func (g *group) add() error {
 			kgoassign.WithLogger(g.env.log.With("member", name)),
 			kgoassign.WithObserver(g.balanced))
 	}
-	cl, err := kgo.NewClient(
+	cl, err := kgo.NewClient(append([]kgo.Opt{
 		kgo.SeedBrokers(g.env.cluster.Seeds()...),
 		kgo.ClientID(name),
 		kgo.ConsumerGroup(g.name),
@@ -89,20 +89,10 @@ func (g *group) add() error {
 		// is loaded on a new leader), as Kafka's 45 s default does: a
 		// member evicted meanwhile would still own its partitions when
 		// they are given to others, until it learns that it was.
-		kgo.SessionTimeout(20*time.Second),
-		kgo.HeartbeatInterval(300*time.Millisecond),
-		kgo.RebalanceTimeout(20*time.Second),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(200*time.Millisecond),
-		// Process, then mark, then commit the marks; no rebalance while a
-		// polled batch is being processed.
-		kgo.BlockRebalanceOnPoll(),
-		kgo.AutoCommitMarks(),
-		kgo.AutoCommitInterval(500*time.Millisecond),
-		kgo.OnPartitionsAssigned(m.assigned),
-		kgo.OnPartitionsRevoked(m.revoked),
-		kgo.OnPartitionsLost(m.lost),
-	)
+		kgo.SessionTimeout(20 * time.Second),
+		kgo.HeartbeatInterval(300 * time.Millisecond),
+		kgo.RebalanceTimeout(20 * time.Second),
+	}, grouplab.ProcessThenCommit(200*time.Millisecond, m.assigned, m.revoked, m.lost)...)...)
 	if err != nil {
 		if m.ac != nil {
 			m.ac.Close()

@@ -1,7 +1,6 @@
 package grouplab_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -14,11 +13,7 @@ import (
 // after the session timeout, and anything processed twice is explained by
 // the killed member never committing.
 func TestLabRecordsAKill(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs an in-process Kafka broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := grouplab.Budget(t, "runs an in-process Kafka broker", 60*time.Second)
 	lab, err := grouplab.New([]grouplab.Topic{{Name: "a", Partitions: 8}}, grouplab.WithSessionTimeout(time.Second))
 	if err != nil {
 		t.Fatal(err)

@@ -169,21 +169,8 @@ func (l *Lab) StartMember(name string, kind Kind, opts ...MemberOption) (*Member
 		kgo.SessionTimeout(l.cfg.session),
 		kgo.HeartbeatInterval(l.cfg.heartbeat),
 		kgo.RebalanceTimeout(l.cfg.rebalanceTimeout),
-		// Partitions nobody committed yet are read from the start, so
-		// that records produced before a partition's first owner are not
-		// skipped.
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
-		kgo.FetchMaxWait(100 * time.Millisecond),
-		// Process-then-commit: records are marked only once processed,
-		// only marks are committed, and no rebalance runs while a polled
-		// batch is being processed.
-		kgo.BlockRebalanceOnPoll(),
-		kgo.AutoCommitMarks(),
-		kgo.AutoCommitInterval(500 * time.Millisecond),
-		kgo.OnPartitionsAssigned(m.assigned),
-		kgo.OnPartitionsRevoked(m.revoked),
-		kgo.OnPartitionsLost(m.lost),
 	}
+	kopts = append(kopts, ProcessThenCommit(100*time.Millisecond, m.assigned, m.revoked, m.lost)...)
 	if mcfg.instanceID != "" {
 		kopts = append(kopts, kgo.InstanceID(mcfg.instanceID))
 	}
@@ -421,6 +408,30 @@ func (m *Member) balanced(r kgoassign.Report) {
 		detail += ", follow-up required"
 	}
 	m.lab.tl.add(Event{Kind: EventBalanced, Member: m.name, MemberID: r.Leader, Generation: r.Generation, Detail: detail})
+}
+
+// Callback is what kgo calls when a member is given partitions, gives
+// them up or loses them.
+type Callback = func(context.Context, *kgo.Client, map[string][]int32)
+
+// ProcessThenCommit are the consumer options of a member that processes
+// each record, then marks it, and commits only the marks, with no
+// rebalance while a polled batch is being processed, so that what it
+// committed was processed. Partitions nobody committed yet are read from
+// the start, so that records produced before a partition's first owner
+// are not skipped. fetchWait bounds a fetch's wait; assigned, revoked and
+// lost record what changes hands.
+func ProcessThenCommit(fetchWait time.Duration, assigned, revoked, lost Callback) []kgo.Opt {
+	return []kgo.Opt{
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()),
+		kgo.FetchMaxWait(fetchWait),
+		kgo.BlockRebalanceOnPoll(),
+		kgo.AutoCommitMarks(),
+		kgo.AutoCommitInterval(500 * time.Millisecond),
+		kgo.OnPartitionsAssigned(assigned),
+		kgo.OnPartitionsRevoked(revoked),
+		kgo.OnPartitionsLost(lost),
+	}
 }
 
 func flatten(m map[string][]int32) []TP {

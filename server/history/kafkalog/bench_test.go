@@ -15,11 +15,9 @@ import (
 	"google.golang.org/grpc/test/bufconn"
 
 	"github.com/assignd/assignd/internal/bus"
-	"github.com/assignd/assignd/internal/kafkaconn"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
-	"github.com/assignd/assignd/server/history/kafkalog"
 	"github.com/assignd/assignd/server/selection"
 )
 
@@ -62,22 +60,7 @@ func serve(b *testing.B, name string, opts ...server.Option) *target {
 
 // shared is a history shared through a log on brokers.
 func shared(b *testing.B, brokers string, opts ...bus.Option) server.Option {
-	bs, err := bus.New(kafkaconn.Config{Brokers: brokers}, append([]bus.Option{bus.WithTopic("bench-history")}, opts...)...)
-	if err != nil {
-		b.Fatal(err)
-	}
-	l, err := kafkalog.New(bs)
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, err := history.New(history.WithPublisher(l))
-	if err != nil {
-		b.Fatal(err)
-	}
-	l.Start(h)
-	bs.Start()
-	b.Cleanup(func() { l.Close(); bs.Close() })
-	return server.WithHistory(h)
+	return server.WithHistory(sharedStore(b, brokers, "", append([]bus.Option{bus.WithTopic("bench-history")}, opts...)...))
 }
 
 // BenchmarkAssignHistory is the latency of a small Assign, over gRPC

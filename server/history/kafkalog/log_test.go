@@ -16,7 +16,9 @@ import (
 	"github.com/assignd/assignd/server/history/kafkalog"
 )
 
-func sharedStore(t *testing.T, broker, replica string, opts ...bus.Option) *history.Store {
+// sharedStore is replica's history, shared through the topic cap-history
+// (unless opts name another) on broker until the test ends.
+func sharedStore(t testing.TB, broker, replica string, opts ...bus.Option) *history.Store {
 	t.Helper()
 	b, err := bus.New(kafkaconn.Config{Brokers: broker}, append([]bus.Option{bus.WithTopic("cap-history")}, opts...)...)
 	if err != nil {

@@ -7,15 +7,12 @@ import dev.assignd.oracle.ChainRunner.SideState;
 import dev.assignd.oracle.Chains.Chain;
 import dev.assignd.oracle.Chains.Event;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Multi-round chains ({@link Chains}) on both sides, each fed its own
@@ -34,7 +31,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * roundrobin; more lockstep rounds in which assignd moves more than Java
  * than {@link #MOVES_MORE_CEILING} allows.
  */
-class ChainOracleTest extends OracleSuite {
+class ChainOracleTest extends ClientOracleSuite<ChainOracleTest.ChainTally> {
     /**
      * The measured count of lockstep rounds (200 chains) in which assignd
      * moves more than Java with no better balance or locality: a
@@ -51,7 +48,6 @@ class ChainOracleTest extends OracleSuite {
     /** Shrink groups up to this many members (larger ones print a summary). */
     private static final int SHRINK_MAX_MEMBERS = 60;
 
-    private final Map<String, ChainTally> tallies = new LinkedHashMap<>();
     private final int seeds = Integer.getInteger("oracle.chains", Integer.getInteger("oracle.seeds", 200));
     private final boolean large = Boolean.getBoolean("oracle.chains.large");
     private final long timeout = Long.getLong("oracle.chains.timeout", 30_000);
@@ -79,32 +75,20 @@ class ChainOracleTest extends OracleSuite {
         return l;
     }
 
-    @Override
-    String reportFile() {
-        return "chains.md";
+    ChainOracleTest() {
+        super("chains.md", ChainTally::new);
     }
 
     @Override
     String report() {
-        StringBuilder b = new StringBuilder("# assignd against kafka-clients' assignors: chains\n\n");
-        b.append(String.format(Locale.ROOT, "%d chains per assignor%s; Java's calls bounded at %d s; kafka-clients %s.%n%n", seeds,
-                large ? " (large shapes included)" : "", timeout / 1000, KafkaClients.version()));
-        b.append(ChainTally.summaryHeader());
-        tallies.values().forEach(t -> b.append(t.summaryRow()));
-        b.append('\n');
-        tallies.values().forEach(t -> b.append(t.markdown()));
-        return b.toString();
+        return report("assignd against kafka-clients' assignors: chains",
+                String.format(Locale.ROOT, "%d chains per assignor%s; Java's calls bounded at %d s; kafka-clients %s.", seeds,
+                        large ? " (large shapes included)" : "", timeout / 1000, KafkaClients.version()),
+                ChainTally.summaryHeader(), tallies.values(), ChainTally::summaryRow, ChainTally::markdown);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("clientProtocols")
-    void assignor(String protocol) {
-        check(run(protocol));
-    }
-
-    private ChainTally run(String protocol) {
-        ChainTally t = new ChainTally(protocol);
-        tallies.put(protocol, t);
+    @Override
+    void run(String protocol, ChainTally t) {
         long t0 = System.nanoTime();
         ChainRunner.Side assignd = ChainRunner.assignd(caller);
         for (long seed : seedList()) {
@@ -164,7 +148,6 @@ class ChainOracleTest extends OracleSuite {
                         + "invalid assignd %d, Java %d rounds; Java hangs %d, livelocks %d%n",
                 protocol, only.isEmpty() ? seeds : only.size(), t.rounds, t.seconds, t.assigndMoved, t.javaMoved, t.movesMore, t.movesFewer, t.invalid.size(),
                 t.javaInvalidRounds, t.javaHangs.size(), t.javaLivelocks.size());
-        return t;
     }
 
     private Settled settleAssignd(Group g, ChainRunner.Side assignd, SideState s, ChainTally t, String where) {
@@ -290,7 +273,8 @@ class ChainOracleTest extends OracleSuite {
         return b.append("```\n").toString();
     }
 
-    private static void check(ChainTally t) {
+    @Override
+    void check(ChainTally t) {
         assertTrue(t.invalid.isEmpty(), () -> t.protocol + ": invalid assignd plans:\n" + String.join("\n", t.invalid));
         assertTrue(t.assigndLivelocks.isEmpty(), () -> t.protocol + ": assignd never settled:\n" + String.join("\n", t.assigndLivelocks));
         assertTrue(t.layoutDiffers.isEmpty(), () -> t.protocol + ": plans differ:\n" + String.join("\n", t.layoutDiffers));

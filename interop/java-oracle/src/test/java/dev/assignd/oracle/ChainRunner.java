@@ -2,7 +2,6 @@ package dev.assignd.oracle;
 
 import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.Assignment.AssignmentView;
-import dev.assignd.oracle.Chains.Chain;
 import dev.assignd.oracle.Chains.Event;
 import dev.assignd.oracle.Group.MemberSpec;
 import java.util.ArrayList;
@@ -57,21 +56,7 @@ final class ChainRunner {
 
         /** Partitions assigned to a member on a rack that none of their replicas is on. */
         int offRack() {
-            Map<String, Group.TopicSpec> topics = new HashMap<>();
-            start.topics().forEach(t -> topics.put(t.name(), t));
-            int n = 0;
-            for (MemberSpec m : start.members()) {
-                if (m.rack() == null || m.version() < 3) {
-                    continue;
-                }
-                for (TopicPartition tp : plan.getOrDefault(m.id(), List.of())) {
-                    Group.TopicSpec t = topics.get(tp.topic());
-                    if (t != null && !t.racks().isEmpty() && !t.racks().get(tp.partition()).contains(m.rack())) {
-                        n++;
-                    }
-                }
-            }
-            return n;
+            return Tally.onRack(start, plan, false);
         }
     }
 

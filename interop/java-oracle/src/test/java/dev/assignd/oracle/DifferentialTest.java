@@ -4,12 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The differential harness on random groups: for each seed, the same group
@@ -23,7 +19,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * cooperative-sticky below its floor, or a plan less balanced than Java's on
  * the groups where Java's own result depends on map order.
  */
-class DifferentialTest extends OracleSuite {
+class DifferentialTest extends ClientOracleSuite<Tally> {
     /**
      * The measured exact-match rates (200 seeds, kafka-clients 4.4.0),
      * rounded down: a regression fails, an improvement should raise them.
@@ -36,7 +32,6 @@ class DifferentialTest extends OracleSuite {
             "cooperative-sticky", 0.484); // 92/190
 
     private Oracle oracle;
-    private final Map<String, Tally> tallies = new LinkedHashMap<>();
     private final int seeds = Integer.getInteger("oracle.seeds", 200);
 
     @Override
@@ -44,34 +39,23 @@ class DifferentialTest extends OracleSuite {
         oracle = new Oracle(caller);
     }
 
-    @Override
-    String reportFile() {
-        return "random.md";
+    DifferentialTest() {
+        super("random.md", Tally::new);
     }
 
     @Override
     String report() {
-        StringBuilder b = new StringBuilder("# assignd against kafka-clients' assignors: random groups\n\n");
-        b.append(String.format(Locale.ROOT, "%d seeds per assignor; kafka-clients %s; assignd %s.%n%n", seeds,
-                KafkaClients.version(), AssigndProcess.binary()));
-        b.append("| assignor | groups | order-independent | exact | rate | order-dependent | less balanced than Java |\n");
-        b.append("| --- | --- | --- | --- | --- | --- | --- |\n");
-        tallies.values().forEach(t -> b.append(String.format(Locale.ROOT, "| %s | %d | %d | %d | %.1f%% | %d | %d |%n",
-                t.protocol, t.groups, t.orderIndependent, t.exact, 100 * t.exactRate(), t.orderDependent, t.worseBalance)));
-        b.append('\n');
-        tallies.values().forEach(t -> b.append(t.markdown()));
-        return b.toString();
+        return report("assignd against kafka-clients' assignors: random groups",
+                String.format(Locale.ROOT, "%d seeds per assignor; kafka-clients %s; assignd %s.", seeds, KafkaClients.version(),
+                        AssigndProcess.binary()),
+                "| assignor | groups | order-independent | exact | rate | order-dependent | less balanced than Java |\n"
+                        + "| --- | --- | --- | --- | --- | --- | --- |\n",
+                tallies.values(), t -> String.format(Locale.ROOT, "| %s | %d | %d | %d | %.1f%% | %d | %d |%n", t.protocol, t.groups,
+                        t.orderIndependent, t.exact, 100 * t.exactRate(), t.orderDependent, t.worseBalance), Tally::markdown);
     }
 
-    @ParameterizedTest(name = "{0}")
-    @MethodSource("clientProtocols")
-    void assignor(String protocol) {
-        check(run(protocol));
-    }
-
-    private Tally run(String protocol) {
-        Tally t = new Tally(protocol);
-        tallies.put(protocol, t);
+    @Override
+    void run(String protocol, Tally t) {
         for (long seed = 1; seed <= seeds; seed++) {
             Group g = RandomGroups.generate(protocol, seed);
             Oracle.Outcome o = oracle.compare(g);
@@ -125,10 +109,10 @@ class DifferentialTest extends OracleSuite {
         }
         System.out.printf(Locale.ROOT, "%s: exact %d/%d (%.1f%%), order-dependent %d, less balanced %d, invalid %d%n",
                 protocol, t.exact, t.orderIndependent, 100 * t.exactRate(), t.orderDependent, t.worseBalance, t.invalid.size());
-        return t;
     }
 
-    private static void check(Tally t) {
+    @Override
+    void check(Tally t) {
         assertTrue(t.invalid.isEmpty(), () -> t.protocol + ": invalid assignd plans:\n" + String.join("\n", t.invalid));
         assertTrue(t.unstable.isEmpty(), () -> t.protocol + ": assignd plans depend on request order:\n" + String.join("\n", t.unstable));
         double floor = FLOORS.get(t.protocol);

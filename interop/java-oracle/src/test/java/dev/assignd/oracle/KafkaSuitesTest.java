@@ -14,7 +14,6 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.discovery.MethodSelector;
 import org.junit.platform.launcher.Launcher;
 import org.junit.platform.launcher.LauncherDiscoveryRequest;
 import org.junit.platform.launcher.PostDiscoveryFilter;
@@ -72,11 +71,6 @@ class KafkaSuitesTest extends OracleSuite {
     @Override
     void started() {
         AssigndBacked.use(caller::assign);
-    }
-
-    @Override
-    String reportFile() {
-        return "kafka-tests.md";
     }
 
     @ParameterizedTest(name = "{0}")
@@ -165,6 +159,10 @@ class KafkaSuitesTest extends OracleSuite {
         Assertions.assertTrue(invalid.isEmpty(), () -> r.suite() + ": invalid assignd plans:\n" + String.join("\n", invalid));
         int floor = PASSING_FLOOR.get(r.suite());
         Assertions.assertTrue(r.passed() >= floor, () -> r.suite() + ": " + r.passed() + " Kafka tests pass on assignd, floor " + floor);
+    }
+
+    KafkaSuitesTest() {
+        super("kafka-tests.md");
     }
 
     @Override

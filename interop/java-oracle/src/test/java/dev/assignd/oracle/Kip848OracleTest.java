@@ -80,31 +80,32 @@ class Kip848OracleTest extends OracleSuite {
         }
     }
 
-    @Override
-    String reportFile() {
-        return "kip848.md";
+    Kip848OracleTest() {
+        super("kip848.md");
     }
 
     @Override
     String report() {
-        StringBuilder b = new StringBuilder("# assignd's KIP-848 assignors against the broker's\n\n");
-        b.append(String.format(Locale.ROOT, "%d seeds per assignor; kafka-group-coordinator %s; assignd %s.%n%n", seeds,
-                UniformAssignor.class.getPackage().getImplementationVersion(), AssigndProcess.binary()));
-        b.append("| assignor | groups | exact | rate | broker answer depends on hash order |\n| --- | --- | --- | --- | --- |\n");
-        tallies.values().forEach(t -> b.append(String.format(Locale.ROOT, "| %s | %d | %d | %.1f%% | %d |%n",
-                t.name, t.groups, t.exact, 100 * t.rate(), t.orderDependent)));
-        for (Tally848 t : tallies.values()) {
-            b.append("\n## ").append(t.name).append("\n\n| subscriptions, scenario | groups | exact |\n| --- | --- | --- |\n");
-            t.cells.forEach((k, v) -> b.append("| ").append(k).append(" | ").append(v[0]).append(" | ").append(v[1]).append(" |\n"));
-            if (!t.invalid.isEmpty()) {
-                b.append("\n### Invalid plans\n\n```\n").append(String.join("\n", t.invalid)).append("```\n");
-            }
-            if (!t.mismatches.isEmpty()) {
-                b.append("\n### Mismatches (first ").append(t.mismatches.size()).append(")\n\n```\n")
-                        .append(String.join("\n", t.mismatches)).append("```\n");
-            }
+        return report("assignd's KIP-848 assignors against the broker's",
+                String.format(Locale.ROOT, "%d seeds per assignor; kafka-group-coordinator %s; assignd %s.", seeds,
+                        UniformAssignor.class.getPackage().getImplementationVersion(), AssigndProcess.binary()),
+                "| assignor | groups | exact | rate | broker answer depends on hash order |\n| --- | --- | --- | --- | --- |\n",
+                tallies.values(), t -> String.format(Locale.ROOT, "| %s | %d | %d | %.1f%% | %d |%n", t.name, t.groups, t.exact,
+                        100 * t.rate(), t.orderDependent), Kip848OracleTest::details);
+    }
+
+    /** One assignor's section: its groups by subscriptions and scenario, then what went wrong. */
+    private static String details(Tally848 t) {
+        StringBuilder b = new StringBuilder("## ").append(t.name).append("\n\n| subscriptions, scenario | groups | exact |\n| --- | --- | --- |\n");
+        t.cells.forEach((k, v) -> b.append("| ").append(k).append(" | ").append(v[0]).append(" | ").append(v[1]).append(" |\n"));
+        if (!t.invalid.isEmpty()) {
+            b.append("\n### Invalid plans\n\n```\n").append(String.join("\n", t.invalid)).append("```\n");
         }
-        return b.toString();
+        if (!t.mismatches.isEmpty()) {
+            b.append("\n### Mismatches (first ").append(t.mismatches.size()).append(")\n\n```\n")
+                    .append(String.join("\n", t.mismatches)).append("```\n");
+        }
+        return b.append('\n').toString();
     }
 
     /** The broker's assignors, each with the name of assignd's reproduction. */

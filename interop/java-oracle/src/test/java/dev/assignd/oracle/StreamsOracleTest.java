@@ -99,9 +99,8 @@ class StreamsOracleTest extends OracleSuite {
         stub = AssignmentServiceGrpc.newBlockingStub(channel);
     }
 
-    @Override
-    String reportFile() {
-        return "streams.md";
+    StreamsOracleTest() {
+        super("streams.md");
     }
 
     @Override

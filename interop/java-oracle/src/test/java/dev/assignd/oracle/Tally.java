@@ -111,6 +111,15 @@ final class Tally {
 
     /** Partitions assigned to a member whose rack holds one of their replicas. */
     static int rackMatches(Group g, Map<String, List<TopicPartition>> plan) {
+        return onRack(g, plan, true);
+    }
+
+    /**
+     * Partitions of the plan assigned to a rack-aware member (a rack, and
+     * subscription v3 or later, which carries it) of a topic with replica
+     * racks, on one of its replicas' racks (matching) or on none of them.
+     */
+    static int onRack(Group g, Map<String, List<TopicPartition>> plan, boolean matching) {
         Map<String, Group.TopicSpec> topics = new java.util.HashMap<>();
         g.topics().forEach(t -> topics.put(t.name(), t));
         int n = 0;
@@ -120,7 +129,7 @@ final class Tally {
             }
             for (TopicPartition tp : plan.getOrDefault(m.id(), List.of())) {
                 Group.TopicSpec t = topics.get(tp.topic());
-                if (t != null && !t.racks().isEmpty() && t.racks().get(tp.partition()).contains(m.rack())) {
+                if (t != null && !t.racks().isEmpty() && t.racks().get(tp.partition()).contains(m.rack()) == matching) {
                     n++;
                 }
             }

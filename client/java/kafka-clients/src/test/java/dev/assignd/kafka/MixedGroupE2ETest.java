@@ -8,8 +8,6 @@ import dev.assignd.common.Channels;
 import dev.assignd.common.FallbackReason;
 import dev.assignd.testkit.AssigndProcess;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -85,19 +83,7 @@ class MixedGroupE2ETest {
   }
 
   static String kgoMemberBinary() throws Exception {
-    String p = System.getProperty("assignd.kgomember", "");
-    if (!p.isEmpty()) {
-      return p;
-    }
-    Path repo = Path.of("").toAbsolutePath().getParent().getParent();
-    Path out = Path.of("target", "assignd-bin", "kgomember").toAbsolutePath();
-    Files.createDirectories(out.getParent());
-    Process go = new ProcessBuilder("go", "build", "-o", out.toString(), "./testbed/cmd/kgomember")
-        .directory(repo.toFile()).inheritIO().start();
-    if (!go.waitFor(5, TimeUnit.MINUTES) || go.exitValue() != 0) {
-      throw new IllegalStateException("set -Dassignd.kgomember=PATH: go build ./testbed/cmd/kgomember failed");
-    }
-    return out.toString();
+    return AssigndProcess.command("assignd.kgomember", "./testbed/cmd/kgomember", "kgomember").toString();
   }
 
   @Test

@@ -8,7 +8,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -24,7 +26,8 @@ import java.util.regex.Pattern;
  */
 public final class AssigndProcess implements AutoCloseable {
   private static final Pattern ADDR = Pattern.compile("grpc_addr=(\\S+)");
-  private static volatile Path built;
+  /** Commands built with go build in this process, by name. */
+  private static final Map<String, Path> BUILT = new HashMap<>();
 
   private final int port;
   private final List<String> flags;
@@ -121,15 +124,26 @@ public final class AssigndProcess implements AutoCloseable {
   }
 
   /** The assignd binary: assignd.binary, or one built from this checkout. */
-  public static synchronized Path binary() throws IOException, InterruptedException {
-    String prop = System.getProperty("assignd.binary", "");
+  public static Path binary() throws IOException, InterruptedException {
+    return command("assignd.binary", "./cmd/assignd", "assignd");
+  }
+
+  /**
+   * A command of this checkout a test runs: the path the system property
+   * names (scripts/test.sh sets it), or else pkg built once per process
+   * ({@link #goBuild}).
+   */
+  public static synchronized Path command(String property, String pkg, String name) throws IOException, InterruptedException {
+    String prop = System.getProperty(property, "");
     if (!prop.isEmpty()) {
       return Path.of(prop);
     }
-    if (built == null) {
-      built = goBuild("./cmd/assignd", "assignd");
+    Path p = BUILT.get(name);
+    if (p == null) {
+      p = goBuild(pkg, name);
+      BUILT.put(name, p);
     }
-    return built;
+    return p;
   }
 
   /**

@@ -7,11 +7,13 @@ import assignd.v1.ShareAssignment.AssignShareRequest;
 import assignd.v1.ShareAssignment.AssignShareResponse;
 import assignd.v1.TaskAssignment.AssignTasksRequest;
 import assignd.v1.TaskAssignment.AssignTasksResponse;
-import io.grpc.BindableService;
 import io.grpc.Grpc;
 import io.grpc.InsecureServerCredentials;
+import io.grpc.MethodDescriptor;
 import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ServerCalls;
 import io.grpc.stub.StreamObserver;
 import java.io.IOException;
 import java.util.concurrent.TimeUnit;
@@ -26,7 +28,7 @@ import java.util.function.Function;
 public final class FakeAssignd implements AutoCloseable {
   private final Server server;
 
-  private FakeAssignd(BindableService service) throws IOException {
+  private FakeAssignd(ServerServiceDefinition service) throws IOException {
     var b = Grpc.newServerBuilderForPort(0, InsecureServerCredentials.create());
     if (service != null) {
       b.addService(service);
@@ -34,49 +36,44 @@ public final class FakeAssignd implements AutoCloseable {
     server = b.build().start();
   }
 
-  /** Hands every Assign to handler, which answers (or not) on the observer. */
-  public static FakeAssignd answering(BiConsumer<AssignRequest, StreamObserver<AssignResponse>> handler) throws IOException {
-    return new FakeAssignd(new AssignmentServiceGrpc.AssignmentServiceImplBase() {
-      @Override
-      public void assign(AssignRequest request, StreamObserver<AssignResponse> out) {
-        handler.accept(request, out);
-      }
-    });
+  /** A server of one method of AssignmentService, handed to handler; the others are UNIMPLEMENTED. */
+  private static <Q, R> FakeAssignd serving(MethodDescriptor<Q, R> method, BiConsumer<Q, StreamObserver<R>> handler)
+      throws IOException {
+    return new FakeAssignd(ServerServiceDefinition.builder(AssignmentServiceGrpc.SERVICE_NAME)
+        .addMethod(method, ServerCalls.asyncUnaryCall(handler::accept)).build());
   }
 
-  /** Answers every Assign with what answer returns, or the status it throws. */
-  public static FakeAssignd replying(Function<AssignRequest, AssignResponse> answer) throws IOException {
-    return answering((req, out) -> {
+  /** A handler that answers with what answer returns, or the status it throws. */
+  private static <Q, R> BiConsumer<Q, StreamObserver<R>> replyWith(Function<Q, R> answer) {
+    return (req, out) -> {
       try {
         out.onNext(answer.apply(req));
         out.onCompleted();
       } catch (StatusRuntimeException e) {
         out.onError(e);
       }
-    });
+    };
+  }
+
+  /** Hands every Assign to handler, which answers (or not) on the observer. */
+  public static FakeAssignd answering(BiConsumer<AssignRequest, StreamObserver<AssignResponse>> handler) throws IOException {
+    return serving(AssignmentServiceGrpc.getAssignMethod(), handler);
+  }
+
+  /** Answers every Assign with what answer returns, or the status it throws. */
+  public static FakeAssignd replying(Function<AssignRequest, AssignResponse> answer) throws IOException {
+    return answering(replyWith(answer));
   }
 
   /** Hands every AssignTasks to handler, which answers (or not) on the observer; Assign is UNIMPLEMENTED. */
   public static FakeAssignd answeringTasks(BiConsumer<AssignTasksRequest, StreamObserver<AssignTasksResponse>> handler)
       throws IOException {
-    return new FakeAssignd(new AssignmentServiceGrpc.AssignmentServiceImplBase() {
-      @Override
-      public void assignTasks(AssignTasksRequest request, StreamObserver<AssignTasksResponse> out) {
-        handler.accept(request, out);
-      }
-    });
+    return serving(AssignmentServiceGrpc.getAssignTasksMethod(), handler);
   }
 
   /** Answers every AssignTasks with what answer returns, or the status it throws. */
   public static FakeAssignd replyingTasks(Function<AssignTasksRequest, AssignTasksResponse> answer) throws IOException {
-    return answeringTasks((req, out) -> {
-      try {
-        out.onNext(answer.apply(req));
-        out.onCompleted();
-      } catch (StatusRuntimeException e) {
-        out.onError(e);
-      }
-    });
+    return answeringTasks(replyWith(answer));
   }
 
   /** Serves no service at all: every call gets UNIMPLEMENTED. */
@@ -87,12 +84,7 @@ public final class FakeAssignd implements AutoCloseable {
   /** Hands every AssignShare to handler, which answers (or not) on the observer. */
   public static FakeAssignd answeringShare(BiConsumer<AssignShareRequest, StreamObserver<AssignShareResponse>> handler)
       throws IOException {
-    return new FakeAssignd(new AssignmentServiceGrpc.AssignmentServiceImplBase() {
-      @Override
-      public void assignShare(AssignShareRequest request, StreamObserver<AssignShareResponse> out) {
-        handler.accept(request, out);
-      }
-    });
+    return serving(AssignmentServiceGrpc.getAssignShareMethod(), handler);
   }
 
   /** host:port of the server. */

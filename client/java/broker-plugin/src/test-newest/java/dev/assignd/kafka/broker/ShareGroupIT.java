@@ -27,7 +27,6 @@ import java.util.function.BooleanSupplier;
 import javax.management.openmbean.CompositeData;
 import javax.management.openmbean.TabularData;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -35,11 +34,9 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,11 +64,6 @@ class ShareGroupIT {
 
   @BeforeAll
   static void start() throws Exception {
-    String jar = System.getProperty("plugin.jar", "");
-    String lib = System.getProperty("plugin.lib", "");
-    if (jar.isEmpty() || !Files.exists(Path.of(jar))) {
-      fail("plugin.jar is not set or missing (run through mvn verify, which packages the plugin first): " + jar);
-    }
     dir = Files.createTempDirectory("share-group-it");
     assignd = AssigndProcess.start();
     Map<String, String> settings = new LinkedHashMap<>();
@@ -81,10 +73,8 @@ class ShareGroupIT {
     // that assignd's death shows within the test.
     settings.put("assignd.share.deadline.ms", "2000");
     settings.put("assignd.share.backoff.ms", "1000");
-    broker = TestBroker.start(dir.resolve("kafka"), List.of(jar, lib), settings);
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    admin = Admin.create(p);
+    broker = TestBroker.start(dir.resolve("kafka"), TestBroker.pluginClasspath(), settings);
+    admin = broker.admin();
     admin.createTopics(List.of(new NewTopic(TOPIC, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
     // A share group starts at the log's end unless told otherwise: from
     // the start, so that records produced before a consumer joins count.
@@ -204,11 +194,7 @@ class ShareGroupIT {
 
   /** Produces n records numbered from first; returns first + n. */
   private static int produce(int first, int n) throws Exception {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    try (KafkaProducer<String, String> prod = new KafkaProducer<>(p)) {
+    try (KafkaProducer<String, String> prod = broker.producer()) {
       for (int i = first; i < first + n; i++) {
         prod.send(new ProducerRecord<>(TOPIC, "k" + i, "v" + i));
       }

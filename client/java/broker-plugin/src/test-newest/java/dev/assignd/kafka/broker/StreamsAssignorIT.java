@@ -2,7 +2,6 @@ package dev.assignd.kafka.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import assignd.v1.GroupHistoryServiceGrpc;
 import assignd.v1.History.Decision;
@@ -31,24 +30,16 @@ import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.StreamsConfig;
 import org.apache.kafka.streams.ThreadMetadata;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -93,11 +84,6 @@ class StreamsAssignorIT {
 
   @BeforeAll
   static void start() throws Exception {
-    String jar = System.getProperty("plugin.jar", "");
-    String lib = System.getProperty("plugin.lib", "");
-    if (jar.isEmpty() || !Files.exists(Path.of(jar))) {
-      fail("plugin.jar is not set or missing (run through mvn verify, which packages the plugin first): " + jar);
-    }
     dir = Files.createTempDirectory("streams-assignor-it");
     records = dir.resolve("task-records.txt");
     // Streams groups arrive under the plugin's label; the rule serves
@@ -123,10 +109,8 @@ class StreamsAssignorIT {
     settings.put("group.streams.initial.rebalance.delay.ms", "0");
     settings.put("group.streams.min.heartbeat.interval.ms", "500");
     settings.put("group.streams.heartbeat.interval.ms", "1000");
-    broker = TestBroker.start(dir.resolve("kafka"), List.of(jar, lib), settings);
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    admin = Admin.create(p);
+    broker = TestBroker.start(dir.resolve("kafka"), TestBroker.pluginClasspath(), settings);
+    admin = broker.admin();
     admin.createTopics(List.of(new NewTopic(INPUT, 4, (short) 1), new NewTopic(OUTPUT, 4, (short) 1)))
         .all().get(30, TimeUnit.SECONDS);
   }
@@ -359,30 +343,11 @@ class StreamsAssignorIT {
   }
 
   private KafkaStreams streams(String instance) throws IOException {
-    Properties p = new Properties();
-    p.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
-    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
-    p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(dir.resolve("state-" + instance)).toString());
-    p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.String().getClass().getName());
-    p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.String().getClass().getName());
-    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
-    StreamsBuilder b = new StreamsBuilder();
-    b.<String, String>stream(INPUT)
-        .groupBy((k, v) -> v)
-        .count(Materialized.as(Stores.inMemoryKeyValueStore("word-count")))
-        .toStream().mapValues(Object::toString).to(OUTPUT);
-    KafkaStreams s = new KafkaStreams(b.build(), p);
-    s.start();
-    return s;
+    return WordCount.start(broker, APP, dir.resolve("state-" + instance), INPUT, OUTPUT, "word-count");
   }
 
   private void produce(int n) throws Exception {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    try (KafkaProducer<String, String> prod = new KafkaProducer<>(p)) {
+    try (KafkaProducer<String, String> prod = broker.producer()) {
       for (int i = 0; i < n; i++) {
         String w = WORDS_PREFIX + (sent % WORDS);
         prod.send(new ProducerRecord<>(INPUT, "k" + sent, w)).get(30, TimeUnit.SECONDS);

@@ -23,21 +23,13 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Stream;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaShareConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.apache.kafka.streams.KafkaStreams;
-import org.apache.kafka.streams.StreamsBuilder;
-import org.apache.kafka.streams.StreamsConfig;
-import org.apache.kafka.streams.kstream.Materialized;
-import org.apache.kafka.streams.state.Stores;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -81,9 +73,7 @@ class StreamsShareProbeIT {
     settings.put("group.streams.initial.rebalance.delay.ms", "0");
     settings.put("group.streams.task.offset.interval.ms", "15000");
     broker = TestBroker.start(dir.resolve("kafka"), List.of(jar.toString()), settings);
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    admin = Admin.create(p);
+    admin = broker.admin();
     admin.createTopics(List.of(new NewTopic(INPUT, 4, (short) 1), new NewTopic(OUTPUT, 4, (short) 1),
         new NewTopic(SHARE_TOPIC, 3, (short) 1))).all().get(30, TimeUnit.SECONDS);
   }
@@ -239,31 +229,11 @@ class StreamsShareProbeIT {
   }
 
   private static KafkaStreams streams(int instance) throws IOException {
-    Properties p = new Properties();
-    p.put(StreamsConfig.APPLICATION_ID_CONFIG, APP);
-    p.put(StreamsConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    p.put(StreamsConfig.GROUP_PROTOCOL_CONFIG, "streams");
-    p.put(StreamsConfig.STATE_DIR_CONFIG, Files.createDirectories(dir.resolve("state-" + instance)).toString());
-    p.put(StreamsConfig.DEFAULT_KEY_SERDE_CLASS_CONFIG, Serdes.String().getClass().getName());
-    p.put(StreamsConfig.DEFAULT_VALUE_SERDE_CLASS_CONFIG, Serdes.String().getClass().getName());
-    p.put(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG, "200");
-    StreamsBuilder b = new StreamsBuilder();
-    // Counting by value repartitions: two subtopologies, one stateful.
-    b.<String, String>stream(INPUT)
-        .groupBy((k, v) -> v)
-        .count(Materialized.as(Stores.inMemoryKeyValueStore("probe-count")))
-        .toStream().mapValues(Object::toString).to(OUTPUT);
-    KafkaStreams s = new KafkaStreams(b.build(), p);
-    s.start();
-    return s;
+    return WordCount.start(broker, APP, dir.resolve("state-" + instance), INPUT, OUTPUT, "probe-count");
   }
 
   private static void produce(String topic, int n) throws Exception {
-    Properties p = new Properties();
-    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-    try (KafkaProducer<String, String> prod = new KafkaProducer<>(p)) {
+    try (KafkaProducer<String, String> prod = broker.producer()) {
       for (int i = 0; i < n; i++) {
         prod.send(new ProducerRecord<>(topic, "k" + i, "w" + (i % 17)));
       }

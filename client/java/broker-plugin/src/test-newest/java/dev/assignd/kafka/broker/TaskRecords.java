@@ -5,12 +5,8 @@ import assignd.v1.TaskAssignment.AssignTasksResponse;
 import assignd.v1.TaskAssignment.StreamsMember;
 import assignd.v1.TaskAssignment.StreamsMemberAssignment;
 import assignd.v1.TaskAssignment.StreamsTask;
-import com.google.protobuf.InvalidProtocolBufferException;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -76,25 +72,8 @@ final class TaskRecords {
   }
 
   static List<Entry> read(Path file) throws IOException {
-    List<Entry> out = new ArrayList<>();
-    if (!Files.exists(file)) {
-      return out;
-    }
-    Base64.Decoder b64 = Base64.getDecoder();
-    for (String line : Files.readAllLines(file)) {
-      String[] f = line.split(" ");
-      if (f.length != 8) {
-        continue; // being written
-      }
-      try {
-        out.add(new Entry(f[1], Long.parseLong(f[2]), f[3],
-            f[4].equals("-") ? null : AssignTasksRequest.parseFrom(b64.decode(f[4])),
-            f[5].equals("-") ? null : AssignTasksResponse.parseFrom(b64.decode(f[5])),
-            AssignTasksResponse.parseFrom(b64.decode(f[6])), Long.parseLong(f[7])));
-      } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
-        // a line being written
-      }
-    }
-    return out;
+    return Records.lines(file, f -> new Entry(f[1], Long.parseLong(f[2]), f[3], Records.message(f[4], AssignTasksRequest.parser()),
+        Records.message(f[5], AssignTasksResponse.parser()), Records.message(f[6], AssignTasksResponse.parser()),
+        Long.parseLong(f[7])));
   }
 }

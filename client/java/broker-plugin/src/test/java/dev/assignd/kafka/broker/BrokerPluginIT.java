@@ -28,7 +28,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -89,11 +88,6 @@ class BrokerPluginIT {
 
   @BeforeAll
   static void start() throws Exception {
-    String jar = System.getProperty("plugin.jar", "");
-    String lib = System.getProperty("plugin.lib", "");
-    if (jar.isEmpty() || !Files.exists(Path.of(jar))) {
-      fail("plugin.jar is not set or missing (run through mvn verify, which packages the plugin first): " + jar);
-    }
     dir = Files.createTempDirectory("kip848-plugin-it");
     records = dir.resolve("records.txt");
     timings = dir.resolve("timings.txt");
@@ -128,10 +122,8 @@ class BrokerPluginIT {
     settings.put("group.consumer.session.timeout.ms", "10000");
     Path timer = TimedAssignor.jar(Path.of(System.getProperty("plugin.test.classes", "target/test-classes")),
         dir.resolve("timed-assignor.jar"));
-    broker = TestBroker.start(dir.resolve("broker-run"), List.of(jar, lib, timer.toString()), settings);
-    Properties p = new Properties();
-    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-    admin = Admin.create(p);
+    broker = TestBroker.start(dir.resolve("broker-run"), TestBroker.pluginClasspath(timer.toString()), settings);
+    admin = broker.admin();
     admin.createTopics(List.of(new NewTopic(TOPIC, 6, (short) 1), new NewTopic(OTHER_TOPIC, 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
   }
 
@@ -686,19 +678,8 @@ class BrokerPluginIT {
   }
 
   private static Path kgomember() throws IOException, InterruptedException {
-    String prop = System.getProperty("assignd.kgomember", "");
-    if (!prop.isEmpty()) {
-      return Path.of(prop);
-    }
-    synchronized (BrokerPluginIT.class) {
-      if (kgomemberBin == null) {
-        kgomemberBin = AssigndProcess.goBuild("./testbed/cmd/kgomember", "kgomember");
-      }
-      return kgomemberBin;
-    }
+    return AssigndProcess.command("assignd.kgomember", "./testbed/cmd/kgomember", "kgomember");
   }
-
-  private static Path kgomemberBin;
 
   /** Members' current partitions, partition → member name. */
   private Map<TopicPartition, String> owners() {

@@ -2,7 +2,6 @@ package dev.assignd.kafka.broker;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.assignd.testkit.AssigndProcess;
 import java.nio.file.Files;
@@ -11,11 +10,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.junit.jupiter.api.Test;
 
@@ -33,11 +30,7 @@ class ColdStartIT {
 
   @Test
   void firstTargetAfterEveryStartIsAssignds() throws Exception {
-    String jar = System.getProperty("plugin.jar", "");
-    String lib = System.getProperty("plugin.lib", "");
-    if (jar.isEmpty() || !Files.exists(Path.of(jar))) {
-      fail("plugin.jar is not set or missing (run through mvn verify, which packages the plugin first): " + jar);
-    }
+    List<String> plugin = TestBroker.pluginClasspath();
     int starts = Integer.getInteger("assignd.coldstarts", 2);
     Path dir = Files.createTempDirectory("kip848-coldstart-it");
     List<Long> firstMicros = new ArrayList<>();
@@ -52,10 +45,8 @@ class ColdStartIT {
         settings.put("assignd.record.file", records.toString());
         settings.put("group.consumer.min.heartbeat.interval.ms", "100");
         settings.put("group.consumer.heartbeat.interval.ms", "500");
-        try (TestBroker broker = TestBroker.start(dir.resolve("broker-" + i), List.of(jar, lib), settings)) {
-          Properties p = new Properties();
-          p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-          try (Admin admin = Admin.create(p)) {
+        try (TestBroker broker = TestBroker.start(dir.resolve("broker-" + i), plugin, settings)) {
+          try (Admin admin = broker.admin()) {
             admin.createTopics(List.of(new NewTopic("cold", 4, (short) 1))).all().get(30, TimeUnit.SECONDS);
           }
           try (Member m = new Member("c" + i, broker.bootstrap, "kip848-cold", "assignd", null, List.of("cold"),

@@ -17,7 +17,6 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -52,11 +51,9 @@ class DeadAssigndIT {
 
   @Test
   void hungThenDead() throws Exception {
-    String jar = System.getProperty("plugin.jar", "");
-    String lib = System.getProperty("plugin.lib", "");
     String testClasses = System.getProperty("plugin.test.classes", "");
-    if (jar.isEmpty() || !Files.exists(Path.of(jar)) || testClasses.isEmpty()) {
-      fail("plugin.jar or plugin.test.classes is not set or missing (run through mvn verify): " + jar + " " + testClasses);
+    if (testClasses.isEmpty()) {
+      fail("plugin.test.classes is not set (run through mvn verify)");
     }
     Path dir = Files.createTempDirectory("kip848-dead-it");
     Path timed = dir.resolve("timed.txt");
@@ -75,11 +72,9 @@ class DeadAssigndIT {
       // default: here every change makes one. 4.1 has no such setting.
       settings.put("group.consumer.assignment.interval.ms", "0");
       Path timer = TimedAssignor.jar(Path.of(testClasses), dir.resolve("timed-assignor.jar"));
-      try (TestBroker broker = TestBroker.start(dir.resolve("broker"), List.of(jar, lib, timer.toString()), settings)) {
+      try (TestBroker broker = TestBroker.start(dir.resolve("broker"), TestBroker.pluginClasspath(timer.toString()), settings)) {
         try {
-          Properties ap = new Properties();
-          ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, broker.bootstrap);
-          try (Admin admin = Admin.create(ap)) {
+          try (Admin admin = broker.admin()) {
             admin.createTopics(List.of(new NewTopic("dead-a", 2, (short) 1), new NewTopic("dead-b", 2, (short) 1)))
                 .all().get(30, TimeUnit.SECONDS);
           }

@@ -5,6 +5,7 @@ import assignd.v1.Assignment.AssignResponse;
 import assignd.v1.Assignment.MemberAssignment;
 import assignd.v1.Assignment.TopicPartitions;
 import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.protobuf.Parser;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,26 +63,42 @@ final class Records {
   }
 
   static List<Entry> read(Path file) throws IOException {
-    List<Entry> out = new ArrayList<>();
+    return lines(file, f -> new Entry(f[0], f[1], Long.parseLong(f[2]), f[3], message(f[4], AssignRequest.parser()),
+        message(f[5], AssignResponse.parser()), message(f[6], AssignResponse.parser()), Long.parseLong(f[7])));
+  }
+
+  /** One line's fields made into an entry; a line being written may not parse. */
+  interface Line<E> {
+    E parse(String[] fields) throws InvalidProtocolBufferException;
+  }
+
+  /**
+   * The whole lines of any plugin's record file ({@link Recorder}:
+   * instance outcome nanos thread request response applied gcnanos), as
+   * entries; none when there is no file yet.
+   */
+  static <E> List<E> lines(Path file, Line<E> entry) throws IOException {
+    List<E> out = new ArrayList<>();
     if (!Files.exists(file)) {
       return out;
     }
-    Base64.Decoder b64 = Base64.getDecoder();
     for (String line : Files.readAllLines(file)) {
       String[] f = line.split(" ");
       if (f.length != 8) {
         continue; // being written
       }
       try {
-        out.add(new Entry(f[0], f[1], Long.parseLong(f[2]), f[3],
-            f[4].equals("-") ? null : AssignRequest.parseFrom(b64.decode(f[4])),
-            f[5].equals("-") ? null : AssignResponse.parseFrom(b64.decode(f[5])),
-            AssignResponse.parseFrom(b64.decode(f[6])), Long.parseLong(f[7])));
+        out.add(entry.parse(f));
       } catch (InvalidProtocolBufferException | IllegalArgumentException e) {
         // a line being written
       }
     }
     return out;
+  }
+
+  /** A field of the line: a base64 protobuf, or null for "-". */
+  static <T> T message(String field, Parser<T> parser) throws InvalidProtocolBufferException {
+    return field.equals("-") ? null : parser.parseFrom(Base64.getDecoder().decode(field));
   }
 
   /**

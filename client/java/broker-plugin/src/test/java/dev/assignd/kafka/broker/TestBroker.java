@@ -1,5 +1,7 @@
 package dev.assignd.kafka.broker;
 
+import static org.junit.jupiter.api.Assertions.fail;
+
 import dev.assignd.testkit.AssigndProcess;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,7 +10,13 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.serialization.StringSerializer;
 
 /**
  * The real Kafka broker of testbed/kafkabroker (the pinned 4.1.1, or the
@@ -42,6 +50,35 @@ final class TestBroker implements AutoCloseable {
       throw new IllegalStateException("testbroker up failed: " + out);
     }
     return new TestBroker(dir, out);
+  }
+
+  /**
+   * The packaged plugin and its lib/, then more, for the broker's
+   * classpath: the system properties plugin.jar and plugin.lib, which mvn
+   * verify sets once it has packaged the plugin.
+   */
+  static List<String> pluginClasspath(String... more) {
+    String jar = System.getProperty("plugin.jar", "");
+    if (jar.isEmpty() || !Files.exists(Path.of(jar))) {
+      fail("plugin.jar is not set or missing (run through mvn verify, which packages the plugin first): " + jar);
+    }
+    List<String> cp = new ArrayList<>(List.of(jar, System.getProperty("plugin.lib", "")));
+    cp.addAll(List.of(more));
+    return cp;
+  }
+
+  /** An admin client of this broker; the caller closes it. */
+  Admin admin() {
+    Properties p = new Properties();
+    p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    return Admin.create(p);
+  }
+
+  /** A producer of string keys and values to this broker; the caller closes it. */
+  KafkaProducer<String, String> producer() {
+    Properties p = new Properties();
+    p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
   }
 
   /** The broker's version, from its jar's name (kafka_2.13-V.jar) in ASSIGND_KAFKA_LIB or the default lib. */
@@ -82,17 +119,6 @@ final class TestBroker implements AutoCloseable {
   }
 
   private static Path binary() throws IOException, InterruptedException {
-    String prop = System.getProperty("assignd.testbroker", "");
-    if (!prop.isEmpty()) {
-      return Path.of(prop);
-    }
-    synchronized (TestBroker.class) {
-      if (built == null) {
-        built = AssigndProcess.goBuild("./testbed/cmd/testbroker", "testbroker");
-      }
-      return built;
-    }
+    return AssigndProcess.command("assignd.testbroker", "./testbed/cmd/testbroker", "testbroker");
   }
-
-  private static Path built;
 }
