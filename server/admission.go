@@ -91,16 +91,13 @@ func (t ticket) class() int {
 }
 
 // heldWeight is the weight of the newest hold time in held's average:
-// about the last 256 calls. The estimate multiplies it by the calls ahead,
+// about the last 32 calls. The estimate multiplies it by the calls ahead,
 // so it must be their mean, and a fleet's small calls are not alike (the
-// small class reaches 150,000 partitions; a storm's one group in 200 of
-// 20,000 to 100,000 holds its slot a hundred times longer than the rest):
-// with a weight of 1/32, each such call raised the estimate fourfold over
-// the next few dozen calls, and the storm's next calls were refused
-// though the slots would serve them in time; with 1/256 the average stays
-// within a third of the mean, and follows a change of load
-// within a few hundred calls, a tenth of a second in a storm.
-const heldWeight = 1.0 / 256
+// small class reaches 150,000 partitions): with a weight of 1/5, one call
+// a hundred times the others' length raises the estimate twentyfold, and a
+// storm's next calls are refused though the slots would serve them in
+// time; with 1/32, about fourfold, fading over the next calls.
+const heldWeight = 1.0 / 32
 
 // newAdmission builds an admission of slots CPU slots and budget bytes;
 // reserve is budget/reserveDivisor and the small-call bound the smaller of
