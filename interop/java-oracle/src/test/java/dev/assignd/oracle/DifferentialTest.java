@@ -28,7 +28,10 @@ class DifferentialTest extends ClientOracleSuite<Tally> {
     static final Map<String, Double> FLOORS = Map.of(
             "range", 1.0,
             "roundrobin", 1.0,
-            "sticky", 0.508, // 95/187
+            // 94/187: one group fewer than 95 since the trim's room rounds
+            // each receiver's share up on its own; the group that left
+            // has the same counts and moves, other partitions.
+            "sticky", 0.502,
             "cooperative-sticky", 0.484); // 92/190
 
     private Oracle oracle;
