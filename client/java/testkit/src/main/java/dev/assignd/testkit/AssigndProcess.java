@@ -46,6 +46,16 @@ public final class AssigndProcess implements AutoCloseable {
     return p;
   }
 
+  /**
+   * Starts assignd on a policy of these rules (YAML lines, indented as the
+   * list's items), written to dir/policy.yaml under {@code version: 1}.
+   */
+  public static AssigndProcess withPolicy(Path dir, String... rules) throws IOException, InterruptedException {
+    Path policy = dir.resolve("policy.yaml");
+    Files.writeString(policy, "version: 1\nrules:\n" + String.join("\n", rules) + "\n");
+    return start("--policy=" + policy);
+  }
+
   /** A port nobody listens on (nothing is started there). */
   public static int freePort() throws IOException {
     try (ServerSocket s = new ServerSocket(0)) {

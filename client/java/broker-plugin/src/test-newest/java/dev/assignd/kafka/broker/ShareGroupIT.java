@@ -85,11 +85,7 @@ class ShareGroupIT {
 
   @AfterAll
   static void stop() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {jmx, admin, broker, assignd}) {
-      if (c != null) {
-        c.close();
-      }
-    }
+    TestBroker.closeAll(null, jmx, admin, broker, assignd);
   }
 
   @Test

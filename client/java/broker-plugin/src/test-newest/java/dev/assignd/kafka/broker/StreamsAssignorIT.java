@@ -88,16 +88,11 @@ class StreamsAssignorIT {
     records = dir.resolve("task-records.txt");
     // Streams groups arrive under the plugin's label; the rule serves
     // them only (group_types), with the task assignor of its choice.
-    Path policy = dir.resolve("policy.yaml");
-    Files.writeString(policy, String.join("\n",
-        "version: 1",
-        "rules:",
+    assignd = AssigndProcess.withPolicy(dir,
         "  - name: " + RULE,
         "    description: Kafka Streams groups, through the broker's task assignor",
         "    match: {group_prefixes: [\"kip1071:\"], group_types: [streams]}",
-        "    task_assignor: sticky@1",
-        ""));
-    assignd = AssigndProcess.start("--policy=" + policy);
+        "    task_assignor: sticky@1");
     Map<String, String> settings = new LinkedHashMap<>();
     // First: the default of a group that sets no streams.assignor.name.
     settings.put("group.streams.assignors", AssigndTaskAssignor.class.getName() + ",sticky");
@@ -117,16 +112,7 @@ class StreamsAssignorIT {
 
   @AfterAll
   static void stop() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {admin, broker, assignd}) {
-      if (c != null) {
-        c.close();
-      }
-    }
-    if (dir != null && !"1".equals(System.getenv("ASSIGND_KAFKA_KEEP"))) {
-      try (var walk = Files.walk(dir)) {
-        walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
-    }
+    TestBroker.closeAll(dir, admin, broker, assignd);
   }
 
   @Test

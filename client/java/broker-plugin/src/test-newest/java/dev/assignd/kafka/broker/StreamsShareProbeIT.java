@@ -80,11 +80,7 @@ class StreamsShareProbeIT {
 
   @AfterAll
   static void stop() throws Exception {
-    for (AutoCloseable c : new AutoCloseable[] {admin, broker}) {
-      if (c != null) {
-        c.close();
-      }
-    }
+    TestBroker.closeAll(null, admin, broker);
   }
 
   /** The probe's classes as a jar for the broker's classpath (testbroker -cp takes jars). */

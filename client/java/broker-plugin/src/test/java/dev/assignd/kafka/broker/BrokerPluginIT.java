@@ -24,7 +24,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.admin.Admin;
@@ -93,10 +92,7 @@ class BrokerPluginIT {
     timings = dir.resolve("timings.txt");
     // One policy for both kinds of group: KIP-848 groups arrive under the
     // plugin's label, classic groups under their own id.
-    Path policy = dir.resolve("policy.yaml");
-    Files.writeString(policy, String.join("\n",
-        "version: 1",
-        "rules:",
+    assignd = AssigndProcess.withPolicy(dir,
         "  - name: kip848",
         "    description: groups on the KIP-848 protocol, through the broker plugin",
         "    match: {group_prefixes: [\"kip848:\"]}",
@@ -104,9 +100,7 @@ class BrokerPluginIT {
         "  - name: classic",
         "    description: classic groups led through a shim",
         "    match: {groups: [" + CLASSIC_GROUP + "]}",
-        "    assignor: cooperative-sticky@2",
-        ""));
-    assignd = AssigndProcess.start("--policy=" + policy);
+        "    assignor: cooperative-sticky@2");
     Map<String, String> settings = new LinkedHashMap<>();
     // The plugin, timed whole on the coordinator's thread (TimedAssignor).
     settings.put("group.consumer.assignors", "uniform,range," + TimedAssignor.class.getName());
@@ -129,20 +123,7 @@ class BrokerPluginIT {
 
   @AfterAll
   static void stop() throws Exception {
-    if (admin != null) {
-      admin.close();
-    }
-    if (broker != null) {
-      broker.close();
-    }
-    if (assignd != null) {
-      assignd.close();
-    }
-    if (dir != null && !"1".equals(System.getenv("ASSIGND_KAFKA_KEEP"))) {
-      try (var walk = Files.walk(dir)) {
-        walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
-    }
+    TestBroker.closeAll(dir, admin, broker, assignd);
   }
 
   private final Ownership ownership = new Ownership();
@@ -879,9 +860,8 @@ class BrokerPluginIT {
    * shows here.
    */
   static final class CommitProbe implements AutoCloseable {
-    private final AtomicBoolean stop = new AtomicBoolean();
     private final java.util.concurrent.atomic.AtomicLong max = new java.util.concurrent.atomic.AtomicLong();
-    private final Thread thread;
+    private final Background loop;
 
     CommitProbe(String bootstrap, String topic) {
       Properties p = new Properties();
@@ -889,21 +869,17 @@ class BrokerPluginIT {
       p.put(ConsumerConfig.GROUP_ID_CONFIG, "kip848-probe");
       p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
       TopicPartition tp = new TopicPartition(topic, 0);
-      thread = new Thread(() -> {
+      loop = new Background("commit-probe", stopped -> {
         try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
           c.assign(List.of(tp));
-          while (!stop.get()) {
+          while (!stopped.getAsBoolean()) {
             long t0 = System.nanoTime();
             c.commitSync(Map.of(tp, new OffsetAndMetadata(0)));
             max.accumulateAndGet(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0), Math::max);
             Thread.sleep(20);
           }
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
         }
-      }, "commit-probe");
-      thread.setDaemon(true);
-      thread.start();
+      });
     }
 
     long maxMillis() {
@@ -916,8 +892,7 @@ class BrokerPluginIT {
 
     @Override
     public void close() throws InterruptedException {
-      stop.set(true);
-      thread.join(30_000);
+      loop.close();
     }
   }
 
@@ -926,8 +901,7 @@ class BrokerPluginIT {
     final Set<String> acked = ConcurrentHashMap.newKeySet();
     /** Each acknowledged record's value, to "partition-offset". */
     final Map<String, String> where = new ConcurrentHashMap<>();
-    private final AtomicBoolean stop = new AtomicBoolean();
-    private final Thread thread;
+    private final Background loop;
 
     Producer(String bootstrap, String topic) {
       Properties p = new Properties();
@@ -935,9 +909,9 @@ class BrokerPluginIT {
       p.put(ProducerConfig.ACKS_CONFIG, "all");
       p.put(ProducerConfig.METADATA_MAX_AGE_CONFIG, "1000");
       p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-      thread = new Thread(() -> {
+      loop = new Background("producer", stopped -> {
         try (KafkaProducer<String, String> pr = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
-          for (long i = 0; !stop.get(); i++) {
+          for (long i = 0; !stopped.getAsBoolean(); i++) {
             int n = pr.partitionsFor(topic).size();
             String v = Long.toString(i);
             pr.send(new ProducerRecord<>(topic, (int) (i % n), null, v), (md, err) -> {
@@ -949,17 +923,12 @@ class BrokerPluginIT {
             Thread.sleep(5);
           }
           pr.flush();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
         }
-      }, "producer");
-      thread.setDaemon(true);
-      thread.start();
+      });
     }
 
     void stop() throws InterruptedException {
-      stop.set(true);
-      thread.join(30_000);
+      loop.close();
     }
   }
 

@@ -67,6 +67,24 @@ final class TestBroker implements AutoCloseable {
     return cp;
   }
 
+  /**
+   * Closes what a real-broker test opened, in order (none is null when
+   * the test's start failed half-way), then deletes its directory, dir
+   * (none when null), unless ASSIGND_KAFKA_KEEP=1 keeps it for a look.
+   */
+  static void closeAll(Path dir, AutoCloseable... opened) throws Exception {
+    for (AutoCloseable c : opened) {
+      if (c != null) {
+        c.close();
+      }
+    }
+    if (dir != null && !"1".equals(System.getenv("ASSIGND_KAFKA_KEEP"))) {
+      try (var walk = Files.walk(dir)) {
+        walk.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+      }
+    }
+  }
+
   /** An admin client of this broker; the caller closes it. */
   Admin admin() {
     Properties p = new Properties();
