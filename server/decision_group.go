@@ -63,12 +63,11 @@ func (r *callReport) groupDecision(c groupCall, callTime time.Duration) *assignd
 	return d
 }
 
-// userAgent is the call's user agent, clipped, or "".
+// userAgent is the call's user agent, clipped, or "". It reads the one
+// key: metadata.FromIncomingContext would copy every header of the call.
 func userAgent(ctx context.Context) string {
-	if md, ok := metadata.FromIncomingContext(ctx); ok {
-		if ua := md.Get("user-agent"); len(ua) > 0 {
-			return rpcerr.Clip(ua[0])
-		}
+	if ua := metadata.ValueFromIncomingContext(ctx, "user-agent"); len(ua) > 0 {
+		return rpcerr.Clip(ua[0])
 	}
 	return ""
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/grpc-ecosystem/go-grpc-middleware/v2/interceptors/logging"
 	"google.golang.org/grpc"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
-	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/assignd/assignd/server/rpcerr"
@@ -76,8 +75,8 @@ func (r *callLogReporter) PostCall(err error, took time.Duration) {
 	// that the record grows its storage once.
 	var buf [24]slog.Attr
 	attrs := append(buf[:0], slog.String(logging.ServiceFieldKey, r.service), slog.String(logging.MethodFieldKey, r.method))
-	if p, ok := peer.FromContext(r.ctx); ok && p.Addr != nil {
-		attrs = append(attrs, slog.String("peer.address", p.Addr.String()))
+	if addr, ok := peerAddress(r.ctx); ok {
+		attrs = append(attrs, slog.String("peer.address", addr))
 	}
 	attrs = append(attrs, slog.Time("grpc.start_time", r.start))
 	if d, ok := r.ctx.Deadline(); ok {

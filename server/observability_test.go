@@ -1,14 +1,21 @@
 package server_test
 
 import (
+	"context"
+	"log/slog"
+	"net"
 	"regexp"
 	"strings"
 	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/assignd/assignd/assign"
 	"github.com/assignd/assignd/assign/assigntest"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/selection"
 )
 
 // TestCallLog: one line per call, with the domain fields beside method,
@@ -52,6 +59,58 @@ func TestCallLog(t *testing.T) {
 	}
 	if strings.Contains(ts.logs.String(), "secret-topic") {
 		t.Error("the log contains payload (a topic name)")
+	}
+}
+
+// TestCallLogPeer: over TCP, each call's line names the address of its
+// own connection's client end, which the server notes once per
+// connection.
+func TestCallLogPeer(t *testing.T) {
+	logs := &logBuffer{}
+	srv, err := server.New(selection.Default(), slog.New(slog.NewJSONHandler(logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = srv.Serve(lis) }()
+	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	var want []string
+	for range 2 {
+		var local string
+		conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+				c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+				if err == nil {
+					local = c.LocalAddr().String()
+				}
+				return c, err
+			}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		client := assigndv1.NewAssignmentServiceClient(conn)
+		for range 2 {
+			if _, err := client.ListAssignors(callCtx(t), &assigndv1.ListAssignorsRequest{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want = append(want, local, local)
+	}
+	lines := logs.lines(t, "finished call")
+	if len(lines) != len(want) {
+		t.Fatalf("want %d call lines, got %d:\n%s", len(want), len(lines), logs)
+	}
+	for i, l := range lines {
+		if l["peer.address"] != want[i] {
+			t.Errorf("call %d: peer.address = %v, want %s (its connection's client end)", i, l["peer.address"], want[i])
+		}
+	}
+	if want[0] == want[2] {
+		t.Errorf("both connections have the local address %s", want[0])
 	}
 }
 

@@ -95,7 +95,8 @@ type rpcStats struct {
 	// receiving and decoding the request, and waiting for a goroutine.
 	intake metric.Float64Histogram
 	// methods caches each method's attribute option (method name to
-	// metric.RecordOption), so that recording allocates nothing.
+	// []metric.RecordOption, the variadic argument of Record built once),
+	// so that recording allocates nothing.
 	methods sync.Map
 }
 
@@ -120,20 +121,27 @@ func (h *rpcStats) TagRPC(ctx context.Context, _ *stats.RPCTagInfo) context.Cont
 }
 
 func (h *rpcStats) HandleRPC(ctx context.Context, s stats.RPCStats) {
-	st := rpcStateFrom(ctx)
-	if st == nil {
-		return
-	}
+	// The headers and trailers, and the response's payload, are of no
+	// interest: they are left before the context is searched for the
+	// state.
 	switch s := s.(type) {
 	case *stats.Begin:
-		st.mu.Lock()
-		st.begin = s.BeginTime
-		st.mu.Unlock()
+		if st := rpcStateFrom(ctx); st != nil {
+			st.mu.Lock()
+			st.begin = s.BeginTime
+			st.mu.Unlock()
+		}
 	case *stats.InPayload:
-		st.mu.Lock()
-		st.reqBytes = s.Length
-		st.mu.Unlock()
+		if st := rpcStateFrom(ctx); st != nil {
+			st.mu.Lock()
+			st.reqBytes = s.Length
+			st.mu.Unlock()
+		}
 	case *stats.End:
+		st := rpcStateFrom(ctx)
+		if st == nil {
+			return
+		}
 		st.mu.Lock()
 		release, after, handled := st.release, st.after, st.handled
 		st.release, st.after = nil, nil
@@ -159,14 +167,40 @@ func (h *rpcStats) report(ctx context.Context, end *stats.End) {
 	attrs := []slog.Attr{slog.String("grpc.method", method), slog.String("grpc.code", code.String()),
 		slog.String("grpc.error", rpcerr.ClipMessage(status.Convert(end.Error).Message())),
 		slog.String("grpc.duration", end.EndTime.Sub(end.BeginTime).Round(time.Microsecond).String())}
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		attrs = append(attrs, slog.String("peer.address", p.Addr.String()))
+	if addr, ok := peerAddress(ctx); ok {
+		attrs = append(attrs, slog.String("peer.address", addr))
 	}
 	h.logger.LogAttrs(ctx, slog.LevelWarn, "refused call", attrs...)
 }
 
-func (*rpcStats) TagConn(ctx context.Context, _ *stats.ConnTagInfo) context.Context { return ctx }
-func (*rpcStats) HandleConn(context.Context, stats.ConnStats)                       {}
+// connPeerKey holds, in a connection's context, its peer's address as
+// text: the call log names the peer of every call, and formatting the
+// address once per connection spares every call the formatting and its
+// allocations.
+type connPeerKey struct{}
+
+// TagConn notes the connection's peer address as text.
+func (*rpcStats) TagConn(ctx context.Context, info *stats.ConnTagInfo) context.Context {
+	if info.RemoteAddr == nil {
+		return ctx
+	}
+	return context.WithValue(ctx, connPeerKey{}, info.RemoteAddr.String())
+}
+
+func (*rpcStats) HandleConn(context.Context, stats.ConnStats) {}
+
+// peerAddress is the address of the call's peer as text, as its
+// connection noted it, or formatted now when the connection did not (a
+// context built without the stats handler, as in unit tests).
+func peerAddress(ctx context.Context) (string, bool) {
+	if addr, ok := ctx.Value(connPeerKey{}).(string); ok {
+		return addr, true
+	}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String(), true
+	}
+	return "", false
+}
 
 // handled is the first interceptor of both chains: the call got past
 // gRPC's own checks. It records the call's intake time.
@@ -182,13 +216,15 @@ func (h *rpcStats) handled(ctx context.Context, method string) {
 	if begin.IsZero() {
 		return
 	}
-	opt, ok := h.methods.Load(method)
+	opts, ok := h.methods.Load(method)
 	if !ok {
 		// Only registered methods reach an interceptor: the cache is as
 		// large as the services.
-		opt, _ = h.methods.LoadOrStore(method, metric.WithAttributeSet(attribute.NewSet(attribute.String("method", method))))
+		opts, _ = h.methods.LoadOrStore(method, []metric.RecordOption{
+			metric.WithAttributeSet(attribute.NewSet(attribute.String("method", method))),
+		})
 	}
-	h.intake.Record(ctx, time.Since(begin).Seconds(), opt.(metric.RecordOption))
+	h.intake.Record(ctx, time.Since(begin).Seconds(), opts.([]metric.RecordOption)...)
 }
 
 func (h *rpcStats) unary(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
