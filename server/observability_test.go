@@ -16,6 +16,7 @@ import (
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // TestCallLog: one line per call, with the domain fields beside method,
@@ -71,16 +72,11 @@ func TestCallLogPeer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
+	addr := shimtest.ServeServer(t, srv)
 	var want []string
 	for range 2 {
 		var local string
-		conn, err := grpc.NewClient(lis.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()),
+		conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()),
 			grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 				c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 				if err == nil {

@@ -50,6 +50,14 @@ func ServeSelector(t testing.TB, sel selection.Selector, opts ...server.Option) 
 	return addr
 }
 
+// ServeServer serves srv, built by the caller (with a logger of its own,
+// say), on a fresh 127.0.0.1 port until the test ends, and returns its
+// address.
+func ServeServer(t testing.TB, srv *server.Server) string {
+	t.Helper()
+	return serve(t, srv.Serve, func() { _ = srv.Shutdown(context.Background()) })
+}
+
 // StartAssignd is [ServeSelector] for a caller with no test to end it (a
 // testable example): it returns the address and stop, which shuts the
 // server down gracefully within 5 s.
