@@ -42,6 +42,9 @@ type service struct {
 	metrics  *domainMetrics
 	// history receives a Decision per answered call; nil: none is kept.
 	history *history.Store
+	// received holds large requests' bytes for their Decisions (with a
+	// history only).
+	received *receivedInputs
 	// load gives partition weights to rules that read them from Kafka;
 	// loadFallbacks counts the calls planned by counts instead.
 	load          LoadSource
@@ -147,7 +150,7 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if s.history != nil {
 		// References only: the record is built once the response is
 		// written (reportInterceptor), off the call's latency.
-		rep.noteDecision(ctx, req, g, res, took, caller)
+		rep.noteDecision(ctx, req, s.received.take(req), g, res, took, caller)
 	}
 	resp := response(res, sel.Policy, in.Versions, h, req.GetWeightUnit(), fromKafka)
 	resp.TargetAssignment = req.GetTargetAssignment()
