@@ -16,7 +16,7 @@ import (
 // fields lo to hi, must form one block, in field order, with tags and
 // lengths of the fewest bytes, after the known fields numbered below lo
 // (all of them below lo are known) and before every other; runs are the
-// other records, which the caller compares with a marshaling of the
+// other records, which [shape.matches] compares with a marshaling of the
 // message without the fields read here.
 type shape struct {
 	lo, hi protowire.Number
@@ -24,6 +24,7 @@ type shape struct {
 	block  int // 0 before the block of records read here, 1 in it, 2 after
 	last   protowire.Number
 	runs   [][]byte
+	split  int // runs before the block; -1: no block
 }
 
 // other notes a record handed to proto.Unmarshal.
@@ -44,7 +45,49 @@ func (sh *shape) mine(num protowire.Number, minimal bool) {
 	if !minimal || sh.block == 2 || num < sh.last {
 		sh.ok = false
 	}
+	if sh.block == 0 {
+		sh.split = len(sh.runs)
+	}
 	sh.block, sh.last = 1, num
+}
+
+// matches finishes the check of m, decoded with sh: rest, m's marshaling
+// without the fields read here, is the runs before the block (m's known
+// fields below lo, which proto.Marshal writes first) and then those after
+// it. A record of a field below lo in a wire type not its own is an
+// unknown field, which proto.Marshal writes last: m has none numbered up
+// to hi, so that the known fields below lo are all of rest's records
+// below lo.
+func (sh *shape) matches(m proto.Message, rest []byte) bool {
+	if !sh.ok || lowest(m.ProtoReflect().GetUnknown()) <= sh.hi {
+		return false
+	}
+	if sh.split < 0 {
+		return concatEqual(sh.runs, rest)
+	}
+	below := 0
+	for below < len(rest) {
+		num, _, n := protowire.ConsumeField(rest[below:])
+		if n < 0 || num >= sh.lo {
+			break
+		}
+		below += n
+	}
+	return concatEqual(sh.runs[:sh.split], rest[:below]) && concatEqual(sh.runs[sh.split:], rest[below:])
+}
+
+// lowest is the lowest field number of the records b (b is valid: a
+// message's unknown fields), or the largest number when none.
+func lowest(b []byte) protowire.Number {
+	low := protowire.Number(protowire.MaxValidNumber)
+	for len(b) > 0 {
+		num, _, n := protowire.ConsumeField(b)
+		if n < 0 {
+			return 0
+		}
+		low, b = min(low, num), b[n:]
+	}
+	return low
 }
 
 // track is sh when UnmarshalCanonical checks, and the request is
@@ -73,7 +116,7 @@ func (u *unmarshaler) canonicalMember(m *assigndv1.Member) bool {
 	var err error
 	u.scratch, err = proto.MarshalOptions{Deterministic: true}.MarshalAppend(u.scratch[:0], m)
 	m.Topics, m.OwnedPartitions = topics, owned
-	return err == nil && concatEqual(u.memberShape.runs, u.scratch)
+	return err == nil && u.memberShape.matches(m, u.scratch)
 }
 
 // canonicalRequest finishes the request's check, as canonicalMember.
@@ -85,7 +128,7 @@ func (u *unmarshaler) canonicalRequest(req *assigndv1.AssignRequest) bool {
 	req.Members = nil
 	rest, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
 	req.Members = members
-	return err == nil && concatEqual(u.reqShape.runs, rest)
+	return err == nil && u.reqShape.matches(req, rest)
 }
 
 // concatEqual says whether the runs, one after another, are b.

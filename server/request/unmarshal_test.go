@@ -226,6 +226,9 @@ func TestUnmarshalCanonicalRejects(t *testing.T) {
 		"members merged":              concat(base, base),
 		"unknown field among members": concat(text(3, "range"), member(text(1, "m")), varint(99, 1), member(text(1, "n"))),
 		"a scalar written as zero":    concat(text(3, "range"), member(text(1, "m"), varint(7, 0)), varint(2, 0)),
+		// Unknown fields, written last by protobuf, before the lists.
+		"rebalance protocol as bytes before members": concat(text(4, "x"), member(text(1, "m"))),
+		"member id as a varint before the lists":     concat(text(3, "range"), member(varint(1, 5), text(4, "t"))),
 	} {
 		if checkUnmarshal(t, b) {
 			t.Errorf("%s: found canonical", name)
