@@ -12,7 +12,7 @@ import (
 // fakeClock is a settable clock for the admission's drain estimate.
 type fakeClock struct{ t time.Time }
 
-func (c *fakeClock) now() time.Time           { return c.t }
+func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 // queueSmall puts n small waiters in a's line, as acquire would, and
