@@ -3,7 +3,6 @@ package server
 import (
 	"container/list"
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -338,29 +337,37 @@ func intakeDone(ctx context.Context) {
 // [rpcerr.Overloaded]) and the call's end ([rpcerr.CallEnded]) when the
 // caller went away. On success the caller must call release(t).
 func (a *admission) acquire(ctx context.Context, t ticket) error {
+	refused, hint, err := a.queue(ctx, t)
+	if refused {
+		return rpcerr.Overloaded(hint)
+	}
+	return err
+}
+
+// queue is acquire but for the refusal's error: refused reports that t
+// was not admitted in time, hint the wait a call arriving now would
+// expect (0: none to give); otherwise err is nil (admitted) or the
+// call's end.
+func (a *admission) queue(ctx context.Context, t ticket) (refused bool, hint time.Duration, err error) {
 	a.mu.Lock()
 	if a.fits(t) {
 		a.take(t)
 		a.mu.Unlock()
-		return nil
+		return false, 0, nil
 	}
 	if ctx.Err() != nil {
 		a.mu.Unlock()
-		return rpcerr.CallEnded(ctx)
+		return false, 0, rpcerr.CallEnded(ctx)
 	}
 	wait, ok := a.window(ctx)
-	if !ok {
-		hint := a.expectedWait(t)
-		a.mu.Unlock()
-		return rpcerr.Overloaded(hint)
-	}
-	if expect := a.expectedWait(t); a.tooLong(t, expect, wait) && !(letIn(ctx) && expect <= wait) {
+	expect := a.expectedWait(t)
+	if !ok || a.tooLong(t, expect, wait) && !(letIn(ctx) && expect <= wait) {
 		// It would wait in vain, or too long: refused now, its leader
 		// falls back now, and one that retries is told when the line is
 		// likely through. A call the door let in is held to its window
 		// only: the queue target was applied there.
 		a.mu.Unlock()
-		return rpcerr.Overloaded(expect)
+		return true, expect, nil
 	}
 	a.arrivals++
 	w := &waiter{t: t, arrival: a.arrivals, ready: make(chan struct{})}
@@ -374,12 +381,11 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 		defer timer.Stop()
 		expired = timer.C
 	}
-	var err error
 	select {
 	case <-w.ready:
-		return nil
+		return false, 0, nil
 	case <-expired:
-		err = rpcerr.ErrOverloaded
+		refused = true
 	case <-ctx.Done():
 		err = rpcerr.CallEnded(ctx)
 	}
@@ -389,17 +395,17 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 		// Granted while giving up: hand it back.
 		a.mu.Unlock()
 		a.release(t)
-		return err
+		return refused, 0, err
 	default:
 	}
 	line.Remove(elem)
 	// The head may have been what held its line up.
 	a.grant()
-	if errors.Is(err, rpcerr.ErrOverloaded) {
-		err = rpcerr.Overloaded(a.expectedWait(t))
+	if refused {
+		hint = a.expectedWait(t)
 	}
 	a.mu.Unlock()
-	return err
+	return refused, hint, err
 }
 
 // release returns t and admits the waiters that now fit.
