@@ -3,35 +3,23 @@ package client_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"net"
 	"time"
 
 	"github.com/assignd/assignd/client"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
-	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/selection"
+	"github.com/assignd/assignd/testbed/shimtest"
 )
 
 // startExampleServer runs an assignd with the default policy on a loopback
 // port, as `go run ./cmd/assignd` would, and returns its address and a stop
 // function.
 func startExampleServer() (string, func()) {
-	srv, err := server.New(selection.Default(), slog.New(slog.NewTextHandler(io.Discard, nil)))
+	addr, stop, err := shimtest.StartAssignd(selection.Default())
 	if err != nil {
 		panic(err)
 	}
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		panic(err)
-	}
-	go func() { _ = srv.Serve(lis) }()
-	return lis.Addr().String(), func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(ctx)
-	}
+	return addr, stop
 }
 
 // A leader asks assignd to assign a two-member range group. Real leaders

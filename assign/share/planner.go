@@ -35,11 +35,11 @@ type planner struct {
 	runner.Poller
 }
 
-func newPlanner(g *Group) (*planner, error) {
+func newPlanner(g *Group, poll runner.Poller) (*planner, error) {
 	if err := validate(g); err != nil {
 		return nil, err
 	}
-	p := &planner{}
+	p := &planner{Poller: poll}
 	for i := range g.Members {
 		p.members = append(p.members, &g.Members[i])
 	}

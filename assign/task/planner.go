@@ -55,11 +55,11 @@ type taskProc struct {
 	p procIdx
 }
 
-func newPlanner(g *Group) (*planner, error) {
+func newPlanner(g *Group, poll runner.Poller) (*planner, error) {
 	if err := validate(g); err != nil {
 		return nil, err
 	}
-	p := &planner{g: g, index: map[TaskID]taskIdx{}, lag: map[taskProc]int64{}, hasReplica: map[taskProc]bool{}}
+	p := &planner{Poller: poll, g: g, index: map[TaskID]taskIdx{}, lag: map[taskProc]int64{}, hasReplica: map[taskProc]bool{}}
 	for i := range g.Members {
 		p.members = append(p.members, &g.Members[i])
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -14,14 +13,13 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 	"github.com/assignd/assignd/server"
 	"github.com/assignd/assignd/server/history"
 	"github.com/assignd/assignd/server/policy"
 	"github.com/assignd/assignd/server/rollout"
+	"github.com/assignd/assignd/testbed/inproc"
 )
 
 // serve runs an assignd choosing with src and opts on an in-memory
@@ -32,16 +30,7 @@ func serve(t *testing.T, src *policy.Source, opts ...server.Option) (*server.Ser
 	if err != nil {
 		t.Fatal(err)
 	}
-	lis := bufconn.Listen(1 << 20)
-	go func() { _ = srv.Serve(lis) }()
-	t.Cleanup(func() { _ = srv.Shutdown(context.Background()) })
-	conn, err := grpc.NewClient("passthrough:///x", grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	return srv, conn
+	return srv, inproc.Dial(t, srv)
 }
 
 // The rollout state shows in RolloutStatus, in ExplainPolicy, on the

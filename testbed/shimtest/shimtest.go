@@ -42,15 +42,30 @@ func ServeAssignd(t testing.TB, opts ...server.Option) string {
 // ends and returns its address.
 func ServeSelector(t testing.TB, sel selection.Selector, opts ...server.Option) string {
 	t.Helper()
-	srv, err := server.New(sel, Quiet, opts...)
+	addr, stop, err := StartAssignd(sel, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return serve(t, srv.Serve, func() {
+	t.Cleanup(stop)
+	return addr
+}
+
+// StartAssignd is [ServeSelector] for a caller with no test to end it (a
+// testable example): it returns the address and stop, which shuts the
+// server down gracefully within 5 s.
+func StartAssignd(sel selection.Selector, opts ...server.Option) (addr string, stop func(), err error) {
+	srv, err := server.New(sel, Quiet, opts...)
+	if err != nil {
+		return "", nil, err
+	}
+	if addr, err = listen(srv.Serve); err != nil {
+		return "", nil, err
+	}
+	return addr, func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(ctx)
-	})
+	}, nil
 }
 
 // ServeFake serves an AssignmentService implementation, reported SERVING
@@ -67,13 +82,23 @@ func ServeFake(t testing.TB, svc assigndv1.AssignmentServiceServer) string {
 
 func serve(t testing.TB, run func(net.Listener) error, stop func()) string {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := listen(run)
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { _ = run(lis) }()
 	t.Cleanup(stop)
-	return lis.Addr().String()
+	return addr
+}
+
+// listen runs run on a fresh 127.0.0.1 port in the background and
+// returns the port's address.
+func listen(run func(net.Listener) error) (string, error) {
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	go func() { _ = run(lis) }()
+	return lis.Addr().String(), nil
 }
 
 // ClosedAddr is a loopback address nothing listens on.
