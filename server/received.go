@@ -26,7 +26,11 @@ const keptInputBytes = largeRequestBytes
 // response: it copies them out (the buffer may be larger than the
 // request, and goes back to gRPC's pool) and frees the buffer.
 //
-// An entry goes when its Decision takes it, or when its request is
+// A call that would wait for admission frees them at once
+// ([admission.wouldWait]): a decoded request in line is memory no
+// admitted estimate counts, and its bytes would add a fifth to it.
+//
+// An entry goes when its call takes it, or when its request is
 // collected (a call refused after decoding never takes it, and its buffer
 // goes to the collector instead of the pool): it never holds the bytes
 // longer than the request is alive.
@@ -48,4 +52,17 @@ func (r *receivedInputs) take(req *assigndv1.AssignRequest) mem.Buffer {
 	v, _ := r.m.LoadAndDelete(weak.Make(req))
 	buf, _ := v.(mem.Buffer)
 	return buf
+}
+
+// wouldWait reports whether a call of the given estimate arriving now
+// would wait for its slot, or be refused: a guess, since calls come and go
+// meanwhile.
+func (a *admission) wouldWait(bytes int64) bool {
+	t, err := a.ticketFor(bytes)
+	if err != nil {
+		return true
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return !a.fits(t)
 }
