@@ -20,13 +20,19 @@ func WorstTopicSkew(g *Group, res *Result) (int32, string) {
 		sk.at(t.Name)
 	}
 	assigned := assignedByID(res)
+	var held []int // the indices of the current member's runs
 	for _, m := range g.Members {
 		runs := assigned(m.ID)
+		held = held[:0]
+		i := -1
 		for _, tp := range runs {
-			sk.held[sk.at(tp.Topic)] += len(tp.Partitions)
+			i = sk.near(tp.Topic, i+1)
+			held = append(held, i)
+			sk.held[i] += len(tp.Partitions)
 		}
+		i = -1
 		for _, t := range m.Topics {
-			i := sk.at(t)
+			i = sk.near(t, i+1)
 			n, s := sk.held[i], &sk.spreads[i]
 			if !s.seen {
 				*s = spread{lo: n, hi: n, seen: true}
@@ -34,8 +40,8 @@ func WorstTopicSkew(g *Group, res *Result) (int32, string) {
 				s.lo, s.hi = min(s.lo, n), max(s.hi, n)
 			}
 		}
-		for _, tp := range runs {
-			sk.held[sk.index[tp.Topic]] = 0
+		for _, i := range held {
+			sk.held[i] = 0
 		}
 	}
 	var worst int32
@@ -74,6 +80,18 @@ func (sk *skew) at(name string) int {
 	sk.held = append(sk.held, 0)
 	sk.spreads = append(sk.spreads, spread{})
 	return i
+}
+
+// near is the index of topic name, as at, trying hint first: runs and
+// subscriptions mostly list topics in the order first seen, and their
+// names are mostly the very strings seen (compared by pointer first), so
+// that a million of them take few map lookups. Names are unique in
+// sk.names, so a match is the index at would give.
+func (sk *skew) near(name string, hint int) int {
+	if hint < len(sk.names) && sk.names[hint] == name {
+		return hint
+	}
+	return sk.at(name)
 }
 
 // assignedByID finds a member's assigned partitions in res: by binary

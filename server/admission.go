@@ -3,7 +3,6 @@ package server
 import (
 	"container/list"
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -31,15 +30,22 @@ import (
 // A call that would wait longer than it may is refused at once rather
 // than at its deadline, so that its leader falls back within
 // milliseconds: its wait is estimated from the calls ahead of it in its
-// line and the recent time a call of its class held its slot. A small
-// call may wait at most queueTarget, whatever its deadline allows: a
-// standing line helps no one (CoDel's insight), it only turns every
-// answer late and every refusal into one that came after a long wait.
-// Under overload the line stays about queueTarget deep, which keeps the
-// slots busy, and the rest is refused when it arrives. Large calls are
-// exempt: one of them holds its slot for a second or more, so the wait
-// behind a single other large call already exceeds any useful target,
-// and they are too few to make a storm.
+// line and how fast that line recently moved ([admission.expectedWait]).
+// A small call may wait at most queueTarget, whatever its deadline
+// allows: a standing line helps no one (CoDel's insight), it only turns
+// every answer late and every refusal into one that came after a long
+// wait. Under overload the line stays about queueTarget deep, which keeps
+// the slots busy, and the rest is refused when it arrives. Large calls
+// are exempt: one of them holds its slot for a second or more, so the
+// wait behind a single other large call already exceeds any useful
+// target, and they are too few to make a storm.
+//
+// The target is applied once, at the door ([admission.early]), before
+// the request is read. A call let in there is not refused again for it
+// when it reaches its line: by then its request has been received and
+// decoded, and refusing it would waste that work and turn a refusal that
+// could have been immediate into one after a wait. It waits as its
+// deadline allows.
 type admission struct {
 	slots, largeSlots int
 	budget, reserve   int64
@@ -68,6 +74,17 @@ type admission struct {
 	// held[class] is the recent time a call of the class held its slot
 	// (a moving average; 0 until one was released through admit).
 	held [2]time.Duration
+	// drain is the recent time between two grants from the small line
+	// while it stayed non-empty: how fast a backlog is really served,
+	// with the CPU spent outside the slots (receiving, decoding, writing
+	// answers, refusing) included, which held cannot see. drained is when
+	// it was last sampled; lastGrant is the previous grant of the current
+	// backlog (zero once the line emptied, so that an idle gap is never
+	// taken for service).
+	drain              time.Duration
+	drained, lastGrant time.Time
+	// now is the clock (time.Now; tests set their own).
+	now func() time.Time
 }
 
 // ticket is one call's claim: its estimated bytes and its class.
@@ -99,6 +116,17 @@ func (t ticket) class() int {
 // time; with 1/32, about fourfold, fading over the next calls.
 const heldWeight = 1.0 / 32
 
+// drainWeight is the weight of the newest interval in drain's average:
+// about the last 64 grants, a few milliseconds of a backlog, so that the
+// estimate follows a storm's changes within its first tenth of a second
+// without one slow call swinging it.
+const drainWeight = 1.0 / 64
+
+// drainFresh is how long a drain interval stays the estimate's after it
+// was last sampled: a backlog that ended a second ago says little of the
+// next one, whose groups may be of other sizes.
+const drainFresh = time.Second
+
 // newAdmission builds an admission of slots CPU slots and budget bytes;
 // reserve is budget/reserveDivisor and the small-call bound the smaller of
 // maxSmallCall and reserve.
@@ -108,6 +136,7 @@ func newAdmission(slots int, budget int64, maxWait, queueTarget time.Duration) *
 		slots: slots, largeSlots: max(1, slots-1),
 		budget: budget, reserve: reserve, smallBytes: min(maxSmallCall, reserve),
 		maxWait: maxWait, queueTarget: queueTarget,
+		now: time.Now,
 	}
 }
 
@@ -163,7 +192,11 @@ func (a *admission) observe(t ticket, d time.Duration) {
 
 // expectedWait is how long a call of t's class arriving now would wait:
 // the calls ahead of it in its line (a small call's, those in intake too)
-// and itself, served by the class's slots one recent hold time each.
+// and itself, each served in the class's recent hold time spread over its
+// slots, or, for a small call, in the small line's recent drain interval
+// when that is longer and fresh: under overload the slots' hold time
+// misses the CPU the calls take outside them, and the estimate built on
+// it alone let in about twice the calls the queue target allows.
 // Callers hold mu.
 func (a *admission) expectedWait(t ticket) time.Duration {
 	slots := a.slots
@@ -171,10 +204,14 @@ func (a *admission) expectedWait(t ticket) time.Duration {
 		slots = a.largeSlots
 	}
 	ahead := a.waiting[t.class()].Len() + 1
+	each := a.held[t.class()] / time.Duration(slots)
 	if !t.large {
 		ahead += a.intake
+		if a.drain > each && a.now().Sub(a.drained) < drainFresh {
+			each = a.drain
+		}
 	}
-	return time.Duration(int64(a.held[t.class()]) * int64(ahead) / int64(slots))
+	return each * time.Duration(ahead)
 }
 
 // tooLong reports whether a call of t's class, expecting to wait expect,
@@ -280,6 +317,12 @@ func (in *intakeToken) done() {
 	})
 }
 
+// letIn reports whether early let ctx's call in.
+func letIn(ctx context.Context) bool {
+	_, ok := ctx.Value(intakeKey{}).(*intakeToken)
+	return ok
+}
+
 // intakeDone takes ctx's call out of intake, if early let it in.
 func intakeDone(ctx context.Context) {
 	if in, ok := ctx.Value(intakeKey{}).(*intakeToken); ok {
@@ -294,28 +337,37 @@ func intakeDone(ctx context.Context) {
 // [rpcerr.Overloaded]) and the call's end ([rpcerr.CallEnded]) when the
 // caller went away. On success the caller must call release(t).
 func (a *admission) acquire(ctx context.Context, t ticket) error {
+	refused, hint, err := a.queue(ctx, t)
+	if refused {
+		return rpcerr.Overloaded(hint)
+	}
+	return err
+}
+
+// queue is acquire but for the refusal's error: refused reports that t
+// was not admitted in time, hint the wait a call arriving now would
+// expect (0: none to give); otherwise err is nil (admitted) or the
+// call's end.
+func (a *admission) queue(ctx context.Context, t ticket) (refused bool, hint time.Duration, err error) {
 	a.mu.Lock()
 	if a.fits(t) {
 		a.take(t)
 		a.mu.Unlock()
-		return nil
+		return false, 0, nil
 	}
 	if ctx.Err() != nil {
 		a.mu.Unlock()
-		return rpcerr.CallEnded(ctx)
+		return false, 0, rpcerr.CallEnded(ctx)
 	}
 	wait, ok := a.window(ctx)
-	if !ok {
-		hint := a.expectedWait(t)
-		a.mu.Unlock()
-		return rpcerr.Overloaded(hint)
-	}
-	if expect := a.expectedWait(t); a.tooLong(t, expect, wait) {
+	expect := a.expectedWait(t)
+	if !ok || a.tooLong(t, expect, wait) && !(letIn(ctx) && expect <= wait) {
 		// It would wait in vain, or too long: refused now, its leader
 		// falls back now, and one that retries is told when the line is
-		// likely through.
+		// likely through. A call the door let in is held to its window
+		// only: the queue target was applied there.
 		a.mu.Unlock()
-		return rpcerr.Overloaded(expect)
+		return true, expect, nil
 	}
 	a.arrivals++
 	w := &waiter{t: t, arrival: a.arrivals, ready: make(chan struct{})}
@@ -329,12 +381,11 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 		defer timer.Stop()
 		expired = timer.C
 	}
-	var err error
 	select {
 	case <-w.ready:
-		return nil
+		return false, 0, nil
 	case <-expired:
-		err = rpcerr.ErrOverloaded
+		refused = true
 	case <-ctx.Done():
 		err = rpcerr.CallEnded(ctx)
 	}
@@ -344,17 +395,17 @@ func (a *admission) acquire(ctx context.Context, t ticket) error {
 		// Granted while giving up: hand it back.
 		a.mu.Unlock()
 		a.release(t)
-		return err
+		return refused, 0, err
 	default:
 	}
 	line.Remove(elem)
 	// The head may have been what held its line up.
 	a.grant()
-	if errors.Is(err, rpcerr.ErrOverloaded) {
-		err = rpcerr.Overloaded(a.expectedWait(t))
+	if refused {
+		hint = a.expectedWait(t)
 	}
 	a.mu.Unlock()
-	return err
+	return refused, hint, err
 }
 
 // release returns t and admits the waiters that now fit.
@@ -395,6 +446,29 @@ func (a *admission) grant() {
 		a.waiting[w.t.class()].Remove(pick)
 		a.take(w.t)
 		close(w.ready)
+		if !w.t.large {
+			a.sampleDrain()
+		}
+	}
+}
+
+// sampleDrain notes a grant from the small line: while the line stays
+// non-empty, the time between two grants is how fast it is served.
+// Callers hold mu.
+func (a *admission) sampleDrain() {
+	now := a.now()
+	if !a.lastGrant.IsZero() {
+		d := now.Sub(a.lastGrant)
+		if now.Sub(a.drained) >= drainFresh {
+			a.drain = d // a new backlog: no stale average to follow
+		} else {
+			a.drain += time.Duration(drainWeight * float64(d-a.drain))
+		}
+		a.drained = now
+	}
+	a.lastGrant = now
+	if a.waiting[0].Len() == 0 {
+		a.lastGrant = time.Time{}
 	}
 }
 

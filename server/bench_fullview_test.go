@@ -9,6 +9,8 @@ import (
 
 	"github.com/assignd/assignd/assign"
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
+	"github.com/assignd/assignd/server"
+	"github.com/assignd/assignd/server/history"
 )
 
 // millionGroups are the engine issue's A, B and B2 as a Java or Python
@@ -37,9 +39,17 @@ func millionGroups(b *testing.B) (a, leave, join *assign.Group) {
 // explicit form with ASSIGNMENT_VIEW_FULL, end to end through the service
 // (bufconn). The spaced cases leave 3.5 s between calls, off the clock,
 // as a group that rebalances now and then does: the server has returned
-// its memory to the OS by the next call.
+// its memory to the OS by the next call. The -history cases are the
+// back-to-back ones on a server that records the group history, as
+// cmd/assignd does by default: the record of a call is built after its
+// response, and competes with the next call for the cores.
 func BenchmarkAssignMillionFullView(b *testing.B) {
 	client, _ := benchServer(b)
+	h, err := history.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	recording, _ := benchServer(b, server.WithHistory(h))
 	a, leave, join := millionGroups(b)
 	ctx := context.Background()
 	for _, c := range []struct {
@@ -49,19 +59,19 @@ func BenchmarkAssignMillionFullView(b *testing.B) {
 		req, _ := requestFor(b, c.g, "cooperative-sticky")
 		req.View = assigndv1.AssignmentView_ASSIGNMENT_VIEW_FULL
 		b.Logf("%s: request %.1f MB", c.name, float64(proto.Size(req))/1e6)
-		for _, gap := range []time.Duration{0, 3500 * time.Millisecond} {
-			name := c.name
-			if gap > 0 {
-				name += "-spaced"
-			}
-			b.Run(name, func(b *testing.B) {
+		for _, run := range []struct {
+			suffix string
+			gap    time.Duration
+			client assigndv1.AssignmentServiceClient
+		}{{"", 0, client}, {"-spaced", 3500 * time.Millisecond, client}, {"-history", 0, recording}} {
+			b.Run(c.name+run.suffix, func(b *testing.B) {
 				for b.Loop() {
-					if gap > 0 {
+					if run.gap > 0 {
 						b.StopTimer()
-						time.Sleep(gap)
+						time.Sleep(run.gap)
 						b.StartTimer()
 					}
-					if _, err := client.Assign(ctx, req); err != nil {
+					if _, err := run.client.Assign(ctx, req); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -15,10 +15,13 @@ import (
 // third of the call, and collecting its objects a good part of the rest).
 // And while it decodes a request over largeRequestBytes, the memory
 // returns (returns, nil when there are none) wait, as for an admitted
-// large call.
+// large call. With received (nil: none), a large request's bytes, when
+// they are its deterministic marshaling, are kept there for its
+// Decision's input.
 type serverCodec struct {
 	encoding.CodecV2
-	returns *osReturner
+	returns  *osReturner
+	received *receivedInputs
 }
 
 func (c serverCodec) Unmarshal(data mem.BufferSlice, v any) error {
@@ -31,6 +34,17 @@ func (c serverCodec) Unmarshal(data mem.BufferSlice, v any) error {
 		return c.CodecV2.Unmarshal(data, v)
 	}
 	buf := data.MaterializeToBuffer(mem.DefaultBufferPool())
-	defer buf.Free()
-	return request.Unmarshal(buf.ReadOnlyData(), req)
+	b := buf.ReadOnlyData()
+	if c.received == nil || len(b) < keptInputBytes {
+		defer buf.Free()
+		return request.Unmarshal(b, req)
+	}
+	canonical, err := request.UnmarshalCanonical(b, req)
+	if err != nil || !canonical {
+		buf.Free()
+		return err
+	}
+	// Freed once the Decision has copied b out.
+	c.received.put(req, buf)
+	return nil
 }

@@ -1,11 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"slices"
 	"time"
 
+	"google.golang.org/grpc/mem"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/assignd/assignd/assign"
@@ -37,8 +39,10 @@ type decisionInput struct {
 	engine    time.Duration
 	caller    selection.Caller
 	userAgent string
-	// input is req marshaled deterministically, once (see marshaled).
-	input []byte
+	// input is req marshaled deterministically, once (see marshaled);
+	// received, unless nil, holds those bytes as they came.
+	input    []byte
+	received mem.Buffer
 	// The response's load-aware fields (noteLoad).
 	weightSource   assigndv1.WeightSource
 	weightSnapshot string
@@ -49,8 +53,9 @@ type decisionInput struct {
 // noteDecision keeps, in the call's report, what its Decision is built
 // from. It only stores references: the record is built after the
 // response is written.
-func (r *callReport) noteDecision(ctx context.Context, req *assigndv1.AssignRequest, g *assign.Group, res *assign.Result, engine time.Duration, caller selection.Caller) {
-	r.decision = &decisionInput{at: time.Now(), req: req, group: g, res: res, engine: engine, caller: caller, userAgent: userAgent(ctx)}
+// received, unless nil, holds req's deterministic marshaling, as it came.
+func (r *callReport) noteDecision(ctx context.Context, req *assigndv1.AssignRequest, received mem.Buffer, g *assign.Group, res *assign.Result, engine time.Duration, caller selection.Caller) {
+	r.decision = &decisionInput{at: time.Now(), req: req, received: received, group: g, res: res, engine: engine, caller: caller, userAgent: userAgent(ctx)}
 }
 
 // noteLoad keeps the response's weight source, snapshot and load for the
@@ -138,7 +143,14 @@ func capPartitions(out []*assigndv1.TopicPartitions, tps []assign.TopicPartition
 
 // marshaled is the request marshaled deterministically, the input the
 // history keeps for replay and digests; nil if it cannot be marshaled.
+// Received, they are copied out (of the exact size, a pointer-free
+// allocation as a marshaling is) and the buffer freed.
 func (in *decisionInput) marshaled() []byte {
+	if in.input == nil && in.received != nil {
+		in.input = bytes.Clone(in.received.ReadOnlyData())
+		in.received.Free()
+		in.received = nil
+	}
 	if in.input == nil {
 		in.input, _ = proto.MarshalOptions{Deterministic: true}.Marshal(in.req)
 	}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"math"
 	"runtime/debug"
 	"sync/atomic"
@@ -9,6 +10,9 @@ import (
 
 	"google.golang.org/grpc/encoding"
 	grpcproto "google.golang.org/grpc/encoding/proto"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/protobuf/encoding/protowire"
+	"google.golang.org/protobuf/proto"
 
 	assigndv1 "github.com/assignd/assignd/proto/assignd/v1"
 )
@@ -88,7 +92,7 @@ func TestCodecLargeRequest(t *testing.T) {
 	var frees atomic.Int32
 	r := &osReturner{delay: 10 * time.Millisecond, free: func() { frees.Add(1) }}
 	defer r.stop()
-	c := serverCodec{encoding.GetCodecV2(grpcproto.Name), r}
+	c := serverCodec{encoding.GetCodecV2(grpcproto.Name), r, nil}
 	for _, size := range []int{100, largeRequestBytes + 1} {
 		big := &assigndv1.AssignRequest{GroupId: "g", WeightUnit: string(make([]byte, size))}
 		data, err := c.Marshal(big)
@@ -109,6 +113,43 @@ func TestCodecLargeRequest(t *testing.T) {
 		time.Sleep(50 * time.Millisecond) // time for returns, were they wrongly armed
 		if n := frees.Load(); n != want {
 			t.Errorf("after decoding %d bytes: %d returns, want %d", size, n, want)
+		}
+	}
+}
+
+// TestCodecKeepsCanonicalLargeInput: with receivedInputs, the codec keeps
+// the bytes of a large request that are its deterministic marshaling,
+// and nothing for a small one or for bytes protobuf would not write (the
+// same request with its group id last).
+func TestCodecKeepsCanonicalLargeInput(t *testing.T) {
+	received := new(receivedInputs)
+	c := serverCodec{encoding.GetCodecV2(grpcproto.Name), nil, received}
+	large := &assigndv1.AssignRequest{GroupId: "g", WeightUnit: string(make([]byte, keptInputBytes))}
+	canonical, err := proto.MarshalOptions{Deterministic: true}.Marshal(large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	groupLast := append(protowire.AppendString(protowire.AppendTag(nil, 31, protowire.BytesType), large.GetWeightUnit()),
+		protowire.AppendString(protowire.AppendTag(nil, 1, protowire.BytesType), "g")...)
+	small, _ := proto.Marshal(&assigndv1.AssignRequest{GroupId: "g"})
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		kept bool
+	}{{"large", canonical, true}, {"large, group id last", groupLast, false}, {"small", small, false}} {
+		var got assigndv1.AssignRequest
+		if err := c.Unmarshal(mem.BufferSlice{mem.SliceBuffer(tc.b)}, &got); err != nil || got.GetGroupId() != "g" {
+			t.Fatalf("%s: decoded group %q, %v", tc.name, got.GetGroupId(), err)
+		}
+		var in []byte
+		if buf := received.take(&got); buf != nil {
+			in = buf.ReadOnlyData()
+		}
+		if kept := in != nil; kept != tc.kept || (kept && !bytes.Equal(in, tc.b)) {
+			t.Errorf("%s: kept %d bytes; want kept %t, the bytes received", tc.name, len(in), tc.kept)
+		}
+		if again := received.take(&got); again != nil {
+			t.Errorf("%s: taken twice", tc.name)
 		}
 	}
 }

@@ -119,6 +119,9 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 		maxPartitions: cfg.maxPartitions, stopping: stopping, run: cfg.run, metrics: metrics, history: cfg.history,
 		load: cfg.load, rollouts: cfg.rollouts, loadClusters: cfg.loadClusters,
 	}
+	if cfg.history != nil {
+		svc.received = new(receivedInputs)
+	}
 	if svc.loadFallbacks, err = newLoadFallbacks(cfg.meters); err != nil {
 		return nil, fmt.Errorf("server: creating metrics: %w", err)
 	}
@@ -159,7 +162,7 @@ func New(sel selection.Selector, logger *slog.Logger, opts ...Option) (*Server, 
 	if cfg.tls != nil {
 		serverOpts = append(serverOpts, grpc.Creds(credentials.NewTLS(cfg.tls)))
 	}
-	serverOpts = append(serverOpts, grpc.ForceServerCodecV2(serverCodec{encoding.GetCodecV2(grpcproto.Name), s.osReturner}))
+	serverOpts = append(serverOpts, grpc.ForceServerCodecV2(serverCodec{encoding.GetCodecV2(grpcproto.Name), s.osReturner, svc.received}))
 	s.grpc = grpc.NewServer(append(serverOpts, cfg.grpcOptions...)...)
 	assigndv1.RegisterAssignmentServiceServer(s.grpc, svc)
 	assigndv1.RegisterGroupHistoryServiceServer(s.grpc, history.NewService(cfg.history))

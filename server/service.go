@@ -42,6 +42,9 @@ type service struct {
 	metrics  *domainMetrics
 	// history receives a Decision per answered call; nil: none is kept.
 	history *history.Store
+	// received holds large requests' bytes for their Decisions (with a
+	// history only).
+	received *receivedInputs
 	// load gives partition weights to rules that read them from Kafka;
 	// loadFallbacks counts the calls planned by counts instead.
 	load          LoadSource
@@ -96,7 +99,20 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 		rep.protocol = sel.Assignor.Protocols()[0].String()
 	}
 
-	release, err := s.admission.admit(ctx, request.EstimateBytes(req, requestBytes(ctx)))
+	estimate := request.EstimateBytes(req, requestBytes(ctx))
+	received := s.received.take(req)
+	defer func() {
+		if received != nil { // not handed to the Decision
+			received.Free()
+		}
+	}()
+	if received != nil && s.admission.wouldWait(estimate) {
+		// In line, the bytes would be memory that no admitted call's
+		// estimate counts: the Decision marshals the request again.
+		received.Free()
+		received = nil
+	}
+	release, err := s.admission.admit(ctx, estimate)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +163,8 @@ func (s *service) assign(ctx context.Context, req *assigndv1.AssignRequest) (*as
 	if s.history != nil {
 		// References only: the record is built once the response is
 		// written (reportInterceptor), off the call's latency.
-		rep.noteDecision(ctx, req, g, res, took, caller)
+		rep.noteDecision(ctx, req, received, g, res, took, caller)
+		received = nil
 	}
 	resp := response(res, sel.Policy, in.Versions, h, req.GetWeightUnit(), fromKafka)
 	resp.TargetAssignment = req.GetTargetAssignment()

@@ -61,6 +61,18 @@ func listsSize(num protowire.Number, tps []assign.TopicPartitions) int {
 // empty, the partitions packed unless none, as proto.Marshal does.
 func appendTopicPartitions(b []byte, num protowire.Number, topic string, partitions []int32) []byte {
 	packed := packedSize(partitions)
+	if size := messageSize(topic, packed); num < 16 && size < 0x80 && topic != "" && packed > 0 {
+		// The usual list of a large group (a topic name and a few
+		// partitions): every tag and length one byte, written at once.
+		b = append(b, byte(num)<<3|byte(protowire.BytesType), byte(size),
+			byte(fieldTopic)<<3|byte(protowire.BytesType), byte(len(topic)))
+		b = append(b, topic...)
+		b = append(b, byte(fieldPartitions)<<3|byte(protowire.BytesType), byte(packed))
+		for _, p := range partitions {
+			b = appendInt32(b, p)
+		}
+		return b
+	}
 	b = protowire.AppendTag(b, num, protowire.BytesType)
 	b = protowire.AppendVarint(b, uint64(messageSize(topic, packed)))
 	if topic != "" {

@@ -18,22 +18,37 @@ import (
 
 // checkUnmarshal: request.Unmarshal accepts what proto.Unmarshal accepts
 // and gives the same message, and the lists it shares arrays for can be
-// appended to without touching one another.
+// appended to without touching one another. request.UnmarshalCanonical
+// gives the same, and says b is canonical only when it is the request's
+// deterministic marshaling; it returns whether it said so.
 func checkUnmarshal(t interface {
 	Helper()
 	Fatalf(string, ...any)
-}, b []byte) {
+}, b []byte) bool {
 	t.Helper()
-	want, got := &assigndv1.AssignRequest{}, &assigndv1.AssignRequest{}
+	want, got, checked := &assigndv1.AssignRequest{}, &assigndv1.AssignRequest{}, &assigndv1.AssignRequest{}
 	wantErr, gotErr := proto.Unmarshal(b, want), request.Unmarshal(b, got)
-	if (wantErr == nil) != (gotErr == nil) {
-		t.Fatalf("proto.Unmarshal: %v; request.Unmarshal: %v", wantErr, gotErr)
+	canonical, checkedErr := request.UnmarshalCanonical(b, checked)
+	if (wantErr == nil) != (gotErr == nil) || (wantErr == nil) != (checkedErr == nil) {
+		t.Fatalf("proto.Unmarshal: %v; request.Unmarshal: %v; request.UnmarshalCanonical: %v", wantErr, gotErr, checkedErr)
 	}
 	if wantErr != nil {
-		return
+		if canonical {
+			t.Fatalf("UnmarshalCanonical failed (%v) and said canonical", checkedErr)
+		}
+		return false
 	}
 	if !proto.Equal(want, got) {
 		t.Fatalf("request.Unmarshal gave\n%v\nproto.Unmarshal\n%v", got, want)
+	}
+	if !proto.Equal(want, checked) {
+		t.Fatalf("request.UnmarshalCanonical gave\n%v\nproto.Unmarshal\n%v", checked, want)
+	}
+	if canonical {
+		again, err := proto.MarshalOptions{Deterministic: true}.Marshal(checked)
+		if err != nil || !bytes.Equal(again, b) {
+			t.Fatalf("UnmarshalCanonical said canonical, but marshaling again gives other bytes (%v):\n%x\n%x", err, again, b)
+		}
 	}
 	for _, m := range got.GetMembers() {
 		for _, tp := range m.GetOwnedPartitions() {
@@ -42,6 +57,7 @@ func checkUnmarshal(t interface {
 			}
 		}
 	}
+	return canonical
 }
 
 // TestUnmarshalAsProto: on random groups in the explicit and the raw form,
@@ -57,7 +73,9 @@ func TestUnmarshalAsProto(t *testing.T) {
 		if err != nil {
 			rt.Fatal(err)
 		}
-		checkUnmarshal(rt, b)
+		if !checkUnmarshal(rt, b) {
+			rt.Fatalf("protobuf's own marshaling was not found canonical")
+		}
 		// Protobuf merges concatenated messages: the members and owned
 		// lists of both, the last of each scalar.
 		other, _ := proto.Marshal(randomRequest(rt, g))
@@ -143,7 +161,9 @@ func TestUnmarshalLongLists(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkUnmarshal(t, b)
+	if !checkUnmarshal(t, b) {
+		t.Fatal("protobuf's own marshaling was not found canonical")
+	}
 	// The same partitions, a varint each.
 	tp := text(1, "t")
 	for _, p := range long {
@@ -165,3 +185,53 @@ func varint(num protowire.Number, v uint64) []byte {
 }
 
 func concat(fields ...[]byte) []byte { return bytes.Join(fields, nil) }
+
+// TestUnmarshalCanonicalRejects: encodings protobuf accepts but does not
+// write are not found canonical, each on a request that is canonical
+// without it. checkUnmarshal checks the answer against marshaling again;
+// here each must be false, since none is protobuf's own.
+func TestUnmarshalCanonicalRejects(t *testing.T) {
+	tp := concat(text(1, "t"), bytesField(2, []byte{0, 2}))
+	member := func(fields ...[]byte) []byte { return bytesField(5, concat(fields...)) }
+	base := concat(text(3, "range"), member(text(1, "m"), text(4, "t"), bytesField(5, tp)), text(7, "m"))
+	if !checkUnmarshal(t, base) {
+		t.Fatal("the base request was not found canonical")
+	}
+	long := func(num protowire.Number, v []byte) []byte { // its length in two bytes
+		b := protowire.AppendTag(nil, num, protowire.BytesType)
+		return append(append(b, byte(len(v))|0x80, 0), v...)
+	}
+	for name, b := range map[string][]byte{
+		"unpacked partitions":      concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(text(1, "t"), varint(2, 0), varint(2, 2)))), text(7, "m")),
+		"partitions packed twice":  concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(text(1, "t"), bytesField(2, []byte{0}), bytesField(2, []byte{2}))))),
+		"partitions before topic":  concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(bytesField(2, []byte{0, 2}), text(1, "t"))))),
+		"topic twice":              concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(text(1, "u"), tp)))),
+		"empty topic written":      concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(text(1, ""), bytesField(2, []byte{0}))))),
+		"empty partitions written": concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(text(1, "t"), bytesField(2, nil))))),
+		"a long partition varint":  concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(text(1, "t"), bytesField(2, []byte{0x80, 0}))))),
+		"an int32 not sign-extended": concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(text(1, "t"),
+			bytesField(2, protowire.AppendVarint(nil, uint64(uint32(1<<31)))))))),
+		"unknown field in a list":     concat(text(3, "range"), member(text(1, "m"), bytesField(5, concat(tp, varint(9, 1))))),
+		"a long owned list length":    concat(text(3, "range"), member(text(1, "m"), long(5, tp)), text(7, "m")),
+		"a long topic length":         concat(text(3, "range"), member(text(1, "m"), long(4, []byte("t")), bytesField(5, tp))),
+		"a long member length":        concat(text(3, "range"), long(5, concat(text(1, "m"), text(4, "t"))), text(7, "m")),
+		"owned before topics":         concat(text(3, "range"), member(text(1, "m"), bytesField(5, tp), text(4, "t"))),
+		"member id after the lists":   concat(text(3, "range"), member(text(4, "t"), bytesField(5, tp), text(1, "m"))),
+		"user data between the lists": concat(text(3, "range"), member(text(1, "m"), text(4, "t"), text(6, "u"), bytesField(5, tp))),
+		"rack before the lists":       concat(text(3, "range"), member(text(1, "m"), text(8, "r"), text(4, "t"))),
+		"topics as varints":           concat(text(3, "range"), member(text(1, "m"), varint(4, 1))),
+		"leader before members":       concat(text(3, "range"), text(7, "m"), member(text(1, "m"))),
+		"members split":               concat(text(3, "range"), member(text(1, "m")), text(6, ""), member(text(1, "n"))),
+		"group id after members":      concat(member(text(1, "m")), text(1, "g")),
+		"members merged":              concat(base, base),
+		"unknown field among members": concat(text(3, "range"), member(text(1, "m")), varint(99, 1), member(text(1, "n"))),
+		"a scalar written as zero":    concat(text(3, "range"), member(text(1, "m"), varint(7, 0)), varint(2, 0)),
+		// Unknown fields, written last by protobuf, before the lists.
+		"rebalance protocol as bytes before members": concat(text(4, "x"), member(text(1, "m"))),
+		"member id as a varint before the lists":     concat(text(3, "range"), member(varint(1, 5), text(4, "t"))),
+	} {
+		if checkUnmarshal(t, b) {
+			t.Errorf("%s: found canonical", name)
+		}
+	}
+}
