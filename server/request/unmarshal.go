@@ -291,18 +291,11 @@ func (u *unmarshaler) topicPartitions(b []byte, guess string) (*assigndv1.TopicP
 		case f.num == fieldPartitions && f.typ == protowire.BytesType:
 			u.listShape.ok = u.listShape.ok && u.listShape.last != fieldPartitions && len(f.val) > 0
 			start = u.partitions.reserve(start, varints(f.val))
-			for v := f.val; len(v) > 0; {
-				p, n := protowire.ConsumeVarint(v)
-				if n < 0 {
-					return protowire.ParseError(n)
-				}
-				if sh != nil && !canonicalInt32(p, n) {
-					u.listShape.ok = false
-				}
-				u.partitions.buf = append(u.partitions.buf, int32(p))
-				v = v[n:]
+			canonical, err := u.packedPartitions(f.val, sh != nil)
+			if !canonical {
+				u.listShape.ok = false
 			}
-			return nil
+			return err
 		case f.num == fieldPartitions && f.typ == protowire.VarintType:
 			u.listShape.ok = false
 			start = u.partitions.reserve(start, 1)
@@ -358,24 +351,36 @@ func (u *unmarshaler) plainList(b []byte, tp *assigndv1.TopicPartitions, guess s
 	}
 	if hasPacked {
 		start := u.partitions.reserve(len(u.partitions.buf), varints(packed))
-		for v := packed; len(v) > 0; {
-			p, n := protowire.ConsumeVarint(v)
-			if n < 0 {
-				tp.Partitions = u.partitions.since(start)
-				return true, protowire.ParseError(n)
-			}
-			if check && !canonicalInt32(p, n) {
-				minimal = false
-			}
-			u.partitions.buf = append(u.partitions.buf, int32(p))
-			v = v[n:]
-		}
+		canonical, err := u.packedPartitions(packed, check)
 		tp.Partitions = u.partitions.since(start)
+		if err != nil {
+			return true, err
+		}
+		minimal = minimal && canonical
 	}
 	if check && !minimal {
 		u.memberShape.ok = false
 	}
 	return true, nil
+}
+
+// packedPartitions appends the packed varints v to the partitions arena
+// (room for them reserved); with check, canonical says whether each is
+// written as protobuf writes an int32 ([canonicalInt32]).
+func (u *unmarshaler) packedPartitions(v []byte, check bool) (canonical bool, err error) {
+	canonical = true
+	for len(v) > 0 {
+		p, n := protowire.ConsumeVarint(v)
+		if n < 0 {
+			return canonical, protowire.ParseError(n)
+		}
+		if check && !canonicalInt32(p, n) {
+			canonical = false
+		}
+		u.partitions.buf = append(u.partitions.buf, int32(p))
+		v = v[n:]
+	}
+	return canonical, nil
 }
 
 // varints counts the varints of a packed list: their last bytes, the
