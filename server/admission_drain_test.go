@@ -15,6 +15,24 @@ type fakeClock struct{ t time.Time }
 func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
+// releaseEvery releases n small calls of a, one every d of clock.
+func releaseEvery(a *admission, clock *fakeClock, n int, d time.Duration) {
+	for range n {
+		clock.advance(d)
+		a.release(ticket{bytes: 1 << 10})
+	}
+}
+
+// wantWait checks the wait a small call arriving now at a expects.
+func wantWait(t *testing.T, a *admission, want time.Duration, when string) {
+	t.Helper()
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if got := a.expectedWait(ticket{bytes: 1 << 10}); got != want {
+		t.Errorf("%s: expected wait %s, want %s", when, got, want)
+	}
+}
+
 // queueSmall puts n small waiters in a's line, as acquire would, and
 // returns them.
 func queueSmall(a *admission, n int) []*waiter {
@@ -45,18 +63,11 @@ func TestAdmissionDrainEstimate(t *testing.T) {
 	a.used = 2
 	ws := queueSmall(a, 10)
 
-	a.mu.Lock()
-	if got, want := a.expectedWait(small), 11*time.Millisecond; got != want {
-		t.Errorf("before any grant: expected wait %s, want %s (11 calls × 1 ms)", got, want)
-	}
-	a.mu.Unlock()
+	wantWait(t, a, 11*time.Millisecond, "before any grant (11 calls × 1 ms)")
 
 	// The line is served one call every 4 ms, four times slower than the
 	// slots' hold time says.
-	for range 5 {
-		clock.advance(4 * time.Millisecond)
-		a.release(small)
-	}
+	releaseEvery(a, clock, 5, 4*time.Millisecond)
 	for _, w := range ws[:5] {
 		select {
 		case <-w.ready:
@@ -68,18 +79,13 @@ func TestAdmissionDrainEstimate(t *testing.T) {
 	if a.drain != 4*time.Millisecond {
 		t.Errorf("drain %s after grants 4 ms apart, want 4ms", a.drain)
 	}
-	// 5 in line, the newcomer: 6 calls × 4 ms.
-	if got, want := a.expectedWait(small), 24*time.Millisecond; got != want {
-		t.Errorf("with a slow line: expected wait %s, want %s", got, want)
-	}
 	a.mu.Unlock()
+	// 5 in line, the newcomer: 6 calls × 4 ms.
+	wantWait(t, a, 24*time.Millisecond, "with a slow line")
 
-	// The line empties; after an idle second a new backlog's first grant
+	// The line empties; after an idle gap a new backlog's first grant
 	// samples nothing (the gap was idleness, not service).
-	for range 5 {
-		clock.advance(4 * time.Millisecond)
-		a.release(small)
-	}
+	releaseEvery(a, clock, 5, 4*time.Millisecond)
 	a.mu.Lock()
 	drained, lastGrant := a.drained, a.lastGrant
 	a.mu.Unlock()
@@ -93,13 +99,11 @@ func TestAdmissionDrainEstimate(t *testing.T) {
 	if a.drained != drained || a.drain != 4*time.Millisecond {
 		t.Errorf("a grant after an idle gap sampled it: drain %s, sampled at %v (was %v)", a.drain, a.drained, drained)
 	}
+	a.mu.Unlock()
 	// Once the drain interval is stale, the hold time alone counts
 	// again: 1 in line and the newcomer, 1 ms each.
 	clock.advance(drainFresh)
-	if got, want := a.expectedWait(small), 2*time.Millisecond; got != want {
-		t.Errorf("with a stale drain interval: expected wait %s, want %s", got, want)
-	}
-	a.mu.Unlock()
+	wantWait(t, a, 2*time.Millisecond, "with a stale drain interval")
 
 	// A line served faster than the hold time suggests (two slots
 	// granting at once) does not lower the estimate below it.
@@ -108,15 +112,8 @@ func TestAdmissionDrainEstimate(t *testing.T) {
 	b.held[0] = 10 * time.Millisecond
 	b.used = 2
 	queueSmall(b, 4)
-	for range 3 {
-		clock.advance(time.Millisecond)
-		b.release(small)
-	}
-	b.mu.Lock()
-	if got, want := b.expectedWait(small), 10*time.Millisecond; got != want {
-		t.Errorf("with a fast line: expected wait %s, want %s (2 calls × 5 ms)", got, want)
-	}
-	b.mu.Unlock()
+	releaseEvery(b, clock, 3, time.Millisecond)
+	wantWait(t, b, 10*time.Millisecond, "with a fast line (2 calls × 5 ms)")
 }
 
 // TestAdmissionDoorAppliesTheTarget: the queue target is applied at the
